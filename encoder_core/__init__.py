@@ -1,0 +1,75 @@
+"""encoder_core: a small, inspectable BERT-style encoder. torch + numpy only."""
+
+from .attention import SelfAttention, additive_mask, attention
+from .config import PRESETS, EncoderConfig, preset
+from .heads import MaskedLanguageModel, MLMHead, SequenceClassifier, SpanHead, TokenClassifier, cls_pool, mean_pool
+from .loss import LossBreakdown, loss_breakdown
+from .masking import (
+    ACTION_NAMES,
+    IGNORE_INDEX,
+    KEPT,
+    MASKED,
+    NOT_CHOSEN,
+    RANDOM,
+    MaskCounts,
+    MaskingResult,
+    exact_counts,
+    mask_tokens,
+    round_half_up,
+)
+from .model import (
+    POST_NORM_STAGES,
+    PRE_NORM_STAGES,
+    Embeddings,
+    Encoder,
+    EncoderBlock,
+    EncoderOutput,
+    build_encoder,
+    init_bert_weights,
+    param_count,
+    sinusoidal_table,
+)
+from .tokenizer import Batch, Encoding, WordTokenizer, clean_text
+
+__all__ = [
+    "ACTION_NAMES",
+    "IGNORE_INDEX",
+    "KEPT",
+    "MASKED",
+    "NOT_CHOSEN",
+    "POST_NORM_STAGES",
+    "PRE_NORM_STAGES",
+    "PRESETS",
+    "RANDOM",
+    "Batch",
+    "Embeddings",
+    "Encoder",
+    "EncoderBlock",
+    "EncoderConfig",
+    "EncoderOutput",
+    "Encoding",
+    "LossBreakdown",
+    "MLMHead",
+    "MaskCounts",
+    "MaskedLanguageModel",
+    "MaskingResult",
+    "SelfAttention",
+    "SequenceClassifier",
+    "SpanHead",
+    "TokenClassifier",
+    "WordTokenizer",
+    "additive_mask",
+    "attention",
+    "build_encoder",
+    "clean_text",
+    "cls_pool",
+    "exact_counts",
+    "init_bert_weights",
+    "loss_breakdown",
+    "mask_tokens",
+    "mean_pool",
+    "param_count",
+    "preset",
+    "round_half_up",
+    "sinusoidal_table",
+]
