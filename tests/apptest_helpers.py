@@ -1,0 +1,61 @@
+"""Helpers for Streamlit AppTest: open a page of the app, read the charts' data back."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+
+
+def open_page(page: str | None = None, query: dict | None = None, timeout: float = 60) -> AppTest:
+    """Run app.py (optionally with URL parameters), then switch to pages/<page>.py."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(f"pages/{page}.py").run()
+    return at
+
+
+def decode(value):
+    """Plotly 7 writes numpy arrays as {"dtype", "bdata", "shape"}: turn them back into arrays."""
+    if isinstance(value, dict) and "bdata" in value and "dtype" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if "shape" in value:
+            shape = value["shape"]
+            shape = [int(s) for s in shape.split(",")] if isinstance(shape, str) else shape
+            arr = arr.reshape(shape)
+        return arr
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: decode(v) for k, v in value.items()}
+    return value
+
+
+def figures(at: AppTest) -> dict[str, dict]:
+    """Every plotly chart on the page, by its key (without the 'chart_' prefix), decoded."""
+    out = {}
+    for el in at.get("plotly_chart"):
+        spec = decode(json.loads(el.proto.spec))
+        key = el.proto.id if not hasattr(el, "key") else el.key
+        out[str(key).removeprefix("chart_") if key else f"#{len(out)}"] = spec
+    return out
+
+
+def all_text(at: AppTest) -> str:
+    """All markdown, captions, alerts and metric text on the page, joined: for 'does X appear' checks."""
+    parts = []
+    for kind in ("markdown", "caption", "info", "warning", "error", "success", "metric", "latex", "text", "code"):
+        for el in at.get(kind):
+            parts.append(str(getattr(el, "value", "")))
+            if kind == "metric":
+                parts.append(str(getattr(el, "label", "")))
+    return "\n".join(parts)

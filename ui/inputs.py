@@ -1,0 +1,27 @@
+"""Sentence inputs: what a student typed, made safe to run, with a message when it was changed."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from encoder_core.tokenizer import clean_text
+
+
+def usable_sentence(text: str, default: str) -> str:
+    """The text to run. Empty or whitespace-only input falls back to the default example."""
+    if not clean_text(text or "").strip():
+        st.info(f"The sentence is empty, so the lesson shows the example instead: “{default}”.")
+        return default
+    return text
+
+
+def report_encoding(enc, max_positions: int) -> None:
+    """Say what the tokenizer did: words it does not know, tokens cut to fit."""
+    if enc.truncated:
+        st.warning(
+            f"The input was longer than the model's {max_positions} positions: "
+            f"{enc.truncated} token(s) were cut from the end."
+        )
+    if enc.unknown:
+        shown = ", ".join(sorted(set(enc.unknown))[:12])
+        st.caption(f"Not in this model's vocabulary, so it sees [UNK] for: {shown}")
