@@ -19,7 +19,7 @@ with st.sidebar:
         "Encoder",
         MODEL.options,
         key=MODEL.key,
-        format_func={"small": "small seeded encoder (d=64, 4 heads, 2 layers)"}.get,
+        format_func={"small": "small (d=64, 4 heads, 2 layers)"}.get,
         help="The model every lesson runs on.",
     )
     st.number_input(

@@ -1,0 +1,111 @@
+"""Browser tests: a real app server started here, driven in Debian's headless chromium.
+
+Playwright cannot download its own browser on these machines, so chromium is launched
+by path. Without chromium the tests skip, except in CI (CI=true), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _require_chromium():
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"chromium not found at {CHROMIUM}: browser tests must run in CI")
+        pytest.skip("chromium not installed (run `bash scripts/ensure_chromium.sh`)")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, extra_env: dict | None = None) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_healthy(port: int, timeout: float = 60.0) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"app server on port {port} did not become healthy in {timeout:.0f} s")
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    port = free_port()
+    proc = start_server(port)
+    try:
+        wait_healthy(port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def screenshots_dir() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,49 @@
+"""Waiting for Streamlit in a real browser, and reading what the charts drew."""
+
+from __future__ import annotations
+
+import time
+
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
+
+
+def wait_idle(page, timeout_ms: int = 30_000) -> None:
+    """The script finished its rerun (the status flips to running and back)."""
+    page.wait_for_selector(IDLE, timeout=timeout_ms)
+
+
+def wait_charts(page, n: int = 1, timeout_ms: int = 30_000) -> None:
+    """plotly.js loads lazily: the chart arrives after the run ends. Wait for n drawn charts."""
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot .main-svg').length >= n",
+        arg=n,
+        timeout=timeout_ms,
+    )
+
+
+def chart_data(page, index: int = 0) -> list[dict]:
+    """The traces plotly.js drew in the index-th chart on the page (numbers as drawn)."""
+    return page.evaluate(
+        """i => { const el = document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')[i];
+                 return el ? JSON.parse(JSON.stringify(el.data, (k, v) =>
+                     (v && v.buffer instanceof ArrayBuffer) ? Array.from(v) : v)) : null; }""",
+        index,
+    )
+
+
+def wait_chart_change(page, before, index: int = 0, timeout_s: float = 20.0):
+    """Poll until the index-th chart's data differs from `before`; return the new data."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        wait_idle(page)
+        now = chart_data(page, index)
+        if now is not None and now != before:
+            return now
+        time.sleep(0.1)
+    raise AssertionError("the chart did not change after the action")
+
+
+def assert_no_exception(page) -> None:
+    errors = page.locator('[data-testid="stException"]')
+    assert errors.count() == 0, errors.first.inner_text()
