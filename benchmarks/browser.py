@@ -1,0 +1,173 @@
+"""Browser-side figures: cold start, warm page load, widget change -> chart updated, memory,
+and concurrent sessions. Prints tables; not a test (these machines are shared and noisy).
+
+    .venv/bin/python -m benchmarks.browser [--changes 20] [--sessions 20]
+
+Each lesson is driven the way a student would: type a sentence into the lesson's first text
+box, press Enter, and wait until the first chart's drawn data differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import threading
+import time
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
+from tests.browser.driver import chart_data, wait_charts, wait_idle
+
+SENTENCES = [
+    "the cat sat on the mat",
+    "the dog ran to the park",
+    "a bird sang in the garden",
+    "the old man read a book",
+    "she sat on the bank of the river",
+]
+MAIN_INPUT = '[data-testid="stMain"] [data-testid="stTextInput"] input, [data-testid="stMain"] textarea'
+
+
+def lessons() -> list[str]:
+    """url paths of the lessons that have charts, read from app.py's navigation."""
+    text = (Path(__file__).resolve().parent.parent / "app.py").read_text()
+    import re
+
+    return [p for p in re.findall(r'url_path="([a-z_]+)"', text) if p != "quiz"]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def change_and_wait(page, text: str, timeout_s: float = 30.0) -> float:
+    """Type text + Enter in the lesson's first text box; seconds until the first chart changed."""
+    before = chart_data(page, 0)
+    box = page.locator(MAIN_INPUT).first
+    box.fill(text)
+    t0 = time.perf_counter()
+    box.press("Enter") if box.evaluate("e => e.tagName") == "INPUT" else box.press("Control+Enter")
+    deadline = t0 + timeout_s
+    while time.perf_counter() < deadline:
+        now = chart_data(page, 0)
+        if now is not None and now != before:
+            return time.perf_counter() - t0
+        time.sleep(0.01)
+    raise TimeoutError("chart did not change")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--changes", type=int, default=20)
+    ap.add_argument("--sessions", type=int, default=20)
+    ap.add_argument("--session-changes", type=int, default=10)
+    args = ap.parse_args()
+    port = free_port()
+    t_start = time.perf_counter()
+    server = start_server(port)
+    url = f"http://127.0.0.1:{port}"
+    pages = lessons()
+    try:
+        wait_healthy(port)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{url}/{pages[0]}")
+            wait_charts(page, 1, timeout_ms=120_000)
+            cold = time.perf_counter() - t_start
+            rss_idle_after_first = rss_mb(server.pid)
+            print(f"cold start (server start -> first chart on /{pages[0]}): {cold:.2f} s")
+            print("\n| lesson | warm load -> first chart (s) | change -> chart p50 (ms) | p95 (ms) |")
+            print("|---|---|---|---|")
+            for lesson in pages:
+                ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+                pg = ctx.new_page()
+                t0 = time.perf_counter()
+                pg.goto(f"{url}/{lesson}")
+                wait_charts(pg, 1, timeout_ms=60_000)
+                warm = time.perf_counter() - t0
+                wait_idle(pg)
+                times = []
+                for i in range(args.changes):
+                    times.append(change_and_wait(pg, SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")))
+                    wait_idle(pg)
+                ms = [t * 1000 for t in times]
+                print(f"| {lesson} | {warm:.2f} | {statistics.median(ms):.0f} | {pct(ms, 0.95):.0f} |")
+                ctx.close()
+            rss_one = rss_mb(server.pid)
+            browser.close()
+        concurrency(url, pages[0], args.sessions, args.session_changes, server.pid, rss_one, rss_idle_after_first)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def concurrency(url: str, lesson: str, n: int, changes: int, pid: int, rss_one: float, rss_first: float) -> None:
+    """n browser contexts at once on one lesson, each making `changes` edits."""
+    latencies: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(n)]
+        pages = [c.new_page() for c in contexts]
+        for pg in pages:
+            pg.goto(f"{url}/{lesson}")
+        for pg in pages:
+            wait_charts(pg, 1, timeout_ms=120_000)
+        rss_n = rss_mb(pid)
+        # Playwright's sync API is single-threaded: interleave the sessions' edits round-robin,
+        # firing every session's change before waiting, so the server sees them concurrently.
+        for round_ in range(changes):
+            fired = []
+            for i, pg in enumerate(pages):
+                try:
+                    before = chart_data(pg, 0)
+                    box = pg.locator(MAIN_INPUT).first
+                    box.fill(SENTENCES[(round_ + i) % len(SENTENCES)] + f" {'today' if round_ % 2 else ''}")
+                    box.press("Enter")
+                    fired.append((pg, before, time.perf_counter()))
+                except Exception as exc:  # noqa: BLE001 - count and report every failure
+                    errors.append(repr(exc))
+            for pg, before, t0 in fired:
+                try:
+                    deadline = time.perf_counter() + 60
+                    while time.perf_counter() < deadline:
+                        now = chart_data(pg, 0)
+                        if now is not None and now != before:
+                            with lock:
+                                latencies.append(time.perf_counter() - t0)
+                            break
+                        time.sleep(0.01)
+                    else:
+                        errors.append("timeout")
+                    if pg.locator('[data-testid="stException"]').count():
+                        errors.append("stException")
+                except Exception as exc:  # noqa: BLE001
+                    errors.append(repr(exc))
+        rss_after = rss_mb(pid)
+        browser.close()
+    ms = [t * 1000 for t in latencies]
+    print(
+        f"\n{n} concurrent sessions on /{lesson}, {changes} changes each: "
+        f"p50 {statistics.median(ms):.0f} ms, p95 {pct(ms, 0.95):.0f} ms, errors {len(errors)}"
+    )
+    print(
+        f"server RSS: after first session {rss_first:.0f} MB, after every lesson once {rss_one:.0f} MB, "
+        f"with {n} sessions {rss_n:.0f} MB, after their edits {rss_after:.0f} MB; "
+        f"marginal per extra session {(rss_n - rss_one) / max(n - 1, 1):.2f} MB"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Two Encoder Lab processes behind nginx on loopback, and one student session driven through it.
+
+    .venv/bin/python scripts/scale_out.py        (needs Debian's nginx and chromium)
+
+Prints which upstream served the session's requests: with ip_hash they all go to one
+process, which is what keeps a Streamlit session (its state lives in one process) intact.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy  # noqa: E402
+from tests.browser.driver import assert_no_exception, chart_data, wait_chart_change, wait_charts  # noqa: E402
+
+
+def render_config(prefix: Path, port: int, upstream_ports: list[int]) -> Path:
+    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    upstreams = "\n        ".join(f"server 127.0.0.1:{p};" for p in upstream_ports)
+    conf = prefix / "nginx.conf"
+    conf.write_text(text.replace("{{UPSTREAMS}}", upstreams).replace("{{PORT}}", str(port)))
+    (prefix / "tmp").mkdir()
+    return conf
+
+
+def wait_port(port: int, timeout: float = 20.0) -> None:
+    import socket
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"nothing listening on {port}")
+
+
+def drive_session(url: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.goto(url + "/attention")
+        wait_charts(page, 1, timeout_ms=60_000)
+        before = chart_data(page, 0)
+        box = page.get_by_label("Sentence", exact=False).first
+        box.fill("the dog ran to the park")
+        box.press("Enter")
+        wait_chart_change(page, before)
+        assert_no_exception(page)
+        browser.close()
+
+
+def main() -> int:
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        print("nginx is not installed (apt-get install nginx)")
+        return 2
+    app_ports = [free_port(), free_port()]
+    apps = [start_server(p) for p in app_ports]
+    prefix = Path(tempfile.mkdtemp(prefix="encoder-lab-nginx-"))
+    proxy_port = free_port()
+    proxy = None
+    try:
+        for p in app_ports:
+            wait_healthy(p)
+        conf = render_config(prefix, proxy_port, app_ports)
+        proxy = subprocess.Popen([nginx, "-p", str(prefix), "-c", str(conf)])
+        wait_port(proxy_port)
+        t0 = time.perf_counter()
+        drive_session(f"http://127.0.0.1:{proxy_port}")
+        elapsed = time.perf_counter() - t0
+        log = (prefix / "access.log").read_text()
+        served = Counter(re.findall(r"upstream=(\S+)", log))
+        print(f"app processes on {app_ports}, nginx on {proxy_port}")
+        print(f"session through the proxy: opened, typed, chart updated in {elapsed:.1f} s")
+        print("requests per upstream:", dict(served))
+        ok = len(served) == 1
+        print("session affinity:", "kept (one upstream served the whole session)" if ok else "BROKEN")
+        return 0 if ok else 1
+    finally:
+        if proxy:
+            proxy.terminate()
+            proxy.wait(timeout=10)
+        for a in apps:
+            a.terminate()
+            a.wait(timeout=10)
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
