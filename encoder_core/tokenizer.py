@@ -50,7 +50,9 @@ class Batch:
 def clean_text(text: str) -> str:
     """Normalise what a student typed: NFKC, no control or zero-width characters, lower case."""
     text = unicodedata.normalize("NFKC", str(text))
-    kept = [ch if unicodedata.category(ch)[0] != "C" else " " for ch in text]
+    # Whitespace controls (tab, newline) separate words; other controls and zero-width
+    # characters are dropped, not spaced, so "ca\u200bt" stays one word (as BERT does).
+    kept = [" " if ch.isspace() else "" if unicodedata.category(ch)[0] == "C" else ch for ch in text]
     return "".join(kept).lower()
 
 
