@@ -1,0 +1,289 @@
+"""Questions for the attention lesson: bidirectional vs causal weights, computed with encoder_core.attention."""
+
+from __future__ import annotations
+
+import random
+
+import torch
+
+from ..attention import attention
+from .base import Question, QuizFigure, fmt_list, generator, grid, options, sentence
+
+
+def scores_to_qk(scores: list[float]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Queries and keys whose scaled scores are `scores` in every row: d_k = 1, q = 1, k_j = score_j."""
+    k = torch.tensor(scores, dtype=torch.float64)[:, None]
+    return torch.ones_like(k), k
+
+
+def draw_scores(r: random.Random, T: int) -> list[float]:
+    """Small scores with one decimal, so a student can redo the softmax on a calculator."""
+    return [round(r.uniform(-2.0, 2.5), 1) for _ in range(T)]
+
+
+def random_qkv(g: torch.Generator, T: int, d: int = 4) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    return (torch.randn(T, d, generator=g, dtype=torch.float64) for _ in range(3))
+
+
+@generator("attention")
+def attention_identical_row(r: random.Random, g: torch.Generator) -> Question:
+    T = r.randint(4, 6)
+    words = sentence(r, T).split()
+    while True:  # redraw in the (rare) case a saturated softmax makes a second row match
+        q, k, v = random_qkv(g, T)
+        _, bi = attention(q, k, v)
+        _, ca = attention(q, k, v, causal=True)
+        gaps = (bi - ca).abs().amax(dim=-1)
+        same = [i for i in range(T) if float(gaps[i]) < 1e-9]
+        if len(same) == 1:
+            break
+    row = same[0]
+
+    def row_text(i: int) -> str:
+        return f"row {i} (query '{words[i]}')"
+
+    correct = row_text(row)
+    wrong = [
+        row_text(0 if row else T - 1),
+        f"column {T - 1} (key '{words[-1]}')",
+        f"column 0 (key '{words[0]}')",
+        "none: the mask changes every row",
+    ]
+    per_row = ", ".join(f"row {i}: {float(gaps[i]):.3f}" for i in range(T))
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt=(
+            f"The {T} tokens '{' '.join(words)}' go through attention twice with the same queries and keys: "
+            "once bidirectional (no mask) and once with the causal mask. Rows are queries, columns keys. "
+            "Which row of the two weight grids comes out identical?"
+        ),
+        answer=correct,
+        choices=options(r, correct, wrong),
+        explanation=(
+            f"Largest difference between the two grids, row by row: {per_row}. "
+            f"Only row {row} matches: the last query may already look at every key under the causal mask, "
+            "so removing the mask changes nothing for it. Every earlier row gains the keys to its right, "
+            "and its softmax is shared among more keys."
+        ),
+        figure=QuizFigure(
+            grid((bi - ca).abs()),
+            words,
+            words,
+            "|bidirectional - causal| weight per cell",
+            f"Difference between the grids: row {row} is 0 everywhere; the other rows differ by up to "
+            f"{float(gaps.max()):.2f}.",
+        ),
+        inputs={"T": T, "q": grid(q, 6), "k": grid(k, 6)},
+    )
+
+
+@generator("attention")
+def attention_causal_weight(r: random.Random, g: torch.Generator) -> Question:
+    T = r.randint(3, 5)
+    i = r.randint(1, T - 2)  # a row the mask actually changes
+    j = r.randint(0, i)
+    s = draw_scores(r, T)
+    q, k = scores_to_qk(s)
+    _, causal = attention(q, k, k, causal=True)
+    _, full = attention(q, k, k)
+    w, w_unmasked = float(causal[i, j]), float(full[i, j])
+    visible = " + ".join(f"e^{s[m]}" for m in range(i + 1))
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"Query {i} has these scaled scores q·k/√d against keys 0 to {T - 1}: {s}. "
+            f"With the causal mask on, what weight does it give key {j}? "
+            "Give a number between 0 and 1; answers within ±0.01 count."
+        ),
+        answer=w,
+        tolerance=0.01,
+        explanation=(
+            f"The causal mask puts −∞ on keys {i + 1} to {T - 1} (they come after query {i}), so the softmax "
+            f"runs over keys 0 to {i} only: e^{s[j]} / ({visible}) = {w:.3f}. "
+            f"Forgetting the mask (softmax over all {T} keys) would give {w_unmasked:.3f}."
+        ),
+        inputs={"scores": s, "query": i, "key": j},
+    )
+
+
+@generator("attention")
+def attention_future_mass(r: random.Random, g: torch.Generator) -> Question:
+    T = r.randint(3, 5)
+    s = draw_scores(r, T)
+    q, k = scores_to_qk(s)
+    _, full = attention(q, k, k)
+    _, causal = attention(q, k, k, causal=True)
+    future = float(full[0, 1:].sum())
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"Query 0 (the first token) has scaled scores {s} against keys 0 to {T - 1}. "
+            f"Without any mask (an encoder), how much weight in total does it put on the later keys 1 to {T - 1}? "
+            "Answers within ±0.01 count."
+        ),
+        answer=future,
+        tolerance=0.01,
+        explanation=(
+            f"Softmax of the row gives {fmt_list(full[0])}; keys 1 to {T - 1} get {future:.3f} together "
+            f"(1 − {float(full[0, 0]):.3f}). Under a causal mask the same query would put "
+            f"{float(causal[0, 1:].sum()):.3f} there: the first token of a decoder sees only itself."
+        ),
+        inputs={"scores": s},
+    )
+
+
+@generator("attention")
+def attention_drop_last(r: random.Random, g: torch.Generator) -> Question:
+    T = r.randint(4, 6)
+    words = sentence(r, T).split()
+    q, k, v = random_qkv(g, T)
+    gap = {}
+    for causal in (True, False):
+        whole, _ = attention(q, k, v, causal=causal)
+        shorter, _ = attention(q[:-1], k[:-1], v[:-1], causal=causal)
+        gap[causal] = float((whole[:-1] - shorter).abs().max())
+    statements = {
+        (True, False): "Causal: the first outputs do not move at all. Bidirectional: they change.",
+        (False, True): "Bidirectional: the first outputs do not move at all. Causal: they change.",
+        (True, True): "Neither changes: dropping a token only removes its own output.",
+        (False, False): "Both change, since every query loses one key.",
+    }
+    outcome = (gap[True] < 1e-9, gap[False] < 1e-9)
+    correct = statements[outcome]
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt=(
+            f"Run attention on '{' '.join(words)}', then drop the last token ('{words[-1]}') and run again. "
+            f"What happens to the outputs of the first {T - 1} tokens, with the causal mask and without it?"
+        ),
+        answer=correct,
+        choices=options(r, correct, [s for key, s in statements.items() if key != outcome]),
+        explanation=(
+            f"Largest change in the first {T - 1} outputs: causal {gap[True]:.3f}, bidirectional {gap[False]:.3f}. "
+            "Under the causal mask no earlier token ever looked at the last one, so nothing it fed them is lost. "
+            "Without the mask every token read the last one, so all of them change: an encoder cannot append a "
+            "token and reuse its earlier work, which is why it cannot generate text step by step."
+        ),
+        inputs={"T": T, "q": grid(q, 6), "k": grid(k, 6), "v": grid(v, 6)},
+    )
+
+
+@generator("attention")
+def attention_rows_sum(r: random.Random, g: torch.Generator) -> Question:
+    T = r.randint(3, 5)
+    words = sentence(r, T).split()
+    q, k, v = random_qkv(g, T)
+    _, w = attention(q, k, v)
+    rows, cols = w.sum(dim=-1), w.sum(dim=0)
+    statements = {
+        "rows": "Each row: the weights one query spreads over all the keys.",
+        "columns": "Each column: the weights all the queries give one key.",
+        "grid": "The whole grid.",
+        "diagonal": "The diagonal: each token's weight on itself.",
+    }
+    sums = {"rows": rows, "columns": cols, "grid": w.sum()[None], "diagonal": w.diag().sum()[None]}
+    found = [name for name, s in sums.items() if torch.allclose(s, torch.ones_like(s), atol=1e-9)]
+    correct = statements[found[0]]
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt=(
+            f"attention(q, k, v) on '{' '.join(words)}' returns a {T}×{T} grid of weights, rows = queries, "
+            "columns = keys. Which of these always adds up to exactly 1?"
+        ),
+        answer=correct,
+        choices=options(r, correct, [s for name, s in statements.items() if name != found[0]]),
+        explanation=(
+            f"Row sums: {fmt_list(rows)}. Column sums: {fmt_list(cols)}. The softmax runs along each row (over the "
+            "keys), so every query hands out exactly 1 in total; a column can get more or less than 1, depending "
+            "on how popular that key is."
+        ),
+        figure=QuizFigure(
+            grid(w),
+            words,
+            words,
+            "Attention weights (rows = queries)",
+            f"Each row sums to 1; the column sums are {fmt_list(cols, 2)}.",
+        ),
+        inputs={"q": grid(q, 6), "k": grid(k, 6)},
+    )
+
+
+@generator("attention")
+def attention_output_value(r: random.Random, g: torch.Generator) -> Question:
+    T = 3
+    s = draw_scores(r, T)
+    values = [float(r.randint(-4, 6)) for _ in range(T)]
+    q, k = scores_to_qk(s)
+    v = torch.tensor(values, dtype=torch.float64)[:, None]
+    out, w = attention(q, k, v)
+    answer = float(out[0, 0])
+    terms = " + ".join(f"{float(w[0, j]):.3f}×{values[j]:g}" for j in range(T))
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"A query's scaled scores against three keys are {s}, and the three value vectors have a single "
+            f"feature: {[int(x) for x in values]}. No mask. What is the query's output? Answers within ±0.01 count."
+        ),
+        answer=answer,
+        tolerance=0.01,
+        explanation=(
+            f"The softmax of the scores gives the weights {fmt_list(w[0])}. The output is the weighted sum of the "
+            f"values: {terms} = {answer:.3f}. (The plain average of the values would be {sum(values) / T:.3f}.)"
+        ),
+        inputs={"scores": s, "values": values},
+    )
+
+
+@generator("attention")
+def attention_causal_cell(r: random.Random, g: torch.Generator) -> Question:
+    T = r.randint(4, 6)
+    words = sentence(r, T).split()
+    q, k, v = random_qkv(g, T)
+    _, w = attention(q, k, v, causal=True)
+    i = r.randint(0, T - 2)
+    j = r.randint(i + 1, T - 1)
+
+    def cell(a: int, b: int) -> str:
+        return f"(query {a} '{words[a]}', key {b} '{words[b]}')"
+
+    candidates = [(i, j), (j, i), (j, j), (T - 1, 0), (j, max(i - 1, 0))]
+    zero = [c for c in dict.fromkeys(candidates) if float(w[c]) == 0.0]
+    # By construction only (i, j) lies above the diagonal; the model's own weights confirm it.
+    correct = cell(*zero[0])
+    wrong = [cell(a, b) for a, b in dict.fromkeys(candidates) if (a, b) not in zero]
+    return Question(
+        id="",
+        lesson="",
+        kind="cell",
+        prompt=(
+            f"Causal attention on '{' '.join(words)}'. Cells are written (query row, key column). "
+            "Which of these cells of the weight grid is always exactly 0, whatever the queries and keys are?"
+        ),
+        answer=correct,
+        choices=options(r, correct, wrong),
+        explanation=(
+            f"The causal mask forbids a query from looking at keys after it: key {j} comes after query {i}, "
+            f"so weight {cell(i, j)} = {float(w[i, j]):.3f}. The mirror cell {cell(j, i)} is a later query "
+            f"looking back, which is allowed (here {float(w[j, i]):.3f}): do not swap query rows and key columns."
+        ),
+        figure=QuizFigure(
+            grid(w),
+            words,
+            words,
+            "Causal attention weights",
+            f"Every cell above the diagonal is 0; cell ({i}, {j}) is {float(w[i, j]):.2f}.",
+        ),
+        inputs={"T": T, "cell": [i, j]},
+    )

@@ -1,0 +1,279 @@
+"""Questions for the heads lesson: d_head, how many weights, W_O, reading a head's grid, head patterns."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import torch
+
+from ..attention import attention
+from ..config import EncoderConfig
+from ..head_patterns import BROAD, PATTERNS, label_heads
+from ..model import EncoderBlock, param_count
+from .base import Question, QuizFigure, fmt_list, generator, grid, label, options, sentence, small_model, tokenizer
+
+
+@functools.lru_cache(maxsize=32)
+def built_block(d: int, n_heads: int) -> EncoderBlock:
+    """A block with fixed weights (seed 0), built without touching the caller's global random stream."""
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        config = EncoderConfig(vocab_size=8, max_positions=64, d_model=d, n_heads=n_heads, n_layers=1)
+        return EncoderBlock(config).eval()
+
+
+@generator("heads")
+def heads_d_head(r: random.Random, g: torch.Generator) -> Question:
+    h, d_head = r.choice([2, 3, 4, 6, 8, 12, 16]), r.choice([8, 16, 32, 64])
+    d = h * d_head
+    config = EncoderConfig(vocab_size=8, d_model=d, n_heads=h)
+    answer = config.d_head
+    if d <= 256:  # small enough to build: read it off the split queries too
+        sa = built_block(d, h).attention.self
+        answer = sa.split_heads(torch.zeros(1, 2, d)).shape[-1]
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"A model of width d = {d} uses {h} attention heads. How many features does each head's query, key and "
+            "value vector have (d_head)? (a whole number)"
+        ),
+        answer=float(answer),
+        explanation=(
+            f"The d = {d} features are cut into {h} equal slices: d_head = {d} / {h} = {answer}. Heads split the "
+            f"width, they do not multiply it: their outputs, concatenated, are {h} × {answer} = {d} wide again."
+        ),
+        inputs={"d": d, "h": h},
+    )
+
+
+@generator("heads")
+def heads_weight_count(r: random.Random, g: torch.Generator) -> Question:
+    B, H, T = r.randint(1, 8), r.choice([2, 4, 6, 8, 12]), r.choice([4, 6, 8, 10, 12, 16, 20, 32, 48, 64])
+    d = 4 * H
+    x = torch.randn(B, T, d, generator=g)
+    with torch.inference_mode():
+        _, weights = built_block(d, H).attention.self(x)
+    n = weights.numel()
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"One attention layer with {H} heads runs on a batch of {B} sequence(s) of {T} tokens. How many attention "
+            "weights does it compute? (a whole number; commas are fine)"
+        ),
+        answer=float(n),
+        explanation=(
+            f"The weights tensor has shape (B, H, T, T) = {tuple(weights.shape)}: every head of every sequence has its "
+            f"own T × T grid. {B} × {H} × {T} × {T} = {n:,}. Forgetting the heads gives {B * T * T:,}; the count grows "
+            "with the square of the length."
+        ),
+        inputs={"B": B, "H": H, "T": T},
+    )
+
+
+@generator("heads")
+def heads_shapes(r: random.Random, g: torch.Generator) -> Question:
+    B, T = r.randint(1, 4), r.randint(3, 10)
+    H, d_head = r.choice([2, 4, 8]), r.choice([4, 8, 16])
+    d = H * d_head
+    block = built_block(d, H)
+    sa = block.attention.self
+    x = torch.randn(B, T, d, generator=g)
+    with torch.inference_mode():
+        per_head_q = sa.split_heads(sa.query(x))
+        concatenated, weights = sa(x)
+    shapes = {
+        "one layer's queries after splitting into heads": tuple(per_head_q.shape),
+        "the attention weights": tuple(weights.shape),
+        "the heads' outputs concatenated back together (what W_O receives)": tuple(concatenated.shape),
+        "W_O's weight matrix, as nn.Linear stores it (out, in)": tuple(block.attention.output.dense.weight.shape),
+    }
+    asked = r.choice(list(shapes))
+    return Question(
+        id="",
+        lesson="",
+        kind="exact",
+        prompt=(
+            f"Multi-head attention with d = {d} and {H} heads (d_head = {d_head}) runs on a batch of shape (B, T, d) "
+            f"= ({B}, {T}, {d}). What is the shape of {asked}? (for example (2, 3, 4))"
+        ),
+        answer=str(shapes[asked]),
+        explanation=(
+            "Shapes read off a running layer: "
+            + "; ".join(f"{name}: {shape}" for name, shape in shapes.items())
+            + f". W_O mixes the {H} heads' {d_head}-wide outputs back into one {d}-wide vector per token."
+        ),
+        inputs={"B": B, "T": T, "H": H, "d_head": d_head, "asked": asked},
+    )
+
+
+@generator("heads")
+def heads_attention_params(r: random.Random, g: torch.Generator) -> Question:
+    d = r.choice([32, 48, 64, 96, 128, 192, 256])
+    h, other = r.sample([h for h in (2, 4, 8, 16) if d % h == 0], 2)
+
+    def count(n_heads: int) -> int:
+        sub = built_block(d, n_heads).attention
+        return param_count(sub.self) + param_count(sub.output.dense)
+
+    n, n_other = count(h), count(other)
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"Multi-head attention with d = {d} and {h} heads: how many parameters do W_Q, W_K, W_V and W_O have "
+            "together, biases included? (a whole number; commas are fine)"
+        ),
+        answer=float(n),
+        explanation=(
+            f"Each of the four is a {d} × {d} matrix plus a bias of {d}: 4 × ({d}² + {d}) = {n:,}. With {other} heads "
+            f"instead the count is {n_other:,}, the same: the heads are slices of these matrices, not extra ones. "
+            f"Multiplying by the number of heads would give {h * n:,}."
+        ),
+        inputs={"d": d, "h": h},
+    )
+
+
+@generator("heads")
+def heads_top_key(r: random.Random, g: torch.Generator) -> Question:
+    model_seed, layer, head = r.randint(0, 3), r.randint(0, 1), r.randint(0, 3)
+    text = sentence(r, r.randint(3, 6))
+    enc = tokenizer().encode(text)
+    with torch.inference_mode():
+        w = small_model(model_seed)(torch.tensor([enc.ids])).attentions[layer][0, head]
+    tokens = enc.tokens
+    i = r.randrange(len(tokens))
+    ranked = torch.argsort(w[i], descending=True).tolist()
+    best = ranked[0]
+    transposed = int(w[:, i].argmax())  # reading column i instead of row i
+    correct = label(best, tokens[best])
+    wrong = [label(j, tokens[j]) for j in (transposed, ranked[1], i, 0, len(tokens) - 1)]
+    return Question(
+        id="",
+        lesson="",
+        kind="token",
+        prompt=(
+            f"The small model (seed {model_seed}) reads '{text}'. The chart is layer {layer}, head {head}: rows are "
+            f"queries, columns keys. Which key does the query '{label(i, tokens[i])}' attend to most?"
+        ),
+        answer=correct,
+        choices=options(r, correct, wrong, n=4),
+        explanation=(
+            f"Row {i} ('{tokens[i]}') reads {fmt_list(w[i])} across the keys; its largest weight, "
+            f"{float(w[i, best]):.3f}, is on key {best} ('{tokens[best]}'). Reading column {i} instead answers a "
+            f"different question (which query looks most at '{tokens[i]}': query {transposed})."
+        ),
+        figure=QuizFigure(
+            grid(w),
+            tokens,
+            tokens,
+            f"Small model, layer {layer}, head {head}",
+            f"Attention grid of layer {layer}, head {head}: {len(tokens)} query rows by {len(tokens)} key columns, "
+            "each row summing to 1; the numbers are in the table below the chart.",
+            in_prompt=True,
+        ),
+        inputs={"model_seed": model_seed, "layer": layer, "head": head, "text": text, "query": i},
+    )
+
+
+@generator("heads")
+def heads_column_reading(r: random.Random, g: torch.Generator) -> Question:
+    T = r.randint(4, 6)
+    words = sentence(r, T).split()
+    q, k, v = (torch.randn(T, 4, generator=g, dtype=torch.float64) * 1.3 for _ in range(3))
+    _, w = attention(q, k, v)
+    j = r.randrange(T)
+    top_query = int(w[:, j].argmax())
+    row_reading = int(w[j].argmax())  # reading row j instead of column j
+    correct = label(top_query, words[top_query])
+    second = int(torch.argsort(w[:, j], descending=True)[1])
+    wrong = [label(a, words[a]) for a in (row_reading, second, j, (j + 1) % T)]
+    return Question(
+        id="",
+        lesson="",
+        kind="token",
+        prompt=(
+            f"In this attention grid for '{' '.join(words)}' (rows are queries, columns keys), which query gives the "
+            f"key '{label(j, words[j])}' its largest weight?"
+        ),
+        answer=correct,
+        choices=options(r, correct, wrong, n=4),
+        explanation=(
+            f"Read down column {j}: {fmt_list(w[:, j])}. The largest, {float(w[top_query, j]):.3f}, is in row "
+            f"{top_query} ('{words[top_query]}'). Row {j} would tell you where '{words[j]}' itself looks (key "
+            f"{row_reading}), which is the mirror question."
+        ),
+        figure=QuizFigure(
+            grid(w),
+            words,
+            words,
+            "Attention weights",
+            f"Attention grid: {T} query rows by {T} key columns, each row summing to 1; the numbers are in the table "
+            "below the chart.",
+            in_prompt=True,
+        ),
+        inputs={"q": grid(q, 6), "k": grid(k, 6), "key": j},
+    )
+
+
+def synthetic_head(r: random.Random, g: torch.Generator, pattern: str, T: int) -> torch.Tensor:
+    """A (T, T) grid: every row mixes a random spread with a peak where the pattern says, or no peak for broad."""
+    spread = torch.softmax(torch.randn(T, T, generator=g, dtype=torch.float64) * 0.6, dim=-1)
+    if pattern == BROAD:
+        return spread
+    rows = torch.arange(T)
+    target = {
+        "previous token": (rows - 1).clamp(min=0),
+        "next token": (rows + 1).clamp(max=T - 1),
+        "[CLS]": torch.zeros(T, dtype=torch.long),
+        "[SEP]": torch.full((T,), T - 1),
+        "self": rows,
+    }[pattern]
+    peak = torch.zeros(T, T, dtype=torch.float64)
+    peak[rows, target] = 1.0
+    strength = r.uniform(0.5, 0.8)
+    return (1 - strength) * spread + strength * peak
+
+
+@generator("heads")
+def heads_pattern(r: random.Random, g: torch.Generator) -> Question:
+    words = sentence(r, r.randint(4, 7)).split()
+    tokens = ["[CLS]"] + words + ["[SEP]"]
+    intended = r.choice(list(PATTERNS) + [BROAD])
+    for _ in range(50):  # a weak random peak can read as another pattern: draw until the rule agrees
+        w = synthetic_head(r, g, intended, len(tokens))
+        found = label_heads(w[None, None], tokens)[0]
+        if found.pattern == intended:
+            break
+    masses = ", ".join(f"{p} {m:.2f}" for p, m in found.masses.items())
+    correct = found.pattern
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt=(
+            "Which pattern does this head show? Rule: each pattern's mass is the weight the real query rows put "
+            "on its key (the token before, the token after, [CLS], [SEP], the token itself), averaged over the "
+            "rows; the head gets the pattern with the largest mass if that is at least 0.4, otherwise 'broad'."
+        ),
+        answer=correct,
+        choices=options(r, correct, [p for p in list(PATTERNS) + [BROAD] if p != correct]),
+        explanation=(
+            f"Masses measured on this grid: {masses}. The largest is {found.mass:.2f} "
+            + (f"(≥ 0.4), so the head is '{correct}'." if correct != BROAD else "(< 0.4), so no pattern wins: broad.")
+        ),
+        figure=QuizFigure(
+            grid(w),
+            tokens,
+            tokens,
+            "Which pattern?",
+            f"A {len(tokens)}-token head whose largest pattern mass is {found.mass:.2f}.",
+            in_prompt=True,
+        ),
+        inputs={"tokens": tokens, "weights": grid(w, 8)},
+    )

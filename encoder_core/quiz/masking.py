@@ -1,0 +1,341 @@
+"""Questions for the masking lesson: 15% and 80/10/10, labels of -100, the loss and the MLM shapes."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+import torch
+
+from ..attention import attention
+from ..config import EncoderConfig
+from ..heads import MaskedLanguageModel
+from ..loss import loss_breakdown
+from ..masking import IGNORE_INDEX, KEPT, MASKED, NOT_CHOSEN, RANDOM, exact_counts, mask_tokens, round_half_up
+from .base import Question, generator, options, sentence, tokenizer
+
+ROUNDING = "Counts are rounded half up (2.5 → 3)"
+
+
+def ordinary_ids(g: torch.Generator, n: int) -> torch.Tensor:
+    """n ids of ordinary words (never a special token)."""
+    tok = tokenizer()
+    return torch.randint(len(tok.special_ids), tok.vocab_size, (n,), generator=g)
+
+
+@generator("masking")
+def masking_chosen_count(r: random.Random, g: torch.Generator) -> Question:
+    tok = tokenizer()
+    N = r.randint(10, 90)
+    ids = torch.cat([torch.tensor([tok.cls_id]), ordinary_ids(g, N - 2), torch.tensor([tok.sep_id])])[None]
+    result = mask_tokens(ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, generator=g)
+    c = result.counts()
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"A single sentence is tokenized into {N} tokens, [CLS] and [SEP] included. The exact rule chooses 15% "
+            f"of the positions that may be chosen. {ROUNDING}. How many positions are chosen? (a whole number)"
+        ),
+        answer=float(c.chosen),
+        explanation=(
+            f"[CLS] and [SEP] are never chosen, so {c.eligible} positions are eligible: 0.15 × {c.eligible} = "
+            f"{0.15 * c.eligible:.2f} → {c.chosen}. Counting the two special tokens as well would give "
+            f"0.15 × {N} = {0.15 * N:.2f} → {round_half_up(0.15 * N)}."
+        ),
+        inputs={"N": N},
+    )
+
+
+@generator("masking")
+def masking_split(r: random.Random, g: torch.Generator) -> Question:
+    n = 200 if r.random() < 0.15 else r.randint(20, 400)
+    c = exact_counts(n)
+    answer = f"({c.masked}, {c.random}, {c.kept})"
+    return Question(
+        id="",
+        lesson="",
+        kind="exact",
+        prompt=(
+            f"A sequence has {n} eligible tokens (special tokens already left out). 15% are chosen; of the chosen "
+            "ones 80% become [MASK], 10% a random token, and the rest stay as they are. "
+            f"{ROUNDING}; the random count is capped so the three add up. Give three whole numbers: "
+            "[MASK], random, kept (for example 8, 1, 1)."
+        ),
+        answer=answer,
+        explanation=(
+            f"Chosen: 0.15 × {n} = {0.15 * n:.2f} → {c.chosen}. [MASK]: 0.8 × {c.chosen} = {0.8 * c.chosen:.2f} → "
+            f"{c.masked}. Random: 0.1 × {c.chosen} = {0.1 * c.chosen:.2f} → {c.random}. Kept: the rest, "
+            f"{c.chosen} − {c.masked} − {c.random} = {c.kept}. All {c.chosen} chosen positions carry a loss, the "
+            "kept ones too."
+        ),
+        inputs={"n": n},
+    )
+
+
+@generator("masking")
+def masking_never_chosen(r: random.Random, g: torch.Generator) -> Question:
+    tok = tokenizer()
+    variant = r.choice(["single", "pair", "padded"])
+    a = sentence(r, r.randint(3, 6))
+    if variant == "pair":
+        b = sentence(r, r.randint(2, 5))
+        enc = tok.encode(a, b)
+        batch = tok.pad([enc])
+        shown = f"the sentence pair '{a}' + '{b}'"
+    else:
+        enc = tok.encode(a)
+        batch = tok.pad([enc], extra_pads=r.randint(2, 4) if variant == "padded" else 0)
+        shown = f"'{a}'" + (" padded at the end" if variant == "padded" else "")
+    # rate 1.0: every position that may be chosen is chosen, so what is left never can be
+    result = mask_tokens(
+        batch.ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, rate=1.0, generator=g
+    )
+    tokens = batch.tokens[0]
+    left = sorted(tokens[i] for i in range(len(tokens)) if not bool(result.chosen[0, i]))
+    n_pad = tokens.count("[PAD]")
+    candidates = {
+        "[CLS] and every [SEP] (and any [PAD]): the special tokens": sorted(
+            ["[CLS]"] + ["[SEP]"] * tokens.count("[SEP]") + ["[PAD]"] * n_pad
+        ),
+        "Only [CLS]: it stands for the whole input": ["[CLS]"],
+        "Only the [PAD] tokens": ["[PAD]"] * n_pad if n_pad else ["[PAD]"],
+        "None: with a rate of 100% every position is chosen": [],
+        "The first and the last word": sorted([tokens[1], tokens[enc.tokens.index("[SEP]") - 1]]),
+    }
+    if variant == "pair":
+        candidates["[CLS] and the first [SEP] only"] = ["[CLS]", "[SEP]"]
+    correct = next(text for text, expected in candidates.items() if expected == left)
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt=(f"Masking is run on {shown} with the rate turned up to 100%. Which positions are still not chosen?"),
+        answer=correct,
+        choices=options(r, correct, [t for t in candidates if t != correct], n=5),
+        explanation=(
+            f"The model saw {' '.join(tokens)}. Left unchosen: {', '.join(left) or 'nothing'}. [CLS], [SEP] and "
+            "[PAD] are never eligible: they are the same in every input, so predicting them teaches nothing, and a "
+            "pad is not text at all."
+        ),
+        inputs={"tokens": tokens},
+    )
+
+
+@generator("masking")
+def masking_loss_value(r: random.Random, g: torch.Generator) -> Question:
+    T, V, n = r.randint(6, 8), r.randint(6, 10), r.randint(2, 3)
+    logits = torch.randn(1, T, V, generator=g, dtype=torch.float64) * 1.5
+    targets = torch.randint(0, V, (1, T), generator=g)
+    chosen = sorted(r.sample(range(1, T - 1), n))
+    labels = torch.full_like(targets, IGNORE_INDEX)
+    labels[0, chosen] = targets[0, chosen]
+    loss = loss_breakdown(logits, labels)
+    every = loss_breakdown(logits, targets)  # as if every position had a label
+    ce = [round(float(x), 3) for x in every.per_position[0]]
+    rows = tuple((t, "yes" if t in chosen else "no", ce[t]) for t in range(T))
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"A {T}-position sequence has {n} chosen (masked) positions. The table gives the cross-entropy the model "
+            "scores at every position against its original token. What MLM loss does "
+            "F.cross_entropy(logits, labels) report, with −100 labels at the positions not chosen? "
+            "Answers within ±0.01 count."
+        ),
+        answer=loss.mean,
+        tolerance=0.01,
+        table=(("position", "chosen", "cross-entropy"), rows),
+        explanation=(
+            f"Only the {loss.n_counted} chosen positions count: ({' + '.join(f'{ce[t]:.3f}' for t in chosen)}) / "
+            f"{loss.n_counted} = {loss.mean:.3f}. Averaging all {T} positions would give "
+            f"{float(every.per_position.mean()):.3f}, and dividing the chosen sum by {T} would give "
+            f"{loss.wrong_mean_all_positions:.3f}: both let positions with no answer to learn dilute the signal."
+        ),
+        inputs={"chosen": chosen, "cross_entropy": [float(x) for x in every.per_position[0]]},
+    )
+
+
+@generator("masking")
+def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
+    tok = tokenizer()
+    B, T = r.randint(1, 3), r.randint(8, 16)
+    ids = torch.cat(
+        [
+            torch.full((B, 1), tok.cls_id),
+            torch.randint(len(tok.special_ids), tok.vocab_size, (B, T - 2), generator=g),
+            torch.full((B, 1), tok.sep_id),
+        ],
+        dim=1,
+    )
+    result = mask_tokens(
+        ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, rate=0.25, generator=g
+    )
+    logits = torch.randn(B, T, tok.vocab_size, generator=g)
+    loss = loss_breakdown(logits, result.labels)
+    V = tok.vocab_size
+    n = loss.n_counted
+    counts = {
+        f"the {n} chosen positions (label not −100)": n,
+        f"all {B * T} positions in the batch": B * T,
+        f"the {B * (T - 2)} positions other than [CLS] and [SEP]": B * (T - 2),
+        f"the {B * T - n} positions labelled −100": B * T - n,
+        f"all {B * T} × {V} = {B * T * V:,} logits": B * T * V,
+    }
+    total = float(loss.per_position.sum())
+    correct = next(text for text, c in counts.items() if abs(total / c - loss.mean) < 1e-9)
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt=(
+            f"A batch of {B} sequence(s) of {T} tokens, vocabulary {V}; {n} positions were chosen for the MLM loss "
+            "and all the others are labelled −100. F.cross_entropy with its default ignore_index averages over..."
+        ),
+        answer=correct,
+        choices=options(r, correct, [t for t in counts if t != correct]),
+        explanation=(
+            f"Summed cross-entropy at the counted positions: {total:.3f}. The reported loss is {loss.mean:.3f} = "
+            f"{total:.3f} / {n}: a −100 label drops that position from both the sum and the count. Dividing by all "
+            f"{B * T} positions would give {loss.wrong_mean_all_positions:.3f}."
+        ),
+        inputs={"B": B, "T": T, "n_counted": n},
+    )
+
+
+@generator("masking")
+def masking_label_of(r: random.Random, g: torch.Generator) -> Question:
+    tok = tokenizer()
+    text = sentence(r, r.randint(8, 12))
+    enc = tok.encode(text)
+    ids = torch.tensor([enc.ids])
+    result = mask_tokens(
+        ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, rate=0.5, generator=g
+    )
+    actions = result.actions[0]
+    kind = r.choice([a for a in (NOT_CHOSEN, MASKED, RANDOM, KEPT) if bool((actions == a).any())])
+    pos = r.choice([i for i in range(len(enc.ids)) if int(actions[i]) == kind and bool(result.eligible[0, i])])
+    original, seen = enc.ids[pos], int(result.inputs[0, pos])
+    word, seen_word = enc.tokens[pos], tok.vocab[seen]
+    what = {
+        NOT_CHOSEN: "was not chosen, so the model sees it unchanged",
+        MASKED: "was chosen and replaced by [MASK]",
+        RANDOM: f"was chosen and replaced by the random token '{seen_word}'",
+        KEPT: "was chosen but kept unchanged (the 10% left as they are)",
+    }[kind]
+    by_value: dict[int, str] = {}
+    for value, text_ in (
+        (IGNORE_INDEX, "−100: no loss at this position"),
+        (original, f"{original}: the id of the original word '{word}'"),
+        (tok.mask_id, f"{tok.mask_id}: the id of [MASK]"),
+        (seen, f"{seen}: the id the model now sees there ('{seen_word}')"),
+        (tok.pad_id, f"{tok.pad_id}: the id of [PAD]"),
+    ):
+        by_value.setdefault(value, text_)
+    label_value = int(result.labels[0, pos])
+    correct = by_value[label_value]
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt=(
+            f"'{text}' is prepared for MLM. Position {pos}, the word '{word}' (id {original}), {what}. "
+            f"What label does position {pos} get?"
+        ),
+        answer=correct,
+        choices=options(r, correct, [t for v, t in by_value.items() if v != label_value]),
+        explanation=(
+            f"Labels for this sentence: {[int(x) for x in result.labels[0]]}. A chosen position is labelled with its "
+            "original id whatever happened to its input ([MASK], random or kept), so the model must recover the "
+            "real word; every position not chosen gets −100 and carries no loss."
+        ),
+        inputs={"text": text, "position": pos, "action": int(kind)},
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def tiny_mlm(V: int, T: int, D: int) -> MaskedLanguageModel:
+    """An encoder + MLM head of the asked sizes (one layer: the shapes do not depend on depth)."""
+    config = EncoderConfig(vocab_size=V, max_positions=T, d_model=D, n_heads=4, n_layers=1)
+    with torch.random.fork_rng():  # leave the caller's global random stream alone
+        torch.manual_seed(0)
+        return MaskedLanguageModel(config).eval()
+
+
+@generator("masking")
+def masking_shapes(r: random.Random, g: torch.Generator) -> Question:
+    if r.random() < 0.2:
+        B, T, D, V, n = 8, 20, 48, 1000, 12  # the "try it" exercise's own numbers
+    else:
+        B, T = r.randint(2, 8), r.randint(6, 24)
+        D, V = r.choice([16, 24, 32, 48, 64]), r.choice([60, 120, 250, 500, 1000])
+        n = r.randint(2, min(16, B * T))
+    model = tiny_mlm(V, T, D)
+    ids = torch.randint(0, V, (B, T), generator=g)
+    labels = torch.full((B * T,), IGNORE_INDEX)
+    labels[torch.randperm(B * T, generator=g)[:n]] = 0
+    labels = labels.view(B, T)
+    with torch.inference_mode():
+        logits, out = model(ids)
+    shapes = {
+        "the encoder output": tuple(out.hidden.shape),
+        "the MLM logits": tuple(logits.shape),
+        "the logits selected at the masked positions": tuple(logits[labels != IGNORE_INDEX].shape),
+    }
+    asked = r.choice(list(shapes))
+    answer = str(shapes[asked])
+    return Question(
+        id="",
+        lesson="",
+        kind="exact",
+        prompt=(
+            f"A batch of {B} sequences of length {T}, model width {D}, vocabulary {V}; {n} positions are masked in "
+            f"the whole batch. What is the shape of {asked}? (for example (2, 3, 4))"
+        ),
+        answer=answer,
+        explanation=(
+            f"Running an encoder with an MLM head of these sizes: ids {tuple(ids.shape)} → encoder output "
+            f"{shapes['the encoder output']} (one {D}-vector per position) → logits {shapes['the MLM logits']} "
+            f"(a score for each of the {V} tokens at every position). Picking the {n} masked positions with "
+            f"logits[labels != −100] flattens batch and position: {shapes[list(shapes)[2]]}."
+        ),
+        inputs={"B": B, "T": T, "D": D, "V": V, "n": n, "asked": asked},
+    )
+
+
+@generator("masking")
+def masking_cannot_generate(r: random.Random, g: torch.Generator) -> Question:
+    T = r.randint(4, 6)
+    q, k, v = (torch.randn(T, 8, generator=g, dtype=torch.float64) for _ in range(3))
+    gap = {}
+    for causal in (False, True):
+        longer, _ = attention(q, k, v, causal=causal)
+        shorter, _ = attention(q[:-1], k[:-1], v[:-1], causal=causal)
+        gap[causal] = float((longer[:-1] - shorter).abs().max())
+    correct = (
+        "Every output is built from the whole input, right side included: append a token and all earlier outputs "
+        "change, and it was trained to fill gaps, not to predict the next token from the left alone."
+    )
+    wrong = [
+        "It has no output layer over the vocabulary, so it cannot name a token.",
+        "Its attention is causal, so it cannot see the text it is asked to continue.",
+        "It can only hold 512 positions, too few for generated text.",
+        "The [MASK] token may appear only once per input.",
+    ]
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt="An MLM encoder predicts tokens. Why can it not write text left to right, one token at a time?",
+        answer=correct,
+        choices=options(r, correct, wrong),
+        explanation=(
+            f"Appending a token to {T - 1} random ones and rerunning attention moves the earlier outputs by up to "
+            f"{gap[False]:.3f} without a mask, and by {gap[True]:.3f} with a causal one. A decoder can keep its "
+            "earlier work and was trained to predict the next token from the left only; the encoder has neither. "
+            "It does have a head over the vocabulary: its MLM head gives one score per token at every position."
+        ),
+        inputs={"T": T},
+    )

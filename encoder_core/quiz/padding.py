@@ -1,0 +1,271 @@
+"""Questions for the padding lesson: batches, the key padding mask, and what a pad does without it."""
+
+from __future__ import annotations
+
+import random
+
+import torch
+
+from ..attention import additive_mask, attention
+from ..heads import mean_pool
+from .base import Question, QuizFigure, fmt_list, generator, grid, label, options, sentence, small_model, tokenizer
+
+
+@generator("padding")
+def padding_pad_weight(r: random.Random, g: torch.Generator) -> Question:
+    model_seed, head = r.randint(0, 3), r.randint(0, 3)
+    n_words, n_pads = r.randint(2, 5), r.randint(2, 4)
+    text = sentence(r, n_words)
+    tok = tokenizer()
+    batch = tok.pad([tok.encode(text)], extra_pads=n_pads)
+    model = small_model(model_seed)
+    with torch.inference_mode():
+        unmasked = model(batch.ids).attentions[0][0, head]
+        masked = model(batch.ids, key_padding_mask=batch.key_padding_mask).attentions[0][0, head]
+    tokens = batch.tokens[0]
+    pads = [t for t in range(len(tokens)) if tokens[t] == "[PAD]"]
+    row = r.randint(1, n_words)  # a word, not [CLS] or [SEP]
+    taken = float(unmasked[row, pads].sum())
+    parts = " + ".join(f"{float(unmasked[row, t]):.3f}" for t in pads)
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"The small model (seed {model_seed}) reads '{text}' followed by {n_pads} [PAD] tokens, and nobody passed "
+            f"the key padding mask. The chart shows layer 0, head {head}: rows are queries, columns keys. "
+            f"How much weight, in total, does the query '{label(row, tokens[row])}' put on the {n_pads} pads? "
+            "Answers within ±0.01 count."
+        ),
+        answer=taken,
+        tolerance=0.01,
+        explanation=(
+            f"Read row {row} in the pad columns {pads}: {parts} = {taken:.3f}. That is attention the word wastes on "
+            f"filler, and its output moves with the number of pads. With the mask the same row gives the pads "
+            f"{float(masked[row, pads].sum()):.3f} and shares its weight among the real tokens only. The pads' own "
+            "rows (their queries) are a different matter: they are computed either way and must never be read."
+        ),
+        figure=QuizFigure(
+            grid(unmasked),
+            tokens,
+            tokens,
+            f"Layer 0, head {head}, no padding mask",
+            f"Attention grid of layer 0, head {head} without the padding mask: {len(tokens)} query rows by "
+            f"{len(tokens)} key columns, the last {n_pads} of them pads; the numbers are in the table below the chart.",
+            in_prompt=True,
+        ),
+        inputs={"model_seed": model_seed, "head": head, "text": text, "n_pads": n_pads, "row": row},
+    )
+
+
+@generator("padding")
+def padding_batch_shape(r: random.Random, g: torch.Generator) -> Question:
+    tok = tokenizer()
+    n_seq = r.randint(2, 4)
+    texts: list[tuple[str, str | None]] = []
+    for _ in range(n_seq):
+        a = sentence(r, r.randint(2, 8))
+        b = sentence(r, r.randint(2, 6)) if r.random() < 0.35 else None
+        texts.append((a, b))
+    encodings = [tok.encode(a, b) for a, b in texts]
+    batch = tok.pad(encodings)
+    shape = tuple(batch.ids.shape)
+    listed = "; ".join(f"'{a}'" if b is None else f"the pair '{a}' + '{b}'" for a, b in texts)
+    counts = ", ".join(
+        f"{len(e.ids) - (2 if b is None else 3)} words + {2 if b is None else 3} special = {len(e.ids)}"
+        for e, (_, b) in zip(encodings, texts)
+    )
+    return Question(
+        id="",
+        lesson="",
+        kind="exact",
+        prompt=(
+            f"These {n_seq} inputs are tokenized BERT-style ([CLS] first, [SEP] after each sentence, one token per "
+            f"word) and padded at the end into one batch: {listed}. What is the shape (B, T) of the batch's ids "
+            "and of its key padding mask?"
+        ),
+        answer=str(shape),
+        explanation=(
+            f"Token counts: {counts}. Every row is padded to the longest, so T = {shape[1]}, and B = {shape[0]} "
+            f"sequences: ({shape[0]}, {shape[1]}). The key padding mask has the same shape: True where a row holds "
+            "a [PAD]."
+        ),
+        inputs={"texts": texts},
+    )
+
+
+@generator("padding")
+def padding_pad_count(r: random.Random, g: torch.Generator) -> Question:
+    tok = tokenizer()
+    a, b = sentence(r, r.randint(2, 6)), sentence(r, r.randint(2, 6))
+    n_pair = len(a.split()) + len(b.split())
+    single = sentence(r, r.randint(1, min(n_pair, 6)))
+    pair, one = tok.encode(a, b), tok.encode(single)
+    batch = tok.pad([pair, one])
+    pads = int(batch.key_padding_mask[1].sum())
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"A batch holds the sentence pair '{a}' + '{b}' and the single sentence '{single}', tokenized "
+            "BERT-style (one token per word, [CLS] at the front, [SEP] after each sentence) and padded at the end. "
+            "How many [PAD] tokens does the single sentence's row get? (a whole number)"
+        ),
+        answer=float(pads),
+        explanation=(
+            f"The pair is {len(pair)} tokens ({n_pair} words + [CLS] + two [SEP]); the single sentence is {len(one)} "
+            f"({len(single.split())} words + [CLS] + [SEP]). Its row is filled up to {len(pair)}: "
+            f"{len(pair)} − {len(one)} = {pads} pads."
+        ),
+        inputs={"pair": [a, b], "single": single},
+    )
+
+
+@generator("padding")
+def padding_true_means(r: random.Random, g: torch.Generator) -> Question:
+    tok = tokenizer()
+    long_text, short_text = sentence(r, r.randint(5, 8)), sentence(r, r.randint(1, 3))
+    batch = tok.pad([tok.encode(long_text), tok.encode(short_text)])
+    T = batch.ids.shape[1]
+    mask = additive_mask(T, key_padding_mask=batch.key_padding_mask)  # (B, 1, 1, T)
+    t = r.choice([i for i in range(T) if bool(batch.key_padding_mask[1, i])])
+    statements = {
+        "key": f"Every query of that sequence gives key {t} a weight of exactly 0: its score becomes −∞.",
+        "query": f"Query row {t} is skipped: that position attends to nothing, but the others still see it.",
+        "loss": f"Position {t} is left out of the MLM loss: its label becomes −100.",
+        "keep": f"Position {t} is a real token that must be kept.",
+    }
+    applies_to_all_queries = mask.shape[-2] == 1
+    blocked = bool(torch.isinf(mask[1, 0, 0, t])) and applies_to_all_queries
+    correct = statements["key" if blocked else "keep"]
+    row = ["True" if bool(x) else "False" for x in batch.key_padding_mask[1]]
+    added = ["0" if float(x) == 0 else "−∞" for x in mask[1, 0, 0]]
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt=(
+            f"A batch holds '{long_text}' and '{short_text}'. The short one's row of key_padding_mask is "
+            f"[{', '.join(row)}]. What does True at position {t} tell attention?"
+        ),
+        answer=correct,
+        choices=options(r, correct, [s for name, s in statements.items() if statements[name] != correct]),
+        explanation=(
+            f"The mask becomes additive: row 1 adds [{', '.join(added)}] to "
+            f"every query's scores (one row, shared by all {T} queries). True means 'ignore this key' (PyTorch's "
+            "convention, the opposite of Hugging Face's attention_mask where 1 means keep). The pad's own query row "
+            "is still computed; it is the loss labels, not this mask, that leave positions out of the MLM loss."
+        ),
+        inputs={"texts": [long_text, short_text], "position": t},
+    )
+
+
+@generator("padding")
+def padding_zero_key_weight(r: random.Random, g: torch.Generator) -> Question:
+    s = [round(r.uniform(-1.5, 2.0), 1) for _ in range(3)]
+    k = torch.tensor(s + [0.0], dtype=torch.float64)[:, None]  # the pad's key is the zero vector
+    q = torch.ones_like(k)
+    pad = torch.tensor([[False, False, False, True]])
+    _, unmasked = attention(q, k, k)
+    _, masked = attention(q[None], k[None], k[None], key_padding_mask=pad)
+    w = float(unmasked[0, 3])
+    total = " + ".join(f"e^{x}" for x in s)
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            f"Three real tokens are followed by one pad whose key and value vectors are all zeros. A real query's "
+            f"scaled scores against the three real keys are {s}. Without the key padding mask, what weight does "
+            "this query give the pad? Answers within ±0.01 count."
+        ),
+        answer=w,
+        tolerance=0.01,
+        explanation=(
+            f"A zero key scores q·0 = 0, and 0 is not −∞: e^0 = 1 competes in the softmax. "
+            f"Weight = 1 / ({total} + 1) = {w:.3f}. With the mask the pad's score is −∞ and its weight is "
+            f"{float(masked[0, 0, 3]):.3f}."
+        ),
+        inputs={"scores": s},
+    )
+
+
+@generator("padding")
+def padding_mean_pool(r: random.Random, g: torch.Generator) -> Question:
+    n_words, n_pads = r.randint(2, 4), r.randint(2, 4)
+    words = sentence(r, n_words).split()
+    tokens = ["[CLS]"] + words + ["[SEP]"] + ["[PAD]"] * n_pads
+    values = [round(r.uniform(-2.0, 2.0), 1) for _ in range(n_words + 2)] + [round(r.uniform(0.5, 2.5), 1)] * n_pads
+    hidden = torch.tensor(values, dtype=torch.float64)[None, :, None]  # (1, T, 1)
+    pad = torch.tensor([[t == "[PAD]" for t in tokens]])
+    pooled = float(mean_pool(hidden, pad)[0, 0])
+    everything = float(mean_pool(hidden)[0, 0])
+    n_real = n_words + 2
+    return Question(
+        id="",
+        lesson="",
+        kind="numeric",
+        prompt=(
+            "The table lists one feature of the encoder's output vectors for a padded sentence. What does the "
+            "masked mean pool (the sentence embedding) give for this feature? Answers within ±0.01 count."
+        ),
+        answer=pooled,
+        tolerance=0.01,
+        table=(("position", "token", "feature"), tuple((i, t, v) for i, (t, v) in enumerate(zip(tokens, values)))),
+        explanation=(
+            f"Average the {n_real} non-pad positions ([CLS] and [SEP] included, pads left out): "
+            f"{' + '.join(f'{v:g}' for v in values[:n_real])} = {sum(values[:n_real]):.2f}, / {n_real} = {pooled:.3f}. "
+            f"Averaging all {len(tokens)} positions, pads included, would give {everything:.3f}, a value that "
+            "depends on how long the batch-mates were."
+        ),
+        inputs={"tokens": tokens, "values": values},
+    )
+
+
+@generator("padding")
+def padding_masked_gap(r: random.Random, g: torch.Generator) -> Question:
+    q, k, v = (torch.randn(3, 4, generator=g, dtype=torch.float64) for _ in range(3))
+    zero = torch.zeros(1, 4, dtype=torch.float64)
+    q4 = torch.cat([q, torch.randn(1, 4, generator=g, dtype=torch.float64)])  # the pad's query: anything
+    k4, v4 = torch.cat([k, zero]), torch.cat([v, zero])
+    alone, _ = attention(q, k, v)
+    pad = torch.tensor([[False, False, False, True]])
+    with_mask, _ = attention(q4[None], k4[None], v4[None], key_padding_mask=pad)
+    without_mask, w = attention(q4, k4, v4)
+    gap_masked = float((with_mask[0, :3] - alone).abs().max())
+    gap_unmasked = float((without_mask[:3] - alone).abs().max())
+    statements = {
+        (True, False): "With the mask they are identical; without it they move.",
+        (False, True): "Without the mask they are identical; with it they move.",
+        (True, True): "Identical either way: a zero key and a zero value add nothing.",
+        (False, False): "They move either way: one extra position always changes the softmax.",
+    }
+    outcome = (gap_masked < 1e-9, gap_unmasked < 1e-9)
+    correct = statements[outcome]
+    words = sentence(r, 3).split()
+    return Question(
+        id="",
+        lesson="",
+        kind="choice",
+        prompt=(
+            f"Take the three tokens '{' '.join(words)}' and append one pad whose key and value are zero vectors. "
+            "Compare the three real tokens' attention outputs with those of the three tokens alone: with the key "
+            "padding mask, and without it."
+        ),
+        answer=correct,
+        choices=options(r, correct, [s for key, s in statements.items() if key != outcome]),
+        explanation=(
+            f"Largest change in the real outputs: with the mask {gap_masked:.3f}, without it {gap_unmasked:.3f}. "
+            f"A zero value adds nothing to the sum, but a zero key scores 0, not −∞, so the pad still takes weight "
+            f"({fmt_list(w[:3, 3])} from the three real rows) and every real row's other weights shrink."
+        ),
+        figure=QuizFigure(
+            grid(w),
+            words + ["[PAD]"],
+            words + ["[PAD]"],
+            "No mask: the pad column still gets weight",
+            f"Without the mask the pad column takes {fmt_list(w[:3, 3], 2)} from the three real rows.",
+        ),
+        inputs={"q": grid(q, 6), "k": grid(k, 6), "v": grid(v, 6)},
+    )

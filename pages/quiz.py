@@ -1,0 +1,48 @@
+"""Quiz: questions from every lesson, mixed, each answer computed by the model; a score per lesson."""
+
+import streamlit as st
+
+from ui import quiz_widget as quiz
+from ui.lesson import Section, finish, narrative, render_sections, start
+
+PARAMS = [quiz.QUIZ_SEED]
+quiz.repair_link_seed()
+start("quiz", PARAMS)
+
+st.title("Quiz: check yourself")
+narrative(
+    "Questions from every lesson, mixed. Each one is built from fresh numbers, and its answer is worked out "
+    "by the same code the lessons run, never typed in by hand: after you submit you see the working, with "
+    "the numbers. The quiz number is in the link, so everyone who opens the same link gets the same questions "
+    "in the same order (handy for a class)."
+)
+
+c_seed, c_new = st.columns([2, 1], vertical_alignment="bottom")
+c_seed.number_input(
+    "Quiz number",
+    min_value=int(quiz.QUIZ_SEED.lo),
+    max_value=int(quiz.QUIZ_SEED.hi),
+    step=1,
+    key=quiz.QUIZ_SEED.key,
+    help="Same number, same questions. Share the page's link and your class gets this quiz.",
+)
+c_new.button("New quiz", key="quiz_new", on_click=quiz.new_quiz, help="Draw a fresh quiz number.")
+
+
+def question_section() -> None:
+    quiz.check_yourself(None, key_prefix="quiz_page", title=None)
+
+
+def score_section() -> None:
+    st.dataframe(quiz.scores(), hide_index=True)
+    st.caption("Only your first answer to each question counts. Scores last as long as this browser session.")
+    quiz.results_download("quiz_results_csv")
+
+
+render_sections(
+    [
+        Section("Question", "Answer, submit, and read the working the model did.", question_section),
+        Section("Your score by lesson", "Right answers out of answered questions, per lesson.", score_section),
+    ]
+)
+finish(PARAMS)
