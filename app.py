@@ -9,6 +9,7 @@ st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layo
 # Only finished lessons are listed here.
 LESSONS = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:", url_path="quiz"),
 ]
 
 show_notices(read_url("app", list(GLOBAL_PARAMS)))
