@@ -88,7 +88,7 @@ def test_right_then_wrong_answer_gives_feedback_and_score():
 
     table = at.dataframe[-1].value.set_index("lesson")  # the page's per-lesson score table
     assert table["answered"].sum() == 2 and table["right"].sum() == 1
-    titles = {"attention": "Attention", "padding": "Padding", "masking": "Masking", "block": "The block"}
+    titles = {"attention": "Attention", "padding": "Padding", "masking": "Masked LM", "block": "The block"}
     titles["heads"] = "Heads"
     for question, right in ((q, 1), (q2, 0)):
         assert table.loc[titles[question.lesson], "right"] >= right
@@ -144,6 +144,6 @@ def lesson_widget_app():
 def test_check_yourself_in_a_lesson_asks_that_lessons_questions():
     at = AppTest.from_function(lesson_widget_app, default_timeout=60).run()
     no_exception(at)
-    assert any(c.value.startswith("Question 1 · Masking") for c in at.caption)
+    assert any(c.value.startswith("Question 1 · Masked LM") for c in at.caption)
     keys = [str(w.key) for w in (*at.text_input, *at.radio)]
     assert len(keys) == 1 and keys[0].startswith("quiz_masking_answer_masking_")

@@ -30,7 +30,7 @@ QUIZ_SEED = Param("quiz_seed", 0, "int", 0, MAX_QUIZ_SEED)
 LESSON_TITLES = {
     "attention": "Attention",
     "padding": "Padding",
-    "masking": "Masking",
+    "masking": "Masked LM",
     "block": "The block",
     "heads": "Heads",
 }
