@@ -9,6 +9,8 @@ st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layo
 # Only finished lessons are listed here.
 LESSONS = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
+    st.Page("pages/padding.py", title="Padding", icon=":material/space_bar:", url_path="padding"),
     st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:", url_path="quiz"),
 ]
 

@@ -1,0 +1,1 @@
+"""Computations behind each lesson page: one module per lesson, small dataclasses out."""

@@ -1,0 +1,181 @@
+"""The attention lesson: bidirectional vs causal attention, and what the missing mask costs.
+
+Every function takes a model and token ids, runs it under torch.inference_mode, and returns
+a small dataclass. Nothing here changes the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from ..examples import SeedExample, seed001_example
+from ..model import Encoder, EncoderBlock
+
+
+def _as_batch(ids) -> torch.Tensor:
+    ids = torch.as_tensor(ids, dtype=torch.long)
+    return ids[None] if ids.dim() == 1 else ids
+
+
+def layer_attention(block: EncoderBlock, x: torch.Tensor, *, causal: bool) -> torch.Tensor:
+    """One block's attention weights (B, H, T, T) for the block input x (B, T, D).
+
+    A pre-norm block attends over LN1(x); a post-norm block (BERT) over x itself.
+    """
+    h = x if block.config.norm == "post" else block.attention.output.LayerNorm(x)
+    _, weights = block.attention.self(h, causal=causal, need_weights=True)
+    return weights
+
+
+@dataclass
+class MaskComparison:
+    layer: int
+    head: int
+    layer_input: torch.Tensor  # (T, D): the bidirectional run's input to this layer, fed to both masks
+    bidirectional: torch.Tensor  # (T, T) query rows, key columns
+    causal: torch.Tensor  # (T, T)
+    row_sums_bidirectional: list[float]
+    row_sums_causal: list[float]
+    last_row_max_diff: float  # max |bidirectional[-1] - causal[-1]|, same input: exactly 0
+    causal_upper_max: float  # largest causal weight above the diagonal: exactly 0
+    last_row_diff_own_runs: float  # the same difference when each run feeds its own layer input
+
+    @property
+    def max_row_sum_error(self) -> float:
+        """Largest |row sum - 1| over both grids: float rounding only."""
+        return max(abs(s - 1.0) for s in self.row_sums_bidirectional + self.row_sums_causal)
+
+
+def compare_masks(model: Encoder, ids, layer: int, head: int) -> MaskComparison:
+    """Both masks on the SAME layer input, so the two grids differ only by the mask.
+
+    At layer > 0 a fully causal model would feed this layer a different input than the
+    bidirectional one; last_row_diff_own_runs measures that too, for honesty's sake.
+    """
+    cfg = model.config
+    if not 0 <= layer < cfg.n_layers:
+        raise ValueError(f"layer must be in [0, {cfg.n_layers - 1}], got {layer}")
+    if not 0 <= head < cfg.n_heads:
+        raise ValueError(f"head must be in [0, {cfg.n_heads - 1}], got {head}")
+    ids = _as_batch(ids)
+    block = model.encoder.layer[layer]
+    with torch.inference_mode():
+        bi_run = model(ids)
+        causal_run = model(ids, causal=True)
+        x = bi_run.hidden_states[layer]  # (1, T, D)
+        w_bi = layer_attention(block, x, causal=False)[0, head]
+        w_causal = layer_attention(block, x, causal=True)[0, head]
+        own_causal_last = causal_run.attentions[layer][0, head, -1]
+    upper = torch.ones_like(w_causal, dtype=torch.bool).triu(1)
+    return MaskComparison(
+        layer=layer,
+        head=head,
+        layer_input=x[0],
+        bidirectional=w_bi,
+        causal=w_causal,
+        row_sums_bidirectional=w_bi.sum(-1).tolist(),
+        row_sums_causal=w_causal.sum(-1).tolist(),
+        last_row_max_diff=float((w_bi[-1] - w_causal[-1]).abs().max()),
+        causal_upper_max=float(w_causal[upper].abs().max()) if bool(upper.any()) else 0.0,
+        last_row_diff_own_runs=float((w_bi[-1] - own_causal_last).abs().max()),
+    )
+
+
+@dataclass
+class DropLastResult:
+    positions: int  # how many earlier tokens are compared (T - 1)
+    shift_causal: list[float]  # per earlier token: L2 norm of its final vector's change
+    shift_bidirectional: list[float]
+    max_causal: float
+    max_bidirectional: float
+
+
+def drop_last_token(model: Encoder, ids) -> DropLastResult:
+    """Run the input, then the input without its last token; compare each earlier token's final vector."""
+    ids = _as_batch(ids)
+    if ids.shape[1] < 2:
+        raise ValueError("need at least two tokens to drop the last one")
+    shifts = {}
+    with torch.inference_mode():
+        for causal in (True, False):
+            full = model(ids, causal=causal, need_weights=False).hidden[0, :-1]
+            short = model(ids[:, :-1], causal=causal, need_weights=False).hidden[0]
+            shifts[causal] = (full - short).norm(dim=-1)
+    return DropLastResult(
+        positions=ids.shape[1] - 1,
+        shift_causal=shifts[True].tolist(),
+        shift_bidirectional=shifts[False].tolist(),
+        max_causal=float(shifts[True].max()),
+        max_bidirectional=float(shifts[False].max()),
+    )
+
+
+@dataclass
+class WordContrast:
+    word: str
+    position: int  # the word's index in both token sequences
+    # index 0: the embeddings output; index l: after layer l. Distance between the two sentences' vectors.
+    distance_causal: list[float]
+    distance_bidirectional: list[float]
+    cosine_causal: float  # final layer
+    cosine_bidirectional: float
+
+    @property
+    def final_distance_causal(self) -> float:
+        return self.distance_causal[-1]
+
+    @property
+    def final_distance_bidirectional(self) -> float:
+        return self.distance_bidirectional[-1]
+
+
+def shared_prefix_word(tokens_a: list[str], tokens_b: list[str], word: str) -> int:
+    """The word's first index, checked to lie inside the part the two token lists share."""
+    if word not in tokens_a:
+        raise ValueError(f"{word!r} is not among the tokens {tokens_a}")
+    position = tokens_a.index(word)
+    if tokens_a[: position + 1] != tokens_b[: position + 1]:
+        raise ValueError(f"the two sentences must be identical up to and including {word!r}")
+    return position
+
+
+def contrast_word(model: Encoder, ids_a, ids_b, tokens_a: list[str], tokens_b: list[str], word: str) -> WordContrast:
+    """The same word, the same left context, different words after it: how far apart are its vectors?"""
+    position = shared_prefix_word(tokens_a, tokens_b, word)
+    ids_a, ids_b = _as_batch(ids_a), _as_batch(ids_b)
+    dist, cos = {}, {}
+    with torch.inference_mode():
+        for causal in (True, False):
+            run_a = model(ids_a, causal=causal, need_weights=False)
+            run_b = model(ids_b, causal=causal, need_weights=False)
+            va = [h[0, position] for h in run_a.hidden_states]
+            vb = [h[0, position] for h in run_b.hidden_states]
+            dist[causal] = [float((a - b).norm()) for a, b in zip(va, vb)]
+            cos[causal] = float(F.cosine_similarity(va[-1], vb[-1], dim=0))
+    return WordContrast(word, position, dist[True], dist[False], cos[True], cos[False])
+
+
+@dataclass
+class SeedReading:
+    example: SeedExample
+    top_key: int  # the key row 0 attends to most
+    top_weight: float  # rounded to 3 places
+    self_weight: float  # row 0's weight on itself, rounded to 3 places
+    last_row_max_diff: float  # bidirectional vs causal last row: the last row is the same in both
+
+
+def seed001_reading() -> SeedReading:
+    """The published worked example, recomputed, with the facts a reader should take from row 0."""
+    ex = seed001_example()
+    row0 = ex.weights_bidirectional[0]
+    top = int(row0.argmax())
+    return SeedReading(
+        example=ex,
+        top_key=top,
+        top_weight=round(float(row0[top]), 3),
+        self_weight=round(float(row0[0]), 3),
+        last_row_max_diff=float((ex.weights_bidirectional[-1] - ex.weights_causal[-1]).abs().max()),
+    )

@@ -1,0 +1,199 @@
+"""The padding lesson: what the key padding mask does, and what forgetting it costs.
+
+Functions take a model and a padded Batch (tokenizer.pad), run under torch.inference_mode,
+and return small dataclasses. Nothing here changes the model: where a different precision
+or a PyTorch reference module is needed, a private copy or a fresh module is built.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from ..attention import attention
+from ..model import Encoder
+from ..tokenizer import Batch
+
+
+def _check_row(batch: Batch, row: int) -> None:
+    if not 0 <= row < batch.ids.shape[0]:
+        raise ValueError(f"row must be in [0, {batch.ids.shape[0] - 1}], got {row}")
+
+
+@dataclass
+class PaddedAttention:
+    row: int
+    layer: int
+    head: int
+    n_real: int  # the row's real tokens come first, then its pads
+    masked: torch.Tensor  # (T, T) with the key padding mask
+    unmasked: torch.Tensor  # (T, T) the same batch, no mask
+    pad_mass_masked: list[float]  # per real query: total weight on pad keys (0 with the mask)
+    pad_mass_unmasked: list[float]
+    masked_pad_column_max: float  # the largest weight any query puts on a pad key, masked
+
+
+def padded_attention(model: Encoder, batch: Batch, row: int, layer: int, head: int) -> PaddedAttention:
+    """One row's attention at (layer, head) in the padded batch, with and without the mask."""
+    _check_row(batch, row)
+    cfg = model.config
+    if not 0 <= layer < cfg.n_layers or not 0 <= head < cfg.n_heads:
+        raise ValueError(f"layer/head out of range: ({layer}, {head})")
+    with torch.inference_mode():
+        w_m = model(batch.ids, batch.segments, batch.key_padding_mask).attentions[layer][row, head]
+        w_u = model(batch.ids, batch.segments).attentions[layer][row, head]
+    n = batch.lengths[row]
+    return PaddedAttention(
+        row=row,
+        layer=layer,
+        head=head,
+        n_real=n,
+        masked=w_m,
+        unmasked=w_u,
+        pad_mass_masked=w_m[:n, n:].sum(-1).tolist(),
+        pad_mass_unmasked=w_u[:n, n:].sum(-1).tolist(),
+        masked_pad_column_max=float(w_m[:, n:].max()) if w_m.shape[1] > n else 0.0,
+    )
+
+
+@dataclass
+class PadLeak:
+    row: int
+    n_pads: int  # pads on this row in the batch
+    gap_masked: float  # max |change| of any real token's final output, batch vs alone
+    gap_unmasked: float
+    per_token_masked: list[float]  # per real token: max |change| over its features
+    per_token_unmasked: list[float]
+    pad_counts: list[int]  # the curve's x: pads appended to the sequence run alone
+    curve_masked: list[float]
+    curve_unmasked: list[float]
+
+
+def _max_change(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return (a - b).abs().amax(dim=-1)  # (T,) per token
+
+
+def pad_leak(model: Encoder, batch: Batch, row: int, *, max_points: int = 21) -> PadLeak:
+    """How much a sequence's real outputs change because it sits in a padded batch.
+
+    Computed in float64 on a private copy of the model: in float32 even a correctly masked
+    batch differs from the lone run by a few rounding units (~1e-6), which would blur a
+    comparison whose whole point is "exactly the same" versus "different".
+    """
+    _check_row(batch, row)
+    m64 = copy.deepcopy(model).double()
+    n = batch.lengths[row]
+    ids, segs = batch.ids[row : row + 1, :n], batch.segments[row : row + 1, :n]
+    n_pads = batch.ids.shape[1] - n
+    with torch.inference_mode():
+        alone = m64(ids, segs, need_weights=False).hidden[0]
+        in_masked = m64(batch.ids, batch.segments, batch.key_padding_mask, need_weights=False).hidden[row, :n]
+        in_unmasked = m64(batch.ids, batch.segments, need_weights=False).hidden[row, :n]
+        tok_m, tok_u = _max_change(in_masked, alone), _max_change(in_unmasked, alone)
+        counts = sorted({round(i * n_pads / (max_points - 1)) for i in range(max_points)}) if n_pads else [0]
+        curve_m, curve_u = [], []
+        for p in counts:
+            pad_ids = torch.cat([ids, torch.full((1, p), model.config.pad_id, dtype=torch.long)], dim=1)
+            pad_segs = torch.cat([segs, torch.zeros((1, p), dtype=torch.long)], dim=1)
+            mask = torch.zeros(pad_ids.shape, dtype=torch.bool)
+            mask[:, n:] = True
+            out_m = m64(pad_ids, pad_segs, mask, need_weights=False).hidden[0, :n]
+            out_u = m64(pad_ids, pad_segs, need_weights=False).hidden[0, :n]
+            curve_m.append(float(_max_change(out_m, alone).max()))
+            curve_u.append(float(_max_change(out_u, alone).max()))
+    return PadLeak(
+        row=row,
+        n_pads=n_pads,
+        gap_masked=float(tok_m.max()),
+        gap_unmasked=float(tok_u.max()),
+        per_token_masked=tok_m.tolist(),
+        per_token_unmasked=tok_u.tolist(),
+        pad_counts=counts,
+        curve_masked=curve_m,
+        curve_unmasked=curve_u,
+    )
+
+
+def seed001_tensors() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """X (4, 3), Wq, Wk (3, 3), Wv (3, 2) of the seed-7 worked example (encoder_core.examples)."""
+    g = torch.Generator().manual_seed(7)
+    X = torch.randn(4, 3, generator=g)
+    return X, torch.randn(3, 3, generator=g), torch.randn(3, 3, generator=g), torch.randn(3, 2, generator=g)
+
+
+@dataclass
+class ZeroKeyPadCheck:
+    weights_unmasked: torch.Tensor  # (4, 4): three real rows and the pad row, pad key last
+    weights_masked: torch.Tensor  # (4, 4)
+    pad_weight_unmasked: list[float]  # weight each real row puts on the pad key, no mask
+    gap_unmasked: float  # max |change| of the real outputs vs the three tokens alone
+    gap_masked: float
+    outputs_alone: torch.Tensor  # (3, 2)
+    outputs_unmasked: torch.Tensor  # (4, 2)
+    outputs_masked: torch.Tensor  # (4, 2); row 3 is the pad's own output
+    mean_real_value: torch.Tensor  # (2,) the average of the three real value vectors
+
+
+def zero_key_pad_check() -> ZeroKeyPadCheck:
+    """The seed example's first three tokens plus a pad whose input, hence query, key and value, is zero."""
+    X, Wq, Wk, Wv = seed001_tensors()
+    x3 = X[:3]
+    xp = torch.cat([x3, torch.zeros(1, 3)])  # (4, 3)
+    out_alone, _ = attention(x3 @ Wq, x3 @ Wk, x3 @ Wv)
+    out_u, w_u = attention(xp @ Wq, xp @ Wk, xp @ Wv)
+    pad_mask = torch.tensor([[False, False, False, True]])
+    out_m, w_m = attention((xp @ Wq)[None], (xp @ Wk)[None], (xp @ Wv)[None], key_padding_mask=pad_mask)
+    out_m, w_m = out_m[0], w_m[0]
+    return ZeroKeyPadCheck(
+        weights_unmasked=w_u,
+        weights_masked=w_m,
+        pad_weight_unmasked=w_u[:3, 3].tolist(),
+        gap_unmasked=float((out_u[:3] - out_alone).abs().max()),
+        gap_masked=float((out_m[:3] - out_alone).abs().max()),
+        outputs_alone=out_alone,
+        outputs_unmasked=out_u,
+        outputs_masked=out_m,
+        mean_real_value=(x3 @ Wv).mean(0),
+    )
+
+
+@dataclass
+class FastPathPads:
+    row: int
+    pad_positions: list[int]
+    norms_train: list[float]  # the row's pad outputs, train mode (dropout 0): computed like any token
+    norms_eval: list[float]  # eval mode: the nested-tensor fast path fills pads with zeros
+    real_max_diff: float  # real tokens agree between the two modes (up to rounding)
+
+
+def fast_path_pad_outputs(model: Encoder, batch: Batch, row: int, *, seed: int = 0) -> FastPathPads:
+    """Run the batch's embeddings through a fresh torch.nn.TransformerEncoder of the same shape,
+    with the padding mask, once in train mode (dropout 0) and once in eval mode."""
+    _check_row(batch, row)
+    cfg = model.config
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        layer = nn.TransformerEncoderLayer(
+            cfg.d_model, cfg.n_heads, cfg.d_ff, dropout=0.0, activation=cfg.activation, batch_first=True
+        )
+        reference = nn.TransformerEncoder(layer, cfg.n_layers, enable_nested_tensor=True)
+    n = batch.lengths[row]
+    with torch.inference_mode(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "nested tensors are a prototype": expected, not for the page
+        x = model.embeddings(batch.ids, batch.segments)
+        reference.train()
+        out_train = reference(x, src_key_padding_mask=batch.key_padding_mask)
+        reference.eval()
+        out_eval = reference(x, src_key_padding_mask=batch.key_padding_mask)
+    real = ~batch.key_padding_mask
+    return FastPathPads(
+        row=row,
+        pad_positions=list(range(n, batch.ids.shape[1])),
+        norms_train=out_train[row, n:].norm(dim=-1).tolist(),
+        norms_eval=out_eval[row, n:].norm(dim=-1).tolist(),
+        real_max_diff=float((out_train[real] - out_eval[real]).abs().max()),
+    )

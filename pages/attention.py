@@ -1,0 +1,250 @@
+"""Attention: an encoder attends both ways. Causal vs bidirectional weights, what that costs, the seed example."""
+
+import streamlit as st
+
+from encoder_core.lessons.attention import compare_masks, contrast_word, drop_last_token, seed001_reading
+from ui import figures_attention as figs
+from ui.charts import show_figure
+from ui.code import show_code
+from ui.inputs import report_encoding, usable_sentence
+from ui.lesson import Section, finish, narrative, render_sections, start
+from ui.models import small_model, word_tokenizer
+from ui.params import Param
+from ui.state import ensure_valid
+
+DEFAULT_SENTENCE = "the cat sat down"
+BANK_SENTENCES = ("she sat on the bank of the river", "she sat on the bank and counted the money")
+BANK_WORD = "bank"
+
+
+def note_long_text(params: list[Param], labels: dict[str, str]) -> None:
+    """Say so when typed text is longer than a control keeps (ensure_valid then cuts it)."""
+    for p in params:
+        value = st.session_state.get(p.key)
+        if p.kind == "text" and isinstance(value, str) and len(value) > p.max_len:
+            st.warning(
+                f"“{labels.get(p.key, p.key)}” was {len(value):,} characters long: "
+                f"the lesson keeps the first {p.max_len:,}."
+            )
+
+
+model = small_model(int(st.session_state.get("seed", 0)))
+tokenizer = word_tokenizer()
+cfg = model.config
+
+PARAMS = [
+    Param("sentence", DEFAULT_SENTENCE, "text"),
+    Param("layer", 0, "int", 0, cfg.n_layers - 1),
+    Param("head", 0, "int", 0, cfg.n_heads - 1),
+]
+start("attention", PARAMS)
+note_long_text(PARAMS, {"sentence": "Sentence"})
+ensure_valid(PARAMS)
+
+st.title("Attention: every token sees the whole sentence")
+st.markdown(
+    "A decoder adds a **causal mask**: token *i* may only look at tokens 0…*i*. An encoder leaves that mask "
+    "out, so every token attends to every other token, on both sides. Below, the same model runs both ways "
+    "on your sentence."
+)
+
+st.text_input("Sentence", key="sentence", help="Words outside the small model's vocabulary become [UNK].")
+c_layer, c_head = st.columns(2)
+c_layer.slider("Layer", 0, cfg.n_layers - 1, key="layer")
+c_head.slider("Head", 0, cfg.n_heads - 1, key="head")
+
+text = usable_sentence(st.session_state["sentence"], DEFAULT_SENTENCE)
+enc = tokenizer.encode(text, max_length=cfg.max_positions, truncate=True)
+report_encoding(enc, cfg.max_positions)
+tokens = enc.tokens
+layer, head = int(st.session_state["layer"]), int(st.session_state["head"])
+st.caption(f"The model sees {len(tokens)} tokens:")
+st.code(" ".join(tokens), language="text", wrap_lines=True)
+
+comparison = compare_masks(model, enc.ids, layer, head)
+dropped = drop_last_token(model, enc.ids)
+bank_a, bank_b = (tokenizer.encode(s) for s in BANK_SENTENCES)
+bank = contrast_word(model, bank_a.ids, bank_b.ids, bank_a.tokens, bank_b.tokens, BANK_WORD)
+seed = seed001_reading()
+
+
+SUM_FORMAT = {
+    "row sum, bidirectional": st.column_config.NumberColumn(format="%.7f"),
+    "row sum, causal": st.column_config.NumberColumn(format="%.7f"),
+}
+
+
+def num(x: float) -> str:
+    """3 significant digits; an exact zero as 0.0."""
+    return "0.0" if x == 0 else f"{x:.3g}"
+
+
+def side_by_side(n_tokens: int):
+    """Two heatmaps next to each other while they are small enough to read; else one under the other."""
+    return st.columns(2) if n_tokens <= 8 else (st.container(), st.container())
+
+
+def fmt_sums(values: list[float]) -> str:
+    return ", ".join(f"{v:.3f}" for v in values)
+
+
+def show_masks() -> None:
+    fig_bi, fig_causal = figs.mask_pair_figures(comparison, tokens)
+    table = figs.mask_pair_table(comparison, tokens)
+    left, right = side_by_side(len(tokens))
+    with left:
+        show_figure(
+            fig_bi,
+            "attention_bidirectional",
+            alt=f"Bidirectional weights at layer {layer}, head {head}: every cell may be non-zero; "
+            f"every row sums to 1 (largest error {comparison.max_row_sum_error:.0e}).",
+            table=table,
+        )
+    with right:
+        show_figure(
+            fig_causal,
+            "attention_causal",
+            alt=f"Causal weights at layer {layer}, head {head}: everything above the diagonal is "
+            f"{comparison.causal_upper_max:.1f}; the last row equals the bidirectional one "
+            f"(max difference {comparison.last_row_max_diff:.1f}).",
+            table=table,
+        )
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Row sums: max |sum − 1|", f"{comparison.max_row_sum_error:.1e}", help="Float rounding only.")
+    m2.metric("Causal: max above diagonal", f"{comparison.causal_upper_max:.1f}")
+    m3.metric(
+        "Last row: max difference",
+        f"{comparison.last_row_max_diff:.1f}",
+        help="Largest |bidirectional − causal| in the last row.",
+    )
+    st.dataframe(figs.row_sums_table(comparison, tokens), hide_index=True, column_config=SUM_FORMAT)
+    narrative(
+        "Each **row** is one query token and how it shares its attention among the keys: a softmax, so every "
+        "row adds up to 1 in both grids (the sums are in the table above). The causal grid is zero above the "
+        "diagonal, because a token may not look ahead. The **last row is identical** in both: the last token "
+        "already sees every token under the causal mask, so the mask removes nothing from its row."
+    )
+    own = comparison.last_row_diff_own_runs
+    narrative(
+        f"Both grids are computed from the **same input to layer {layer}** (the bidirectional run's), so they "
+        "differ only by the mask. "
+        + (
+            "At layer 0 that input is just the embeddings, the same for both models."
+            if layer == 0
+            else f"In a model that is causal all the way through, layer {layer} would receive a different input "
+            f"(the earlier layers were causal too), and its last row would differ by up to {own:.3f}."
+        )
+    )
+    show_code(compare_masks)
+
+
+def show_drop_last() -> None:
+    show_figure(
+        figs.drop_last_figure(dropped, tokens),
+        "drop_last",
+        alt=f"Removing the last token moves the earlier outputs by at most {num(dropped.max_causal)} with the "
+        f"causal mask and by up to {num(dropped.max_bidirectional)} without it.",
+        table=figs.drop_last_table(dropped, tokens),
+    )
+    m1, m2 = st.columns(2)
+    m1.metric("Largest shift, causal mask", f"{num(dropped.max_causal)}")
+    m2.metric("Largest shift, bidirectional", f"{num(dropped.max_bidirectional)}")
+    narrative(
+        "Run the sentence, then run it again without its last token, and measure how far each earlier token's "
+        "final vector moves. With the causal mask nothing moves: no earlier token ever looked at the last one. "
+        "Without the mask every earlier vector changes, because each was built from the whole input.\n\n"
+        "That is the price of an encoder. Add one token and **every** vector must be recomputed: there is no "
+        "reusing earlier work as the input grows, and so no writing text left to right one token at a time. "
+        "In return, each vector knows the words on both sides of it."
+    )
+    show_code(drop_last_token)
+
+
+def show_bank() -> None:
+    st.markdown("Two sentences that agree word for word up to and including “bank”, and differ only after it:")
+    st.dataframe(
+        {"sentence": list(BANK_SENTENCES), "tokens": [" ".join(bank_a.tokens), " ".join(bank_b.tokens)]},
+        hide_index=True,
+    )
+    show_figure(
+        figs.word_contrast_figure(bank),
+        "bank",
+        alt=f"The final vector of 'bank' is {num(bank.final_distance_causal)} apart between the two sentences "
+        f"with the causal mask and {num(bank.final_distance_bidirectional)} apart without it.",
+        table=figs.word_contrast_table(bank),
+    )
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("Distance, causal", f"{num(bank.final_distance_causal)}")
+    m2.metric("Cosine, causal", f"{bank.cosine_causal:.4f}")
+    m3.metric("Distance, bidirectional", f"{num(bank.final_distance_bidirectional)}")
+    m4.metric("Cosine, bidirectional", f"{bank.cosine_bidirectional:.4f}")
+    narrative(
+        "Under the causal mask, “bank” only sees *she sat on the bank*, identical in both sentences, so its "
+        "vector is exactly the same: it cannot know whether the sentence is about a river or money. Without "
+        "the mask it also sees *of the river* or *and counted the money*, and its vector differs. (This model's "
+        "weights are random, so the difference is not yet *meaningful*; a trained encoder turns it into the "
+        "two senses of the word.)"
+    )
+    show_code(contrast_word)
+
+
+def show_seed() -> None:
+    ex = seed.example
+    fig_bi, fig_causal = figs.seed001_figures(seed)
+    table = figs.seed001_table(seed)
+    left, right = st.columns(2)
+    with left:
+        show_figure(
+            fig_bi,
+            "seed001_bidirectional",
+            alt=f"Worked example without a mask: row 0 is {fmt_sums(ex.row0)}, so {ex.future_mass_row0} of its weight "
+            "is on later positions.",
+            table=table,
+        )
+    with right:
+        show_figure(
+            fig_causal,
+            "seed001_causal",
+            alt=f"The same example with the causal mask: row 0 puts all its weight on itself; the last row is "
+            f"unchanged (difference {seed.last_row_max_diff:.1f}).",
+            table=table,
+        )
+    st.markdown(
+        f"**Row 0:** {', '.join(f'{v:.3f}' for v in ex.row0)} &nbsp;·&nbsp; "
+        f"**weight on later positions:** {ex.future_mass_row0:.3f}"
+    )
+    narrative(
+        "A worked example from the course notes: four random 3-dimensional vectors x0…x3 (torch seed 7) and "
+        "random query, key and value matrices. Recomputed here, the first token gives "
+        f"{seed.self_weight:.3f} of its attention to itself and {seed.top_weight:.3f} to x{seed.top_key}, the "
+        f"last one: {ex.future_mass_row0:.3f} in total goes to tokens that come **after** it. Under a causal "
+        "mask that row could only look at itself (weight 1.000). Every row still sums to "
+        f"{fmt_sums(ex.row_sums)}."
+    )
+    show_code(seed001_reading)
+
+
+sections = [
+    Section(
+        "Bidirectional vs causal attention",
+        "Same input, two masks: rows sum to 1 in both; only the last row is the same.",
+        show_masks,
+    ),
+    Section(
+        "Drop the last token",
+        "Causal: earlier outputs don't move at all. Bidirectional: every one of them changes.",
+        show_drop_last,
+    ),
+    Section(
+        "“bank”: the words after it matter",
+        "Causal: the same vector for 'bank' whatever follows. Bidirectional: it depends on what comes after.",
+        show_bank,
+    ),
+    Section(
+        "The worked example (seed 7)",
+        f"Without a mask, the first token puts {seed.example.future_mass_row0:.3f} of its attention on later tokens.",
+        show_seed,
+    ),
+]
+render_sections(sections)
+finish(PARAMS)

@@ -1,0 +1,263 @@
+"""Padding: a batch needs pads, pads need the key padding mask, and pad outputs are never to be read."""
+
+import streamlit as st
+
+from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
+from ui import figures_padding as figs
+from ui.charts import show_figure
+from ui.code import show_code
+from ui.inputs import report_encoding, usable_sentence
+from ui.lesson import Section, finish, narrative, render_sections, start
+from ui.models import small_model, word_tokenizer
+from ui.params import Param
+from ui.state import ensure_valid
+
+DEFAULT_A, DEFAULT_B, DEFAULT_SINGLE = "the cat sat on the mat", "it was happy", "the cat sat"
+MAX_EXTRA_PADS = 32
+SHORT_ROW = 1  # the batch is [pair, single]; the single sentence is the one that gets padded
+
+
+def note_long_text(params: list[Param], labels: dict[str, str]) -> None:
+    """Say so when typed text is longer than a control keeps (ensure_valid then cuts it)."""
+    for p in params:
+        value = st.session_state.get(p.key)
+        if p.kind == "text" and isinstance(value, str) and len(value) > p.max_len:
+            st.warning(
+                f"“{labels.get(p.key, p.key)}” was {len(value):,} characters long: "
+                f"the lesson keeps the first {p.max_len:,}."
+            )
+
+
+model = small_model(int(st.session_state.get("seed", 0)))
+tokenizer = word_tokenizer()
+cfg = model.config
+# Each sequence is cut to leave room for the widest extra padding the slider allows.
+max_tokens = cfg.max_positions - MAX_EXTRA_PADS
+
+PARAMS = [
+    Param("sentence_a", DEFAULT_A, "text"),
+    Param("sentence_b", DEFAULT_B, "text"),
+    Param("single", DEFAULT_SINGLE, "text"),
+    Param("n_pads", 0, "int", 0, MAX_EXTRA_PADS),
+    Param("use_mask", True, "bool"),
+    Param("layer", 0, "int", 0, cfg.n_layers - 1),
+    Param("head", 0, "int", 0, cfg.n_heads - 1),
+]
+start("padding", PARAMS)
+note_long_text(
+    PARAMS, {"sentence_a": "Pair: sentence A", "sentence_b": "Pair: sentence B", "single": "Single sentence"}
+)
+ensure_valid(PARAMS)
+
+st.title("Padding and the key padding mask")
+st.markdown(
+    "Sentences in a batch have different lengths, but a batch is one rectangular tensor. The shorter ones are "
+    "filled up with **[PAD]** tokens, and a **key padding mask** tells attention to ignore them. This page shows "
+    "what the mask does, and what goes wrong, silently, without it."
+)
+
+c_a, c_b, c_s = st.columns(3)
+c_a.text_input("Pair: sentence A", key="sentence_a")
+c_b.text_input("Pair: sentence B", key="sentence_b")
+c_s.text_input("Single sentence", key="single")
+c_pads, c_mask, c_layer, c_head = st.columns([3, 2, 2, 2])
+c_pads.slider(
+    "Extra pads beyond the batch width", 0, MAX_EXTRA_PADS, key="n_pads", help="Pads added to every row of the batch."
+)
+c_mask.toggle("Padding mask", key="use_mask", help="Pass the key padding mask to the model (True = ignore that key).")
+c_layer.slider("Layer", 0, cfg.n_layers - 1, key="layer")
+c_head.slider("Head", 0, cfg.n_heads - 1, key="head")
+
+text_a = usable_sentence(st.session_state["sentence_a"], DEFAULT_A)
+text_b = usable_sentence(st.session_state["sentence_b"], DEFAULT_B)
+text_single = usable_sentence(st.session_state["single"], DEFAULT_SINGLE)
+pair = tokenizer.encode(text_a, text_b, max_length=max_tokens, truncate=True)
+single = tokenizer.encode(text_single, max_length=max_tokens, truncate=True)
+report_encoding(pair, max_tokens)
+report_encoding(single, max_tokens)
+n_extra, use_mask = int(st.session_state["n_pads"]), bool(st.session_state["use_mask"])
+layer, head = int(st.session_state["layer"]), int(st.session_state["head"])
+
+batch = tokenizer.pad([pair, single], extra_pads=n_extra)
+tokens = batch.tokens[SHORT_ROW]
+n_real, width = batch.lengths[SHORT_ROW], batch.ids.shape[1]
+attn = padded_attention(model, batch, SHORT_ROW, layer, head)
+leak = pad_leak(model, batch, SHORT_ROW)
+zero_key = zero_key_pad_check()
+fast = fast_path_pad_outputs(model, batch, SHORT_ROW, seed=int(st.session_state.get("seed", 0)))
+
+
+def side_by_side(n_tokens: int):
+    """Two heatmaps next to each other while they are small enough to read; else one under the other."""
+    return st.columns(2) if n_tokens <= 8 else (st.container(), st.container())
+
+
+def fmt(values: list[float]) -> str:
+    return ", ".join(f"{v:.3f}" for v in values)
+
+
+def show_batch() -> None:
+    st.dataframe(figs.batch_table(batch), hide_index=True)
+    narrative(
+        f"The pair has **{len(pair)} tokens** ([CLS] A [SEP] B [SEP]); the single sentence has **{n_real}** "
+        f"([CLS] … [SEP]). The batch is {width} wide"
+        + (f" ({n_extra} extra pads on every row)" if n_extra else "")
+        + f", so the single sentence is followed by **{leak.n_pads} [PAD]** tokens. The segment row says which "
+        "sentence a token belongs to (A or B; pads carry segment id 0). In the mask row **True means “ignore "
+        "this key”**: PyTorch's convention for `src_key_padding_mask`."
+    )
+    if leak.n_pads == 0:
+        st.info("The single sentence is as long as the batch, so it has no pads: move the slider to add some.")
+
+
+def show_attention() -> None:
+    fig_m, fig_u = figs.padded_attention_figures(attn, tokens)
+    table = figs.padded_attention_table(attn, tokens)
+    left, right = side_by_side(width)
+    with left:
+        show_figure(
+            fig_m,
+            "padded_attention_masked",
+            alt=f"With the mask, the single sentence's {n_real} real tokens put weight "
+            f"{attn.masked_pad_column_max:.1f} on every pad key.",
+            table=table,
+        )
+    with right:
+        show_figure(
+            fig_u,
+            "padded_attention_unmasked",
+            alt=f"Without the mask, the real tokens put up to {max(attn.pad_mass_unmasked, default=0):.3f} of "
+            "their attention on pads.",
+            table=table,
+        )
+    show_figure(
+        figs.pad_mass_figure(attn, tokens),
+        "pad_mass",
+        alt=f"Attention on pads per real token: {fmt(attn.pad_mass_masked)} with the mask, "
+        f"{fmt(attn.pad_mass_unmasked)} without.",
+        table=figs.pad_mass_table(attn, tokens),
+    )
+    narrative(
+        "With the mask, every [PAD] **column** is exactly 0: the mask adds −∞ to those scores before the "
+        "softmax, and e^−∞ = 0. Without it, the pads are ordinary keys and take their share of every row. The "
+        "pad **rows** (pads as queries) are computed either way; they come back to that below."
+    )
+    show_code(padded_attention)
+
+
+def show_leak() -> None:
+    if use_mask:
+        st.success(
+            f"Mask on: the single sentence's outputs in this batch match its outputs alone (gap {leak.gap_masked:.1e})."
+        )
+    else:
+        st.error(
+            f"Mask off: the single sentence's outputs in this batch moved by up to {leak.gap_unmasked:.3g} "
+            f"because of its {leak.n_pads} pads."
+        )
+    m1, m2 = st.columns(2)
+    m1.metric("Gap with the mask", f"{leak.gap_masked:.1e}")
+    m2.metric("Gap without the mask", f"{leak.gap_unmasked:.3g}")
+    show_figure(
+        figs.leak_curve_figure(leak),
+        "pad_leak",
+        alt=f"With the mask the gap stays at most {max(leak.curve_masked):.1e} for 0 to {leak.n_pads} pads; "
+        f"without it, it reaches {max(leak.curve_unmasked):.3g}.",
+        table=figs.leak_curve_table(leak),
+    )
+    with st.expander("Per token: how far each real output moved"):
+        st.dataframe(figs.leak_per_token_table(leak, tokens), hide_index=True)
+    narrative(
+        "The **pad-leak gap** is the largest change in any real token's final output between the padded batch "
+        "and the single sentence run on its own. With the mask it is zero (rounding aside: it is computed in "
+        "double precision so float32 noise of about 1e-6 does not hide the answer). Without the mask it is "
+        "clearly not zero, and it changes with the number of pads.\n\n"
+        "**Forgetting the mask doesn't crash anything.** The model runs, the shapes are right; it just makes a "
+        "sentence's vectors depend on how long its batch-mates were, which no test on single sentences catches."
+    )
+    show_code(pad_leak)
+
+
+def show_zero_key() -> None:
+    fig_u, fig_m = figs.zero_key_figures(zero_key)
+    table = figs.zero_key_table(zero_key)
+    left, right = st.columns(2)
+    with left:
+        show_figure(
+            fig_u,
+            "zero_key_unmasked",
+            alt=f"Unmasked, the zero-key pad takes weight {fmt(zero_key.pad_weight_unmasked)} from the three "
+            "real rows.",
+            table=table,
+        )
+    with right:
+        show_figure(
+            fig_m,
+            "zero_key_masked",
+            alt=f"Masked, the pad column is 0 and the real outputs match the three tokens alone "
+            f"(gap {zero_key.gap_masked:.1f}).",
+            table=table,
+        )
+    st.markdown(
+        f"**No mask:** rows x0, x1, x2 give the pad {fmt(zero_key.pad_weight_unmasked)}; their outputs move by up "
+        f"to {zero_key.gap_unmasked:.3f}. **Masked:** the pad gets 0 and the gap is {zero_key.gap_masked:.1f}."
+    )
+    narrative(
+        "A small check by hand, on the worked example's tensors (torch seed 7): its first three tokens, plus a "
+        "pad whose input is all zeros, so its key and value are zero too. A zero key scores 0 against every "
+        "query, and 0 is not −∞: after the softmax the pad still gets a share of every real row, and the "
+        "outputs move. Masked, the real outputs equal those of the three tokens alone exactly."
+    )
+    show_code(zero_key_pad_check)
+
+
+def show_pad_rows() -> None:
+    st.dataframe(figs.zero_key_outputs_table(zero_key), hide_index=True)
+    pad_out, mean_v = zero_key.outputs_masked[3], zero_key.mean_real_value
+    narrative(
+        "The pad's own row is still computed. In the check above its query is zero, so it spreads its attention "
+        f"evenly over the three real tokens and its output ({pad_out[0]:.4f}, {pad_out[1]:.4f}) is just their "
+        f"average value ({mean_v[0]:.4f}, {mean_v[1]:.4f}). It is *some* vector, and it means nothing: nothing "
+        "downstream (pooling, a loss, a classifier) should ever read a pad's output."
+    )
+    if fast.pad_positions:
+        show_figure(
+            figs.fast_path_figure(fast),
+            "fast_path",
+            alt=f"PyTorch's TransformerEncoder gives the pad rows norms of about {max(fast.norms_train):.2f} in "
+            f"train mode and {max(fast.norms_eval):.1f} in eval mode; the real tokens agree to "
+            f"{fast.real_max_diff:.1e}.",
+            table=figs.fast_path_table(fast),
+        )
+    narrative(
+        "Another reason: PyTorch's own `nn.TransformerEncoder` does not even agree with itself about them. Here a "
+        "fresh one of the same shape (seeded with the sidebar's seed) runs this batch's embeddings with the "
+        "padding mask. In train mode (dropout 0) the pads are computed like any token. In eval mode, under "
+        "`torch.inference_mode`, it takes a fast path that packs the real tokens into a nested tensor, skips the "
+        "pads, and fills their outputs with zeros. The real tokens agree in both modes "
+        f"(max difference {fast.real_max_diff:.1e}); the pad rows do not."
+    )
+    show_code(fast_path_pad_outputs)
+
+
+sections = [
+    Section("The batch", "One rectangle: the single sentence is filled up with [PAD] tokens.", show_batch),
+    Section(
+        "Attention with and without the mask",
+        "With the mask, no real token gives the pads any weight: exactly 0.",
+        show_attention,
+    ),
+    Section(
+        "The pad-leak gap",
+        "Without the mask a sentence's outputs depend on its batch-mates; with it they don't.",
+        show_leak,
+    ),
+    Section(
+        "A zero key is not a masked key",
+        "A pad with key 0 still scores 0, not −∞, and still takes attention.",
+        show_zero_key,
+    ),
+    Section("The pad's own output", "Pads get an output too; never read it.", show_pad_rows),
+]
+render_sections(sections)
+finish(PARAMS)

@@ -1,0 +1,141 @@
+"""The attention and padding lessons' figure builders, without Streamlit: data in == data drawn, labels escaped."""
+
+import numpy as np
+import pytest
+
+from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core.lessons.attention import compare_masks, contrast_word, drop_last_token, seed001_reading
+from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
+from ui import figures_attention as fa
+from ui import figures_padding as fp
+
+MARKUP = "<b>x</b> <script>alert(1)</script> &amp; the cat"
+
+
+@pytest.fixture(scope="module")
+def model():
+    return build_encoder(preset("small"), seed=0, init_std=0.2)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return WordTokenizer()
+
+
+@pytest.fixture(scope="module")
+def batch(tok):
+    return tok.pad([tok.encode("the cat sat on the mat", "it was happy"), tok.encode("the cat sat")])
+
+
+def all_labels(fig) -> list[str]:
+    out = [fig.layout.title.text or ""]
+    for trace in fig.data:
+        for attr in ("x", "y", "name", "text"):
+            value = getattr(trace, attr, None)
+            if value is not None and not isinstance(value, (int, float)):
+                out += [str(v) for v in np.asarray(value, dtype=object).ravel()]
+    return out
+
+
+def test_mask_pair_figures_draw_the_comparison(model, tok):
+    tokens = ["[CLS]", "the", "<b>x</b>", "&", "[SEP]"]  # label text as a user could make it
+    c = compare_masks(model, tok.encode("the cat sat").ids, 1, 2)
+    bi, causal = fa.mask_pair_figures(c, tokens)
+    np.testing.assert_array_equal(bi.data[0].z, c.bidirectional.numpy().astype(np.float64))
+    np.testing.assert_array_equal(causal.data[0].z, c.causal.numpy().astype(np.float64))
+    assert (bi.data[0].zmin, bi.data[0].zmax) == (0.0, 1.0)
+    assert "layer 1, head 2" in bi.layout.title.text
+    assert list(bi.data[0].y) == ["0 [CLS]", "1 the", "2 &lt;b&gt;x&lt;/b&gt;", "3 &amp;", "4 [SEP]"]
+    assert bi.data[0].texttemplate  # values in the cells for a short sentence
+    assert bi.layout.margin.t >= 120  # room for the title above the top key axis
+    table = fa.mask_pair_table(c, tokens)
+    assert len(table) == 25 and table["causal"].sum() == pytest.approx(5.0, abs=1e-5)
+    sums = fa.row_sums_table(c, tokens)
+    assert sums["row sum, causal"].tolist() == c.row_sums_causal
+
+
+def test_drop_last_figure(model, tok):
+    enc = tok.encode("the cat sat down")
+    r = drop_last_token(model, enc.ids)
+    fig = fa.drop_last_figure(r, enc.tokens)
+    assert [t.name for t in fig.data] == ["causal mask", "bidirectional"]
+    np.testing.assert_array_equal(fig.data[0].y, r.shift_causal)
+    np.testing.assert_allclose(fig.data[1].y, r.shift_bidirectional)
+    assert list(fig.data[0].x) == ["0 [CLS]", "1 the", "2 cat", "3 sat", "4 down"]
+    assert "[SEP]" in fig.layout.title.text
+    assert fa.drop_last_table(r, enc.tokens)["shift, causal"].tolist() == r.shift_causal
+
+
+def test_word_contrast_figure(model, tok):
+    a, b = tok.encode("she sat on the bank of the river"), tok.encode("she sat on the bank and counted the money")
+    r = contrast_word(model, a.ids, b.ids, a.tokens, b.tokens, "bank")
+    fig = fa.word_contrast_figure(r)
+    assert list(fig.data[0].x) == ["embeddings", "after layer 1", "after layer 2"]
+    np.testing.assert_array_equal(fig.data[0].y, r.distance_causal)
+    np.testing.assert_allclose(fig.data[1].y, r.distance_bidirectional)
+    assert fa.word_contrast_table(r)["distance, bidirectional"].tolist() == r.distance_bidirectional
+
+
+def test_seed001_figures():
+    reading = seed001_reading()
+    bi, causal = fa.seed001_figures(reading)
+    np.testing.assert_allclose(bi.data[0].z[0], [0.2585, 0.0202, 0.0440, 0.6773], atol=5e-5)
+    assert list(bi.data[0].x) == ["x0", "x1", "x2", "x3"]
+    np.testing.assert_array_equal(causal.data[0].z[-1], bi.data[0].z[-1])
+    assert len(fa.seed001_table(reading)) == 16
+
+
+def test_batch_table_shows_tokens_ids_segments_and_mask(batch):
+    table = fp.batch_table(batch)
+    single = table[table["sequence"] == "single"].set_index("row")
+    assert [single.loc["token", str(t)] for t in range(12)] == batch.tokens[1]
+    assert single.loc["id", "5"] == "0"
+    assert single.loc["ignore key (mask)", "4"] == "False" and single.loc["ignore key (mask)", "5"] == "True"
+    pair = table[table["sequence"] == "pair"].set_index("row")
+    assert pair.loc["segment", "7"] == "A" and pair.loc["segment", "8"] == "B"
+
+
+def test_padding_figures(model, batch):
+    tokens = batch.tokens[1]
+    pa = padded_attention(model, batch, 1, 0, 0)
+    masked, unmasked = fp.padded_attention_figures(pa, tokens)
+    np.testing.assert_array_equal(masked.data[0].z, pa.masked.numpy().astype(np.float64))
+    np.testing.assert_array_equal(unmasked.data[0].z, pa.unmasked.numpy().astype(np.float64))
+    assert (masked.data[0].z[:, 5:] == 0).all()
+    mass = fp.pad_mass_figure(pa, tokens)
+    np.testing.assert_array_equal(mass.data[0].y, [0.0] * 5)
+    np.testing.assert_allclose(mass.data[1].y, pa.pad_mass_unmasked)
+    assert len(fp.padded_attention_table(pa, tokens)) == 144
+
+    leak = pad_leak(model, batch, 1)
+    curve = fp.leak_curve_figure(leak)
+    np.testing.assert_array_equal(curve.data[0].x, leak.pad_counts)
+    np.testing.assert_array_equal(curve.data[0].y, leak.curve_masked)
+    np.testing.assert_array_equal(curve.data[1].y, leak.curve_unmasked)
+    assert fp.leak_per_token_table(leak, tokens)["change, without mask"].tolist() == leak.per_token_unmasked
+
+    check = zero_key_pad_check()
+    zu, zm = fp.zero_key_figures(check)
+    assert list(zu.data[0].x) == ["x0", "x1", "x2", "[PAD]"]
+    np.testing.assert_array_equal(zm.data[0].z[:, 3], [0, 0, 0, 0])
+    assert fp.zero_key_outputs_table(check)["alone"].iloc[3] == "—"
+
+    fast = fast_path_pad_outputs(model, batch, 1)
+    bars = fp.fast_path_figure(fast)
+    np.testing.assert_allclose(bars.data[0].y, fast.norms_train)
+    np.testing.assert_array_equal(bars.data[1].y, fast.norms_eval)
+    assert list(bars.data[0].x) == [f"pos {p}" for p in range(5, 12)]
+
+
+def test_user_markup_never_reaches_a_label_unescaped(model, tok):
+    enc = tok.encode(MARKUP)
+    tokens = [MARKUP, *enc.tokens[1:]]  # even a raw label is escaped by the builders
+    c = compare_masks(model, enc.ids, 0, 0)
+    figs = [*fa.mask_pair_figures(c, tokens), fa.drop_last_figure(drop_last_token(model, enc.ids), tokens)]
+    b = tok.pad([enc, tok.encode("the cat")])
+    pa = padded_attention(model, b, 1, 0, 0)
+    padded_tokens = [MARKUP, *b.tokens[1][1:]]
+    figs += [*fp.padded_attention_figures(pa, padded_tokens), fp.pad_mass_figure(pa, padded_tokens)]
+    for fig in figs:
+        for label in all_labels(fig):
+            assert "<script" not in label and "<b>" not in label

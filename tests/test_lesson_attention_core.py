@@ -1,0 +1,170 @@
+"""The attention lesson's computations: invariants, an independent attention, the seed's numbers."""
+
+import math
+
+import pytest
+import torch
+
+from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core.lessons.attention import (
+    compare_masks,
+    contrast_word,
+    drop_last_token,
+    layer_attention,
+    seed001_reading,
+    shared_prefix_word,
+)
+
+BANK_A = "she sat on the bank of the river"
+BANK_B = "she sat on the bank and counted the money"
+SENTENCES = ["the cat sat down", "the old dog slept on the warm mat near the river because it was tired"]
+
+
+@pytest.fixture(scope="module")
+def model():
+    return build_encoder(preset("small"), seed=0, init_std=0.2)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return WordTokenizer()
+
+
+def reference_weights(block, x, head, causal):
+    """softmax(q k^T / sqrt(d_head)) for one head of a post-norm block, written out by hand."""
+    cfg = block.config
+    sl = slice(head * cfg.d_head, (head + 1) * cfg.d_head)
+    sa = block.attention.self
+    with torch.no_grad():
+        q = (x @ sa.query.weight.T + sa.query.bias)[:, sl]
+        k = (x @ sa.key.weight.T + sa.key.bias)[:, sl]
+    scores = q @ k.T / math.sqrt(cfg.d_head)
+    if causal:
+        scores = scores.masked_fill(torch.ones_like(scores, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(scores, dim=-1)
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_mask_comparison_invariants_at_every_layer_and_head(model, tok, sentence):
+    ids = tok.encode(sentence).ids
+    for layer in range(model.config.n_layers):
+        for head in range(model.config.n_heads):
+            c = compare_masks(model, ids, layer, head)
+            T = len(ids)
+            assert c.bidirectional.shape == c.causal.shape == (T, T)
+            assert max(abs(s - 1) for s in c.row_sums_bidirectional + c.row_sums_causal) < 1e-5
+            assert c.max_row_sum_error < 1e-5
+            assert bool((c.causal.triu(1) == 0).all()) and c.causal_upper_max == 0.0
+            assert c.last_row_max_diff == 0.0  # same input: the mask removes nothing from the last row
+            assert torch.equal(c.bidirectional[-1], c.causal[-1])
+            # Without the mask, some query looks ahead: the two grids differ.
+            assert float((c.bidirectional - c.causal).abs().max()) > 1e-3
+
+
+def test_mask_comparison_matches_a_hand_written_attention_and_the_model_runs(model, tok):
+    ids = torch.tensor([tok.encode(SENTENCES[0]).ids])
+    with torch.inference_mode():
+        bi_run, causal_run = model(ids), model(ids, causal=True)
+    for layer in range(model.config.n_layers):
+        x = bi_run.hidden_states[layer][0]
+        for head in range(model.config.n_heads):
+            c = compare_masks(model, ids[0], layer, head)
+            assert torch.equal(c.layer_input, x)
+            torch.testing.assert_close(c.bidirectional, reference_weights(model.encoder.layer[layer], x, head, False))
+            torch.testing.assert_close(c.causal, reference_weights(model.encoder.layer[layer], x, head, True))
+            # The bidirectional grid is the model's own attention at that layer.
+            torch.testing.assert_close(c.bidirectional, bi_run.attentions[layer][0, head])
+    # At layer 0 both runs share their input, so the causal grid is the causal model's own.
+    c0 = compare_masks(model, ids[0], 0, 1)
+    torch.testing.assert_close(c0.causal, causal_run.attentions[0][0, 1])
+    assert c0.last_row_diff_own_runs == 0.0
+    # Deeper, a fully causal model feeds the layer another input: its last row differs.
+    assert compare_masks(model, ids[0], 1, 0).last_row_diff_own_runs > 1e-3
+
+
+def test_layer_attention_handles_pre_norm_blocks():
+    m = build_encoder(preset("small", norm="pre"), seed=1, init_std=0.2)
+    ids = torch.tensor([[2, 5, 6, 7, 3]])
+    with torch.inference_mode():
+        run = m(ids)
+        w = layer_attention(m.encoder.layer[1], run.hidden_states[1], causal=False)
+    torch.testing.assert_close(w, run.attentions[1])
+
+
+def test_compare_masks_rejects_out_of_range_layer_and_head(model):
+    with pytest.raises(ValueError, match="layer"):
+        compare_masks(model, [2, 5, 3], model.config.n_layers, 0)
+    with pytest.raises(ValueError, match="head"):
+        compare_masks(model, [2, 5, 3], 0, -1)
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_drop_last_token_causal_gap_is_exactly_zero(model, tok, sentence):
+    ids = tok.encode(sentence).ids
+    r = drop_last_token(model, ids)
+    assert r.positions == len(ids) - 1 == len(r.shift_causal) == len(r.shift_bidirectional)
+    assert r.max_causal == 0.0 and all(s == 0.0 for s in r.shift_causal)
+    assert r.max_bidirectional > 1e-3 and min(r.shift_bidirectional) > 1e-3
+
+
+def test_drop_last_token_agrees_with_direct_runs(model, tok):
+    ids = torch.tensor([tok.encode(SENTENCES[0]).ids])
+    with torch.inference_mode():
+        full, short = model(ids).hidden[0, :-1], model(ids[:, :-1]).hidden[0]
+    expected = [float(torch.linalg.vector_norm(a - b)) for a, b in zip(full, short)]
+    assert drop_last_token(model, ids[0]).shift_bidirectional == pytest.approx(expected, rel=1e-6)
+    with pytest.raises(ValueError):
+        drop_last_token(model, [2])
+
+
+def test_bank_pair_is_in_the_vocabulary_and_shares_its_prefix(tok):
+    a, b = tok.encode(BANK_A), tok.encode(BANK_B)
+    assert not a.unknown and not b.unknown
+    assert shared_prefix_word(a.tokens, b.tokens, "bank") == 5
+    assert a.tokens[6] != b.tokens[6]
+
+
+def test_bank_vector_identical_under_causal_mask_and_not_without(model, tok):
+    a, b = tok.encode(BANK_A), tok.encode(BANK_B)
+    r = contrast_word(model, a.ids, b.ids, a.tokens, b.tokens, "bank")
+    assert r.position == 5
+    assert len(r.distance_causal) == model.config.n_layers + 1
+    assert all(d == 0.0 for d in r.distance_causal) and r.final_distance_causal == 0.0
+    assert r.cosine_causal == pytest.approx(1.0, abs=1e-6)
+    assert r.distance_bidirectional[0] == 0.0  # the embeddings do not see the other words yet
+    assert r.final_distance_bidirectional > 1e-3
+    assert r.cosine_bidirectional < 1 - 1e-4
+    # Independent check of the final distance and cosine.
+    with torch.inference_mode():
+        va = model(torch.tensor([a.ids])).hidden[0, 5]
+        vb = model(torch.tensor([b.ids])).hidden[0, 5]
+    assert r.final_distance_bidirectional == pytest.approx(float((va - vb).norm()), rel=1e-6)
+    cos = float(va @ vb / (va.norm() * vb.norm()))
+    assert r.cosine_bidirectional == pytest.approx(cos, rel=1e-5)
+
+
+def test_contrast_word_refuses_sentences_that_differ_before_the_word(model, tok):
+    a, b = tok.encode("she sat on the bank"), tok.encode("he sat on the bank")
+    with pytest.raises(ValueError, match="identical"):
+        contrast_word(model, a.ids, b.ids, a.tokens, b.tokens, "bank")
+    with pytest.raises(ValueError, match="not among"):
+        shared_prefix_word(a.tokens, b.tokens, "river")
+
+
+def test_seed001_reading_reproduces_the_published_numbers():
+    r = seed001_reading()
+    assert r.example.row0 == [0.258, 0.020, 0.044, 0.677]
+    assert r.example.future_mass_row0 == 0.742
+    assert r.example.row_sums == [1.0, 1.0, 1.0, 1.0]
+    assert (r.top_key, r.top_weight, r.self_weight) == (3, 0.677, 0.258)
+    assert r.last_row_max_diff == 0.0
+
+
+def test_seed001_matches_the_published_snippet_run_verbatim():
+    """The source's own code (global torch.manual_seed(7)), without a forked RNG leaking into the suite."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(7)
+        X = torch.randn(4, 3)
+        Wq, Wk, _ = torch.randn(3, 3), torch.randn(3, 3), torch.randn(3, 2)
+        weights = torch.softmax((X @ Wq) @ (X @ Wk).T / math.sqrt(3), dim=-1)
+    torch.testing.assert_close(seed001_reading().example.weights_bidirectional, weights)

@@ -1,0 +1,144 @@
+"""The padding lesson's computations: the mask's invariants, the pad leak, the zero-key check, the fast path."""
+
+import numpy as np
+import pytest
+import torch
+
+from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core.examples import seed001_example
+from encoder_core.lessons.padding import (
+    fast_path_pad_outputs,
+    pad_leak,
+    padded_attention,
+    seed001_tensors,
+    zero_key_pad_check,
+)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return build_encoder(preset("small"), seed=0, init_std=0.2)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return WordTokenizer()
+
+
+def seed_batch(tok, extra_pads=0):
+    return tok.pad(
+        [tok.encode("the cat sat on the mat", "it was happy"), tok.encode("the cat sat")], extra_pads=extra_pads
+    )
+
+
+def test_default_batch_is_the_seed_batch(tok):
+    b = seed_batch(tok)
+    assert b.lengths == [12, 5] and b.ids.shape == (2, 12)
+    assert b.tokens[1] == ["[CLS]", "the", "cat", "sat", "[SEP]"] + ["[PAD]"] * 7
+    assert b.key_padding_mask[1].tolist() == [False] * 5 + [True] * 7
+    assert not bool(b.key_padding_mask[0].any())
+    assert b.segments[0].tolist() == [0] * 8 + [1] * 4
+
+
+@pytest.mark.parametrize("extra", [0, 9])
+def test_masked_pad_columns_are_exactly_zero_at_every_layer_and_head(model, tok, extra):
+    b = seed_batch(tok, extra)
+    for layer in range(model.config.n_layers):
+        for head in range(model.config.n_heads):
+            pa = padded_attention(model, b, 1, layer, head)
+            n = pa.n_real
+            assert n == 5 and pa.masked.shape == (12 + extra, 12 + extra)
+            assert bool((pa.masked[:, n:] == 0).all()) and pa.masked_pad_column_max == 0.0
+            assert pa.pad_mass_masked == [0.0] * n
+            assert min(pa.pad_mass_unmasked) > 1e-4
+            torch.testing.assert_close(pa.masked.sum(-1), torch.ones(12 + extra))
+            torch.testing.assert_close(pa.unmasked.sum(-1), torch.ones(12 + extra))
+            torch.testing.assert_close(torch.tensor(pa.pad_mass_unmasked), pa.unmasked[:n, n:].sum(-1))
+
+
+def test_padded_attention_rejects_a_bad_row(model, tok):
+    with pytest.raises(ValueError):
+        padded_attention(model, seed_batch(tok), 2, 0, 0)
+
+
+@pytest.mark.parametrize("extra", [0, 5, 32])
+def test_pad_leak_gap_is_zero_with_the_mask_and_not_without(model, tok, extra):
+    b = seed_batch(tok, extra)
+    leak = pad_leak(model, b, 1)
+    assert leak.n_pads == 7 + extra
+    assert leak.gap_masked <= 1e-6
+    assert leak.gap_unmasked > 1e-4
+    assert len(leak.per_token_masked) == len(leak.per_token_unmasked) == 5
+    assert leak.pad_counts[0] == 0 and leak.pad_counts[-1] == 7 + extra
+    assert leak.curve_masked[0] == 0.0 and leak.curve_unmasked[0] == 0.0  # no pads: nothing to leak
+    assert max(leak.curve_masked) <= 1e-6
+    assert min(leak.curve_unmasked[1:]) > 1e-4
+    # The curve's last point is this batch's row: the same gap.
+    assert leak.curve_unmasked[-1] == pytest.approx(leak.gap_unmasked, rel=1e-9)
+    assert len(set(np.round(leak.curve_unmasked[1:], 9))) > 1  # it depends on how many pads there are
+
+
+def test_pad_leak_in_float32_would_only_show_rounding_noise(model, tok):
+    """Why the gap is computed in float64: in float32 a masked batch differs by a few rounding units."""
+    b = seed_batch(tok)
+    with torch.inference_mode():
+        alone = model(b.ids[1:, :5], b.segments[1:, :5]).hidden[0]
+        batched = model(b.ids, b.segments, b.key_padding_mask).hidden[1, :5]
+    assert float((alone - batched).abs().max()) < 1e-4
+    assert pad_leak(model, b, 1).gap_masked < 1e-12
+
+
+def test_pad_leak_leaves_the_model_untouched(model, tok):
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    pad_leak(model, seed_batch(tok), 1)
+    fast_path_pad_outputs(model, seed_batch(tok), 1)
+    after = model.state_dict()
+    assert all(after[k].dtype == torch.float32 and torch.equal(after[k], v) for k, v in before.items())
+    assert not model.training
+
+
+def test_pad_leak_with_a_row_that_has_no_pads(model, tok):
+    b = tok.pad([tok.encode("the cat sat")])
+    leak = pad_leak(model, b, 0)
+    assert leak.n_pads == 0 and leak.pad_counts == [0]
+    assert leak.gap_masked == leak.gap_unmasked == 0.0
+
+
+def test_seed001_tensors_are_the_worked_examples():
+    X, Wq, Wk, Wv = seed001_tensors()
+    w = torch.softmax((X @ Wq) @ (X @ Wk).T / 3**0.5, dim=-1)
+    torch.testing.assert_close(w, seed001_example().weights_bidirectional)
+
+
+def test_zero_key_pad_check_against_numpy():
+    X, Wq, Wk, Wv = (t.double().numpy() for t in seed001_tensors())
+    x3 = X[:3]
+    scores = (x3 @ Wq) @ (x3 @ Wk).T / np.sqrt(3)
+    scores = np.concatenate([scores, np.zeros((3, 1))], axis=1)  # a zero key scores 0 against every query
+    w = np.exp(scores) / np.exp(scores).sum(1, keepdims=True)
+    v = np.concatenate([x3 @ Wv, np.zeros((1, 2))])
+    alone_w = np.exp(scores[:, :3]) / np.exp(scores[:, :3]).sum(1, keepdims=True)
+    gap = np.abs(w @ v - alone_w @ (x3 @ Wv)).max()
+
+    c = zero_key_pad_check()
+    assert c.pad_weight_unmasked == pytest.approx(w[:, 3].tolist(), abs=1e-6)
+    # What seed 7's tensors give (the source text quotes other figures for its version of the check).
+    assert [round(p, 3) for p in c.pad_weight_unmasked] == [0.002, 0.984, 0.085]
+    assert c.gap_unmasked == pytest.approx(gap, abs=1e-5) and c.gap_unmasked > 1e-4
+    assert c.gap_masked == 0.0
+    assert bool((c.weights_masked[:, 3] == 0).all())
+    torch.testing.assert_close(c.weights_unmasked[3], torch.full((4,), 0.25))  # zero query: uniform
+    torch.testing.assert_close(c.outputs_masked[3], c.mean_real_value)  # the pad averages the real values
+    torch.testing.assert_close(c.outputs_masked[:3], c.outputs_alone)
+
+
+def test_fast_path_zeroes_pad_outputs_in_eval_mode_only(model, tok):
+    b = seed_batch(tok, 3)
+    state = torch.random.get_rng_state()
+    fp = fast_path_pad_outputs(model, b, 1, seed=4)
+    assert torch.equal(state, torch.random.get_rng_state())  # the fresh module's init did not touch global RNG
+    assert fp.pad_positions == list(range(5, 15))
+    assert fp.norms_eval == [0.0] * 10
+    assert min(fp.norms_train) > 1.0
+    assert fp.real_max_diff < 1e-4
+    assert fast_path_pad_outputs(model, b, 1, seed=4).norms_train == fp.norms_train  # seeded: repeatable

@@ -1,0 +1,123 @@
+"""The Attention page in Streamlit's AppTest: numbers drawn == encoder_core's, every control, bad input, links."""
+
+import numpy as np
+import pytest
+from apptest_helpers import APP, all_text, figures, open_page
+from streamlit.testing.v1 import AppTest
+
+from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core.lessons.attention import compare_masks, contrast_word, drop_last_token
+from ui.models import TEACHING_INIT_STD
+
+DEFAULT = "the cat sat down"
+BANK = ("she sat on the bank of the river", "she sat on the bank and counted the money")
+TOK = WordTokenizer()
+
+
+def open_linked(query: dict) -> AppTest:
+    """Open the page straight from a link, as a browser does (apptest_helpers.open_page runs the home
+    page first, and home rewrites the URL without the lesson's parameters)."""
+    at = AppTest.from_file(APP, default_timeout=90)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page("pages/attention.py")
+    return at.run()
+
+
+def headings(at) -> str:
+    return "\n".join(str(h.value) for h in at.subheader)
+
+
+def model_for(seed: int):
+    return build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
+
+
+def assert_page_matches_core(at, sentence: str, seed: int, layer: int, head: int) -> None:
+    figs, m, enc = figures(at), model_for(seed), TOK.encode(sentence)
+    c = compare_masks(m, enc.ids, layer, head)
+    bi, causal = figs["attention_bidirectional"]["data"][0], figs["attention_causal"]["data"][0]
+    np.testing.assert_allclose(bi["z"], c.bidirectional.numpy(), rtol=0, atol=1e-7)
+    np.testing.assert_allclose(causal["z"], c.causal.numpy(), rtol=0, atol=1e-7)
+    assert list(bi["y"]) == [f"{i} {t}" for i, t in enumerate(enc.tokens)]
+    assert f"layer {layer}, head {head}" in figs["attention_bidirectional"]["layout"]["title"]["text"]
+    d = drop_last_token(m, enc.ids)
+    np.testing.assert_array_equal(figs["drop_last"]["data"][0]["y"], [0.0] * d.positions)
+    np.testing.assert_allclose(figs["drop_last"]["data"][1]["y"], d.shift_bidirectional, rtol=1e-6)
+    a, b = (TOK.encode(s) for s in BANK)
+    w = contrast_word(m, a.ids, b.ids, a.tokens, b.tokens, "bank")
+    np.testing.assert_array_equal(figs["bank"]["data"][0]["y"], [0.0] * 3)
+    np.testing.assert_allclose(figs["bank"]["data"][1]["y"], w.distance_bidirectional, rtol=1e-6)
+
+
+def test_defaults_draw_encoder_core_numbers_and_the_seed_example():
+    at = open_page("attention")
+    assert not at.exception
+    assert_page_matches_core(at, DEFAULT, seed=0, layer=0, head=0)
+    figs, text = figures(at), all_text(at)
+    np.testing.assert_allclose(
+        figs["seed001_bidirectional"]["data"][0]["z"][0], [0.258, 0.020, 0.044, 0.677], rtol=0, atol=5e-4
+    )
+    assert "0.258, 0.020, 0.044, 0.677" in text and "0.742" in text
+    assert "Distance, causal" in text and [m.value for m in at.metric if m.label == "Distance, causal"] == ["0.0"]
+    sums = next(d.value for d in at.dataframe if "row sum, causal" in d.value.columns)
+    assert sums["row sum, causal"].to_numpy() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_every_control_changes_what_is_drawn():
+    at = open_page("attention")
+    at.text_input(key="sentence").input("the dog ran home").run()
+    at.slider(key="layer").set_value(1).run()
+    at.slider(key="head").set_value(3).run()
+    at.number_input(key="seed").set_value(5).run()
+    assert not at.exception
+    assert_page_matches_core(at, "the dog ran home", seed=5, layer=1, head=3)
+    assert "would differ by up to" in all_text(at)  # layer > 0: the page says what a fully causal model does
+
+
+def test_bad_sentences_get_a_message_and_a_fallback():
+    at = open_page("attention")
+    at.text_input(key="sentence").input("   ").run()
+    assert not at.exception
+    assert any("empty" in i.value for i in at.info)
+    assert list(figures(at)["attention_causal"]["data"][0]["y"])[1:5] == ["1 the", "2 cat", "3 sat", "4 down"]
+
+    at.text_input(key="sentence").input("a " * 5000).run()  # 10,000 characters
+    assert not at.exception
+    notices = " ".join(w.value for w in at.warning)
+    assert "10,000 characters" in notices  # the text is cut to what a control keeps...
+    assert "cut" in notices  # ...and then to the model's 512 positions
+    assert np.asarray(figures(at)["attention_causal"]["data"][0]["z"]).shape == (512, 512)
+
+    at.text_input(key="sentence").input("<b>x</b> <script>alert(1)</script> &amp; zebra").run()
+    assert not at.exception
+    labels = [str(v) for v in figures(at)["attention_bidirectional"]["data"][0]["y"]]
+    assert any("[UNK]" in v for v in labels)
+    for fig in figures(at).values():
+        for trace in fig["data"]:
+            for v in list(trace.get("x", [])) + list(trace.get("y", [])):
+                assert "<script" not in str(v) and "<b>" not in str(v)
+
+
+def test_link_sets_every_control():
+    at = open_linked({"sentence": "the dog ran", "layer": "1", "head": "2", "seed": "3"})
+    assert not at.exception and not at.warning
+    assert at.text_input(key="sentence").value == "the dog ran"
+    assert (at.slider(key="layer").value, at.slider(key="head").value) == (1, 2)
+    assert_page_matches_core(at, "the dog ran", seed=3, layer=1, head=2)
+
+
+def test_malformed_link_values_give_a_notice():
+    at = open_linked({"layer": "abc", "head": "99", "zzz": "1"})
+    assert not at.exception
+    notice = " ".join(w.value for w in at.warning)
+    assert "layer" in notice and "head" in notice and "zzz" in notice
+    assert (at.slider(key="layer").value, at.slider(key="head").value) == (0, 3)
+
+
+def test_lecture_mode_steps_through_the_sections():
+    at = open_linked({"lecture": "1"})
+    assert not at.exception
+    assert "Step 1 of 4" in headings(at)
+    assert set(figures(at)) == {"attention_bidirectional", "attention_causal"}
+    at.button(key="lecture_next").click().run()
+    assert "Step 2 of 4" in headings(at) and set(figures(at)) == {"drop_last"}

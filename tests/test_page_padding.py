@@ -1,0 +1,153 @@
+"""The Padding page in Streamlit's AppTest: numbers drawn == encoder_core's, every control, bad input, links."""
+
+import numpy as np
+from apptest_helpers import APP, all_text, figures, open_page
+from streamlit.testing.v1 import AppTest
+
+from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention
+from ui.models import TEACHING_INIT_STD
+
+TOK = WordTokenizer()
+DEFAULTS = ("the cat sat on the mat", "it was happy", "the cat sat")
+
+
+def open_linked(query: dict) -> AppTest:
+    """Open the page straight from a link, as a browser does (apptest_helpers.open_page runs the home
+    page first, and home rewrites the URL without the lesson's parameters)."""
+    at = AppTest.from_file(APP, default_timeout=90)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page("pages/padding.py")
+    return at.run()
+
+
+def headings(at) -> str:
+    return "\n".join(str(h.value) for h in at.subheader)
+
+
+def batch_for(a: str, b: str, single: str, extra: int):
+    return TOK.pad([TOK.encode(a, b), TOK.encode(single)], extra_pads=extra)
+
+
+def assert_page_matches_core(at, texts=DEFAULTS, extra=0, seed=0, layer=0, head=0) -> None:
+    figs, batch = figures(at), batch_for(*texts, extra)
+    model = build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
+    pa = padded_attention(model, batch, 1, layer, head)
+    np.testing.assert_allclose(figs["padded_attention_masked"]["data"][0]["z"], pa.masked.numpy(), rtol=0, atol=1e-7)
+    np.testing.assert_allclose(figs["padded_attention_unmasked"]["data"][0]["z"], pa.unmasked.numpy(), atol=1e-7)
+    assert f"layer {layer}, head {head}" in figs["padded_attention_masked"]["layout"]["title"]["text"]
+    np.testing.assert_array_equal(figs["pad_mass"]["data"][0]["y"], [0.0] * pa.n_real)
+    np.testing.assert_allclose(figs["pad_mass"]["data"][1]["y"], pa.pad_mass_unmasked, rtol=1e-6)
+    leak = pad_leak(model, batch, 1)
+    np.testing.assert_array_equal(figs["pad_leak"]["data"][0]["x"], leak.pad_counts)
+    assert max(figs["pad_leak"]["data"][0]["y"]) <= 1e-6
+    np.testing.assert_allclose(figs["pad_leak"]["data"][1]["y"], leak.curve_unmasked, rtol=1e-9)
+    fast = fast_path_pad_outputs(model, batch, 1, seed=seed)
+    np.testing.assert_allclose(figs["fast_path"]["data"][0]["y"], fast.norms_train, rtol=1e-6)
+    np.testing.assert_array_equal(figs["fast_path"]["data"][1]["y"], [0.0] * len(fast.pad_positions))
+
+
+def batch_rows(at) -> dict:
+    table = next(d.value for d in at.dataframe if "sequence" in d.value.columns)
+    single = table[table["sequence"] == "single"].set_index("row")
+    return {row: [single.loc[row, c] for c in single.columns if c != "sequence"] for row in single.index}
+
+
+def test_defaults_reproduce_the_seed_batch_and_numbers():
+    at = open_page("padding")
+    assert not at.exception
+    rows = batch_rows(at)
+    assert rows["token"] == ["[CLS]", "the", "cat", "sat", "[SEP]"] + ["[PAD]"] * 7
+    assert rows["ignore key (mask)"] == ["False"] * 5 + ["True"] * 7
+    assert_page_matches_core(at)
+    text = all_text(at)
+    assert "12 tokens" in text and "7 [PAD]" in text
+    assert "Mask on" in text
+    assert "0.002, 0.984, 0.085" in text  # the zero-key pad's weights, recomputed from the seed-7 tensors
+    assert "the gap is 0.0" in text
+
+
+def test_every_control_changes_what_is_drawn():
+    at = open_page("padding")
+    at.text_input(key="sentence_a").input("a dog ran").run()
+    at.text_input(key="sentence_b").input("the boy was very tired").run()
+    at.text_input(key="single").input("she slept").run()
+    at.slider(key="n_pads").set_value(4).run()
+    at.slider(key="layer").set_value(1).run()
+    at.slider(key="head").set_value(2).run()
+    at.number_input(key="seed").set_value(3).run()
+    at.toggle(key="use_mask").set_value(False).run()
+    assert not at.exception
+    texts = ("a dog ran", "the boy was very tired", "she slept")
+    assert_page_matches_core(at, texts, extra=4, seed=3, layer=1, head=2)
+    assert batch_rows(at)["token"][:5] == ["[CLS]", "she", "slept", "[SEP]", "[PAD]"]
+    assert "Mask off" in all_text(at)
+
+
+def test_bad_input_gets_a_message_and_a_fallback():
+    at = open_page("padding")
+    at.text_input(key="single").input(" \t ").run()
+    assert not at.exception
+    assert any("empty" in i.value for i in at.info)
+    assert batch_rows(at)["token"][:5] == ["[CLS]", "the", "cat", "sat", "[SEP]"]
+
+    at.text_input(key="sentence_a").input("a " * 5000).run()
+    assert not at.exception
+    notices = " ".join(w.value for w in at.warning)
+    assert "10,000 characters" in notices and "cut" in notices
+    assert np.asarray(figures(at)["padded_attention_masked"]["data"][0]["z"]).shape == (480, 480)
+
+    at.text_input(key="sentence_a").input("the cat").run()
+    at.text_input(key="single").input("<b>x</b> <script>alert(1)</script> &amp; zebra").run()
+    assert not at.exception
+    assert "[UNK]" in batch_rows(at)["token"]
+    for fig in figures(at).values():
+        for trace in fig["data"]:
+            for v in list(trace.get("x", [])) + list(trace.get("y", [])):
+                assert "<script" not in str(v) and "<b>" not in str(v)
+
+
+def test_single_sentence_without_pads_is_explained():
+    at = open_linked({"single": "the old man and the young woman sat on the mat"})
+    assert not at.exception
+    assert any("no pads" in i.value for i in at.info)
+
+
+def test_link_sets_every_control():
+    query = {
+        "sentence_a": "a cat ran",
+        "sentence_b": "it was late",
+        "single": "the dog",
+        "n_pads": "3",
+        "use_mask": "0",
+        "layer": "1",
+        "head": "3",
+        "seed": "2",
+    }
+    at = open_linked(query)
+    assert not at.exception and not at.warning
+    assert at.text_input(key="single").value == "the dog"
+    assert (at.slider(key="n_pads").value, at.toggle(key="use_mask").value) == (3, False)
+    assert_page_matches_core(at, ("a cat ran", "it was late", "the dog"), extra=3, seed=2, layer=1, head=3)
+
+
+def test_malformed_link_values_give_a_notice():
+    at = open_linked({"n_pads": "-5", "use_mask": "maybe", "head": "two"})
+    assert not at.exception
+    notice = " ".join(w.value for w in at.warning)
+    assert "n_pads" in notice and "use_mask" in notice and "head" in notice
+    assert (at.slider(key="n_pads").value, at.toggle(key="use_mask").value, at.slider(key="head").value) == (
+        0,
+        True,
+        0,
+    )
+
+
+def test_lecture_mode_steps_through_the_sections():
+    at = open_linked({"lecture": "1", "step": "2"})
+    assert not at.exception
+    assert "Step 3 of 5" in headings(at)
+    assert set(figures(at)) == {"pad_leak"}
+    at.button(key="lecture_next").click().run()
+    assert "Step 4 of 5" in headings(at) and set(figures(at)) == {"zero_key_unmasked", "zero_key_masked"}

@@ -1,0 +1,159 @@
+"""Figures and tables for the padding lesson: pure builders, encoder_core results in -> Figures out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from encoder_core.lessons.padding import FastPathPads, PaddedAttention, PadLeak, ZeroKeyPadCheck
+from encoder_core.tokenizer import Batch
+
+from .figures import PAIR, as_array, attention_heatmap, grouped_bars, line_chart, token_labels
+from .figures_attention import pair_long_table, roomy_heatmap
+
+ZERO_KEY_LABELS = ("x0", "x1", "x2", "[PAD]")
+SEQUENCE_NAMES = ("pair", "single")
+
+
+def batch_table(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> pd.DataFrame:
+    """The batch as the model receives it: per sequence, its tokens, ids, segments and mask row.
+
+    Every cell is text, so a column can hold a token in one row and a number in the next.
+    """
+    width = batch.ids.shape[1]
+    rows = []
+    for b, name in enumerate(names[: batch.ids.shape[0]]):
+        rows.append({"sequence": name, "row": "token", **{str(t): batch.tokens[b][t] for t in range(width)}})
+        rows.append({"sequence": name, "row": "id", **{str(t): str(int(batch.ids[b, t])) for t in range(width)}})
+        segments = ["AB"[int(s)] for s in batch.segments[b]]  # pads carry segment id 0, shown as A
+        rows.append({"sequence": name, "row": "segment", **{str(t): segments[t] for t in range(width)}})
+        mask = ["True" if bool(m) else "False" for m in batch.key_padding_mask[b]]
+        rows.append({"sequence": name, "row": "ignore key (mask)", **{str(t): mask[t] for t in range(width)}})
+    return pd.DataFrame(rows)
+
+
+def padded_attention_figures(pa: PaddedAttention, tokens: Sequence[str]) -> tuple[go.Figure, go.Figure]:
+    """(with mask, without mask) heatmaps of the padded row at one layer and head."""
+    where = f"layer {pa.layer}, head {pa.head}"
+    return (
+        roomy_heatmap(attention_heatmap(pa.masked, tokens, title=f"With the padding mask, {where}")),
+        roomy_heatmap(attention_heatmap(pa.unmasked, tokens, title=f"Without the mask, {where}")),
+    )
+
+
+def padded_attention_table(pa: PaddedAttention, tokens: Sequence[str]) -> pd.DataFrame:
+    return pair_long_table(pa.masked, pa.unmasked, token_labels(tokens), ("with mask", "without mask"))
+
+
+def pad_mass_figure(pa: PaddedAttention, tokens: Sequence[str]) -> go.Figure:
+    fig = grouped_bars(
+        list(tokens[: pa.n_real]),
+        {"with mask": pa.pad_mass_masked, "without mask": pa.pad_mass_unmasked},
+        title="Attention each real token puts on the pads",
+        y_title="total weight on [PAD] keys",
+    )
+    fig.update_traces(texttemplate="%{y:.3f}", textposition="outside")
+    fig.update_layout(yaxis={"range": [0, 1.1]})
+    return fig
+
+
+def pad_mass_table(pa: PaddedAttention, tokens: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "token": token_labels(tokens[: pa.n_real]),
+            "weight on pads, with mask": pa.pad_mass_masked,
+            "weight on pads, without mask": pa.pad_mass_unmasked,
+        }
+    )
+
+
+def leak_curve_figure(pl: PadLeak) -> go.Figure:
+    return line_chart(
+        pl.pad_counts,
+        {"with mask": pl.curve_masked, "without mask": pl.curve_unmasked},
+        title="Pad-leak gap: largest change in a real token's output vs. the sentence alone",
+        x_title="number of [PAD] tokens after the sentence",
+        y_title="max |change| of a real output",
+    )
+
+
+def leak_curve_table(pl: PadLeak) -> pd.DataFrame:
+    return pd.DataFrame(
+        {"pads": pl.pad_counts, "gap, with mask": pl.curve_masked, "gap, without mask": pl.curve_unmasked}
+    )
+
+
+def leak_per_token_table(pl: PadLeak, tokens: Sequence[str]) -> pd.DataFrame:
+    n = len(pl.per_token_masked)
+    return pd.DataFrame(
+        {
+            "token": token_labels(tokens[:n]),
+            "change, with mask": pl.per_token_masked,
+            "change, without mask": pl.per_token_unmasked,
+        }
+    )
+
+
+def zero_key_figures(check: ZeroKeyPadCheck) -> tuple[go.Figure, go.Figure]:
+    return (
+        roomy_heatmap(
+            attention_heatmap(check.weights_unmasked, ZERO_KEY_LABELS, title="Zero-key pad, no mask"), ZERO_KEY_LABELS
+        ),
+        roomy_heatmap(
+            attention_heatmap(check.weights_masked, ZERO_KEY_LABELS, title="Zero-key pad, masked"), ZERO_KEY_LABELS
+        ),
+    )
+
+
+def zero_key_table(check: ZeroKeyPadCheck) -> pd.DataFrame:
+    return pair_long_table(check.weights_unmasked, check.weights_masked, ZERO_KEY_LABELS, ("no mask", "masked"))
+
+
+def zero_key_outputs_table(check: ZeroKeyPadCheck) -> pd.DataFrame:
+    """Each row's 2-d output: alone, masked, unmasked; the pad row has no 'alone'."""
+    alone, m, u = as_array(check.outputs_alone), as_array(check.outputs_masked), as_array(check.outputs_unmasked)
+    rows = []
+    for i, name in enumerate(ZERO_KEY_LABELS):
+        rows.append(
+            {
+                "token": name,
+                "alone": f"({alone[i, 0]:.4f}, {alone[i, 1]:.4f})" if i < 3 else "—",
+                "masked": f"({m[i, 0]:.4f}, {m[i, 1]:.4f})",
+                "no mask": f"({u[i, 0]:.4f}, {u[i, 1]:.4f})",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def fast_path_figure(fp: FastPathPads) -> go.Figure:
+    """Pad rows' output norms from torch.nn.TransformerEncoder in train vs eval mode."""
+    x = [f"pos {p}" for p in fp.pad_positions]
+    fig = go.Figure()
+    for name, values, color in (
+        ("train mode (dropout 0)", fp.norms_train, PAIR[0]),
+        ("eval mode (fast path)", fp.norms_eval, PAIR[1]),
+    ):
+        fig.add_bar(
+            x=x,
+            y=as_array(values),
+            name=name,
+            marker_color=color,
+            text=[f"{v:.2f}" for v in values],  # a zero bar is invisible without its label
+            textposition="outside",
+            hovertemplate="%{x}: %{y:.4g}<extra>" + name + "</extra>",
+        )
+    fig.update_layout(
+        barmode="group",
+        title={"text": "nn.TransformerEncoder: the [PAD] rows' output norms"},
+        xaxis={"title": {"text": "pad position"}},
+        yaxis={"title": {"text": "L2 norm of the output"}},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=360,
+    )
+    return fig
+
+
+def fast_path_table(fp: FastPathPads) -> pd.DataFrame:
+    return pd.DataFrame({"position": fp.pad_positions, "norm, train": fp.norms_train, "norm, eval": fp.norms_eval})
