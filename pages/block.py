@@ -270,7 +270,7 @@ def render_stage() -> None:
     cols = st.columns(2)
     with cols[0]:
         show_figure(
-            fb.token_stats_chart(stats, tokens, title="each token's mean, std and L2 norm"),
+            fb.token_stats_chart(stats, tokens, title="per token: mean, std, L2 norm"),
             "stage_stats",
             alt=f"Per token at this stage: L2 norm from {float(stats.l2.min()):.3f} to {float(stats.l2.max()):.3f}, "
             f"standard deviation from {float(stats.std.min()):.3f} to {float(stats.std.max()):.3f}.",
@@ -282,7 +282,7 @@ def render_stage() -> None:
     with cols[1]:
         labels = [STAGE_LABELS[s] for s in walk.stages]
         show_figure(
-            fb.stage_profile_chart(labels, norms, i, title="size of the tokens through the block"),
+            fb.stage_profile_chart(labels, norms, i, title="mean ||x|| at each stage"),
             "stage_profile",
             alt="Mean token L2 norm at each stage: "
             + ", ".join(f"{lab} {v:.2f}" for lab, v in zip(labels, norms))

@@ -39,7 +39,7 @@ def token_stats_chart(stats: TokenStats, tokens: Sequence[str], *, title: str = 
     fig.update_layout(
         title={"text": esc(title)},
         xaxis={"title": {"text": "token"}},
-        yaxis={"title": {"text": "value over the token's features"}},
+        yaxis={"title": {"text": "over the token's features"}},
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
         height=360,
     )
