@@ -47,7 +47,8 @@ def test_mask_pair_figures_draw_the_comparison(model, tok):
     assert "layer 1, head 2" in bi.layout.title.text
     assert list(bi.data[0].y) == ["0 [CLS]", "1 the", "2 &lt;b&gt;x&lt;/b&gt;", "3 &amp;", "4 [SEP]"]
     assert bi.data[0].texttemplate  # values in the cells for a short sentence
-    assert bi.layout.margin.t >= 120  # room for the title above the top key axis
+    title = bi.layout.title  # lifted clear of the key labels on the top axis
+    assert title.yref == "paper" and title.yanchor == "bottom" and title.automargin and title.pad.b >= 50
     table = fa.mask_pair_table(c, tokens)
     assert len(table) == 25 and table["causal"].sum() == pytest.approx(5.0, abs=1e-5)
     sums = fa.row_sums_table(c, tokens)

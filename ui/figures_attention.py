@@ -16,14 +16,15 @@ SEED_LABELS = ("x0", "x1", "x2", "x3")
 
 
 def roomy_heatmap(fig: go.Figure, labels: Sequence[str] | None = None) -> go.Figure:
-    """Room for the title above the top key axis; optionally plain (unnumbered) constant labels."""
-    fig.update_layout(
-        title={"y": 0.985, "yref": "container", "yanchor": "top"},
-        margin={"t": fig.layout.margin.t + 50},
-        height=fig.layout.height + 50,
-    )
+    """Lift the title clear of the key labels on the top axis (automargin grows the margin to fit it),
+    in normal and lecture type alike; optionally plain (unnumbered) constant labels."""
     if labels is not None:
         fig.update_traces(x=[esc(t) for t in labels], y=[esc(t) for t in labels], selector={"type": "heatmap"})
+    longest = max((len(str(t)) for t in fig.data[0].x), default=1)
+    fig.update_layout(
+        title={"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": 50 + min(110, 7 * longest)}},
+        title_automargin=True,
+    )
     return fig
 
 
