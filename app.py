@@ -2,8 +2,10 @@
 
 import streamlit as st
 
+from ui.frame import enter_page, leave_legacy_pages_mode, page_style, presenting_controls, share_link
 from ui.state import GLOBAL_PARAMS, MODEL, SEED, read_url, show_notices
 
+leave_legacy_pages_mode()  # the first session after a restart would otherwise skip this frame
 st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layout="wide")
 
 # Only finished lessons are listed here.
@@ -15,7 +17,7 @@ LESSONS = [
     st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:", url_path="quiz"),
 ]
 
-show_notices(read_url("app", list(GLOBAL_PARAMS)))
+show_notices(read_url("app", list(GLOBAL_PARAMS), report_unknown=False))
 
 with st.sidebar:
     st.markdown("**Model**")
@@ -34,18 +36,10 @@ with st.sidebar:
         key=SEED.key,
         help="Same seed, same weights, same numbers: on every run and for everyone with the link.",
     )
-    st.markdown("**Presenting**")
-    st.toggle("Lecture mode", key="lecture", help="Large type, one step at a time, notes folded away.")
-    st.toggle("High contrast", key="contrast", help="Black on white, thicker lines and outlines.")
+    link_slot = presenting_controls()
 
-if st.session_state.get("lecture"):
-    # Our own stylesheet, not user text: larger type for a projector.
-    st.markdown(
-        "<style>.stMarkdown p, .stMarkdown li {font-size: 1.35rem !important;}"
-        " h1 {font-size: 3rem !important;} h3 {font-size: 2.1rem !important;}</style>",
-        unsafe_allow_html=True,
-    )
-if st.session_state.get("contrast"):
-    st.markdown("<style>.stApp {background: #ffffff; color: #000000;}</style>", unsafe_allow_html=True)
-
-st.navigation(LESSONS).run()
+page_style()
+page = st.navigation(LESSONS)
+enter_page(page.url_path)
+page.run()
+share_link(link_slot)  # after the page: the link shows the values the page has just written to the URL

@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from .export import ExportedFigure, figure_html, figures_html, table_csv
 from .figures import styled
 
 PLOTLY_CONFIG = {
@@ -18,56 +19,65 @@ def _page() -> str:
     return st.session_state.get("_page", "lesson")
 
 
+def _figures_key() -> str:
+    return f"_figures_{_page()}"
+
+
 def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | None = None) -> None:
-    """Draw fig; alt is the one-sentence text alternative; table the numbers behind it."""
+    """Draw fig; alt is the one-sentence text alternative; table the numbers behind it.
+
+    The alternative is given to the chart (for screen readers) and printed under it; the table
+    and the downloads (CSV, interactive HTML; PNG from the chart's camera button) sit in an expander.
+    """
     from .lesson import high_contrast, lecture_mode
 
     fig = styled(fig, lecture=lecture_mode(), high_contrast=high_contrast())
     config = {**PLOTLY_CONFIG, "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"], "filename": key}}
     st.plotly_chart(fig, key=f"chart_{key}", config=config, alt=alt)
     st.caption(alt)
-    st.session_state.setdefault(f"_figures_{_page()}", []).append((key, fig))
-    if table is not None:
-        with st.expander("Numbers behind this chart"):
+    st.session_state.setdefault(_figures_key(), []).append(ExportedFigure(key, fig, alt))
+    label = "Numbers behind this chart, downloads" if table is not None else "Download this chart"
+    with st.expander(label):
+        if table is not None:
             st.dataframe(table, hide_index=True)
-            c1, c2 = st.columns(2)
+        c1, c2 = st.columns(2)
+        if table is not None:
             c1.download_button(
                 "CSV",
-                data=lambda: table.to_csv(index=False),
+                data=lambda: table_csv(table),
                 file_name=f"{key}.csv",
                 mime="text/csv",
                 key=f"csv_{key}",
                 on_click="ignore",
+                icon=":material/table:",
             )
-            c2.download_button(
-                "Interactive HTML",
-                data=lambda: fig.to_html(include_plotlyjs=True),
-                file_name=f"{key}.html",
-                mime="text/html",
-                key=f"html_{key}",
-                on_click="ignore",
-            )
+        c2.download_button(
+            "Interactive HTML",
+            data=lambda: figure_html(fig, key, alt),
+            file_name=f"{key}.html",
+            mime="text/html",
+            key=f"html_{key}",
+            on_click="ignore",
+            icon=":material/download:",
+        )
+        st.caption("PNG: the camera button in the chart's toolbar (top right of the chart, on hover).")
 
 
 def all_figures_download() -> None:
-    figures = st.session_state.get(f"_figures_{_page()}", [])
+    """One HTML file with every figure shown on this run of the page (in lecture mode: this step's)."""
+    figures = st.session_state.get(_figures_key(), [])
     if not figures:
         return
-
-    def build() -> str:
-        parts = [f.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, (_, f) in enumerate(figures)]
-        return (
-            "<html><head><meta charset='utf-8'><title>Encoder Lab figures</title></head><body>"
-            + "".join(f"<section>{p}</section>" for p in parts)
-            + "</body></html>"
-        )
-
+    items = [f if isinstance(f, ExportedFigure) else ExportedFigure(f[0], f[1]) for f in figures]
     st.divider()
+    page = _page()
+    what = "this step's" if st.session_state.get("lecture") else "this lesson's"
     st.download_button(
-        f"Download this lesson's {len(figures)} figures as one HTML file",
-        data=build,
-        file_name=f"encoder-lab-{_page()}.html",
+        f"Download {what} {len(items)} figure{'s' if len(items) != 1 else ''} as one HTML file",
+        data=lambda: figures_html(items, title=f"Encoder Lab: {page}"),
+        file_name=f"encoder-lab-{page}.html",
         mime="text/html",
         key="all_figures",
         on_click="ignore",
+        icon=":material/download:",
     )

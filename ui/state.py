@@ -8,9 +8,11 @@ are left out, to keep links short).
 
 from __future__ import annotations
 
+from urllib.parse import quote, urlencode
+
 import streamlit as st
 
-from .params import Param
+from .params import Param, snippet
 
 LECTURE = Param("lecture", False, "bool")
 CONTRAST = Param("contrast", False, "bool")
@@ -20,8 +22,12 @@ MODEL = Param("model", "small", "choice", options=("small",))
 GLOBAL_PARAMS = (LECTURE, CONTRAST, STEP, SEED, MODEL)
 
 
-def read_url(page: str, params: list[Param]) -> list[str]:
-    """Seed session_state from the URL once per page per session; return the notices."""
+def read_url(page: str, params: list[Param], *, report_unknown: bool = True) -> list[str]:
+    """Seed session_state from the URL once per page per session; return the notices.
+
+    report_unknown=False is for the app frame, which reads only the global parameters and
+    cannot tell a lesson's parameter from a typo; each lesson reports the ones it does not know.
+    """
     flag = f"_url_read_{page}"
     notices: list[str] = []
     if not st.session_state.get(flag):
@@ -34,8 +40,10 @@ def read_url(page: str, params: list[Param]) -> list[str]:
                 if notice:
                     notices.append(notice)
         unknown = [k for k in st.query_params.keys() if k not in known]
-        if unknown:
-            notices.append("Ignored unknown link parameters: " + ", ".join(f"`{k[:24]}`" for k in unknown[:5]) + ".")
+        if unknown and report_unknown:
+            notices.append(
+                "Ignored unknown link parameters: " + ", ".join(f"`{snippet(k)}`" for k in unknown[:5]) + "."
+            )
     for p in params:
         if p.key not in st.session_state:
             st.session_state[p.key] = p.default
@@ -46,24 +54,54 @@ def read_url(page: str, params: list[Param]) -> list[str]:
 
 
 def ensure_valid(params: list[Param]) -> None:
-    """Clamp session values that a config change made invalid (e.g. a layer that no longer exists)."""
+    """Make session values valid again after a config change (e.g. a layer that no longer exists).
+
+    Call it before the widgets are created: session_state may not be changed after that.
+    """
     for p in params:
         value = st.session_state.get(p.key, p.default)
-        if p.kind in ("int", "float"):
-            st.session_state[p.key] = p.clamp(value)
-        elif p.kind == "choice" and value not in p.options:
-            st.session_state[p.key] = p.default
+        fixed = p.nearest_valid(value)
+        if p.key not in st.session_state or fixed != value or type(fixed) is not type(value):
+            st.session_state[p.key] = fixed
+
+
+def url_values(params: list[Param]) -> dict[str, str]:
+    """The URL parameters that reproduce the current view: every value that differs from its default.
+
+    The lecture step only matters in lecture mode, so it is left out otherwise.
+    """
+    wanted = {}
+    lecture = bool(st.session_state.get(LECTURE.key, LECTURE.default))
+    for p in list(GLOBAL_PARAMS) + list(params):
+        if p is STEP and not lecture:
+            continue
+        value = st.session_state.get(p.key, p.default)
+        if value != p.default:
+            wanted[p.key] = p.to_url(value)
+    return wanted
 
 
 def write_url(params: list[Param]) -> None:
     """Mirror the current values into the URL (only those that differ from the default)."""
-    wanted = {}
-    for p in list(GLOBAL_PARAMS) + list(params):
-        value = st.session_state.get(p.key, p.default)
-        if value != p.default:
-            wanted[p.key] = p.to_url(value)
+    wanted = url_values(params)
     if dict(st.query_params.to_dict()) != wanted:
         st.query_params.from_dict(wanted)
+
+
+def link_for(base: str | None, query: dict[str, str]) -> str:
+    """The shareable address: the page's URL plus its query string (spaces as %20, readable)."""
+    base = (base or "").split("?", 1)[0].split("#", 1)[0]
+    query_string = urlencode(query, quote_via=quote, safe="")
+    return f"{base}?{query_string}" if query_string else (base or "/")
+
+
+def current_link() -> str:
+    """The link to this view as it stands after write_url: this page's address and the current URL parameters."""
+    try:
+        base = st.context.url
+    except Exception:  # outside a browser session (tests, bare mode) there is no address
+        base = None
+    return link_for(base, st.query_params.to_dict())
 
 
 def show_notices(notices: list[str]) -> None:

@@ -1,0 +1,100 @@
+"""The parts of the app frame every lesson shares: presenting toggles, the link to this view,
+page styling for lecture and high-contrast mode, and where a lecture starts on a new lesson.
+
+app.py calls these around st.navigation; the test fixture app calls the same ones.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .state import CONTRAST, LECTURE, STEP, current_link
+
+LONG_LINK = 300  # characters: past this the link box scrolls instead of growing down the sidebar
+
+# Our own stylesheets, never user text. Selectors are Streamlit's stable data-testids.
+# The room below the page in lecture mode lets a short step's heading scroll to the top of the window.
+LECTURE_CSS = """
+[data-testid="stMainBlockContainer"] {padding-top: 2.5rem; padding-bottom: 70vh;}
+[data-testid="stMain"] .stMarkdown p, [data-testid="stMain"] .stMarkdown li {font-size: 1.3rem !important;}
+[data-testid="stMain"] h1 {font-size: 2.6rem !important;}
+[data-testid="stMain"] h3 {font-size: 1.9rem !important;}
+#lecture-step {scroll-margin-top: 4rem;}
+[data-testid="stMain"] [data-testid="stAlertContainer"] p {font-size: 1.4rem !important; font-weight: 600;}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] {font-size: 1.05rem !important;}
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p {font-size: 1.1rem !important;}
+[data-testid="stMain"] button p {font-size: 1.15rem !important;}
+"""
+
+HIGH_CONTRAST_CSS = """
+.stApp, [data-testid="stSidebar"], [data-testid="stHeader"] {background: #ffffff !important; color: #000000 !important;}
+[data-testid="stSidebar"] {border-right: 2px solid #000000;}
+.stApp p, .stApp li, .stApp label, .stApp h1, .stApp h2, .stApp h3, .stApp span {color: #000000;}
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] * {color: #000000 !important;}
+[data-testid="stAlertContainer"] {border: 2px solid #000000; background: #ffffff !important;}
+[data-testid="stAlertContainer"] * {color: #000000 !important;}
+[data-testid="stExpander"] details {border: 2px solid #000000;}
+.stApp a {color: #0000ee !important; text-decoration: underline !important;}
+.stApp [data-testid^="stBaseButton"] {border: 2px solid #000000 !important;}
+.stApp input, .stApp textarea, [data-baseweb="select"] > div {border: 2px solid #000000 !important;}
+.stApp *:focus-visible {outline: 3px solid #000000 !important; outline-offset: 2px !important;}
+"""
+
+
+def leave_legacy_pages_mode() -> None:
+    """Make sure app.py, not a bare page file, runs this session.
+
+    Streamlit starts a server in its old pages/-folder mode when the entry script sits next to a
+    folder named pages/, and only leaves it when st.navigation first runs. So the very first session
+    after a restart, opened on a link like /attention, would run pages/attention.py without the app
+    frame (no sidebar, no lecture mode). Leaving that mode and rerunning puts the frame back.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def presenting_controls():
+    """The sidebar's lecture and contrast toggles and the (still empty) slot for the link to this view.
+
+    Call inside `with st.sidebar:`; pass the returned slot to share_link() after the page has run.
+    """
+    st.markdown("**Presenting**")
+    st.toggle(
+        "Lecture mode",
+        key=LECTURE.key,
+        help="Large type, one step at a time with Previous / Next (keys P / N), notes folded away.",
+    )
+    st.toggle("High contrast", key=CONTRAST.key, help="Black on white, thicker lines, outlines and focus rings.")
+    return st.empty()
+
+
+def page_style() -> None:
+    """Larger type for a projector in lecture mode; black-on-white with strong outlines in high contrast."""
+    css = (LECTURE_CSS if st.session_state.get(LECTURE.key) else "") + (
+        HIGH_CONTRAST_CSS if st.session_state.get(CONTRAST.key) else ""
+    )
+    if css:
+        st.html(f"<style>{css}</style>")
+
+
+def enter_page(page_id: str) -> None:
+    """A lecture starts at step 1 on every lesson opened from the menu.
+
+    The first page of a session keeps the step its link asked for (app.py read it from the URL).
+    """
+    previous = st.session_state.get("_current_page")
+    if previous is not None and previous != page_id:
+        st.session_state[STEP.key] = STEP.default
+    st.session_state["_current_page"] = page_id
+
+
+def share_link(slot) -> None:
+    """Fill the sidebar slot with the link to this view. Run after the page, so it has the page's final state."""
+    url = current_link()
+    with slot.container():
+        st.markdown("**Share this view**")
+        st.code(url, language=None, wrap_lines=True, height=160 if len(url) > LONG_LINK else "content")
+        st.caption("The copy button is at the top right of the box. The link opens this page as it is now.")
