@@ -1,0 +1,309 @@
+"""The heads lesson: multi-head attention taken apart on one block, and what the heads of a real
+pretrained encoder do on a sentence.
+
+Mechanics: each head's Q, K, V are a slice of the block's projections; every head runs its own
+softmax; the head outputs are concatenated and mixed by W_O. head_mechanics recomputes all of
+that from the weight matrices, independently of the model's forward pass, and checks the
+result against the block's recorded "attention" stage.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from ..head_patterns import HeadLabel
+from ..heads import cls_pool, mean_pool
+from ..model import Encoder
+from ..tokenizer import Encoding
+
+SPECIALS = ("[CLS]", "[SEP]", "[PAD]", "[MASK]")
+
+# The "bank" sentences of the home page, and a sentence that uses "bank" in the same sense as the first.
+BANK_RIVER = "she sat on the bank of the river"
+BANK_MONEY = "she sat on the bank and counted the money"
+BANK_RIVER_AGAIN = "he walked along the bank of the river"
+BANK_WORD = "bank"
+
+
+@dataclass
+class AttentionRun:
+    """One sequence through an encoder, with every layer's attention kept."""
+
+    tokens: list[str]
+    segments: list[int]
+    attentions: torch.Tensor  # (L, H, T, T), one sequence
+    hidden_states: torch.Tensor  # (L + 1, T, D): the embeddings, then each layer's output
+    truncated: int  # tokens cut to fit the model
+    unknown: list[str]  # typed words the tokenizer turned into [UNK]
+
+
+@torch.inference_mode()
+def run_encoder(model: Encoder, enc: Encoding) -> AttentionRun:
+    """Run one encoded sentence (or pair) and keep all attention maps and hidden states."""
+    ids = torch.tensor([enc.ids], dtype=torch.long)
+    segments = torch.tensor([enc.segments], dtype=torch.long)
+    out = model(ids, segments, need_weights=True)
+    attentions = torch.stack([w[0] for w in out.attentions])  # (L, H, T, T)
+    hidden = torch.stack([h[0] for h in out.hidden_states])  # (L + 1, T, D)
+    return AttentionRun(list(enc.tokens), list(enc.segments), attentions, hidden, enc.truncated, list(enc.unknown))
+
+
+@dataclass
+class HeadMechanics:
+    """One block's multi-head attention, recomputed head by head from its weight matrices."""
+
+    layer: int
+    head: int
+    tokens: list[str]
+    block_input: torch.Tensor  # (T, D): what the attention sublayer reads
+    q: torch.Tensor  # (T, d_head): the chosen head's queries
+    k: torch.Tensor  # (T, d_head)
+    v: torch.Tensor  # (T, d_head)
+    weights: torch.Tensor  # (T, T): the chosen head's softmax(q k^T / sqrt(d_head))
+    all_weights: torch.Tensor  # (H, T, T)
+    head_outputs: torch.Tensor  # (H, T, d_head): each head's weights @ v
+    concat: torch.Tensor  # (T, D): the head outputs side by side
+    w_o: torch.Tensor  # (D, D) as nn.Linear stores it: (out, in)
+    b_o: torch.Tensor  # (D,)
+    projected: torch.Tensor  # (T, D) = concat @ W_O^T + b
+    block_attention: torch.Tensor  # (T, D): the block's own "attention" stage from its trace
+    max_abs_error: float  # max |projected - block_attention|
+    weights_error: float  # max |all_weights - the weights the model returned|
+
+    @property
+    def n_heads(self) -> int:
+        return self.all_weights.shape[0]
+
+    @property
+    def d_head(self) -> int:
+        return self.q.shape[1]
+
+    def shapes(self) -> list[tuple[str, tuple[int, ...]]]:
+        """The tensors of the lesson with their real shapes, in the order they are computed."""
+        return [
+            ("block input x", tuple(self.block_input.shape)),
+            ("W_Q, W_K, W_V (each)", (self.w_o.shape[0], self.w_o.shape[1])),
+            (f"Q, K, V of head {self.head}", tuple(self.q.shape)),
+            (f"weights of head {self.head}", tuple(self.weights.shape)),
+            ("weights of all heads", tuple(self.all_weights.shape)),
+            ("head outputs", tuple(self.head_outputs.shape)),
+            ("concatenation", tuple(self.concat.shape)),
+            ("W_O", tuple(self.w_o.shape)),
+            ("output", tuple(self.projected.shape)),
+        ]
+
+
+@torch.inference_mode()
+def head_mechanics(model: Encoder, enc: Encoding, layer: int, head: int) -> HeadMechanics:
+    """Split the block's d_model into H heads of d_head, run each, concatenate, apply W_O.
+
+    Computed from the weights (not from the model's attention code) and compared with the
+    block's traced "attention" stage, which is W_O applied to the model's own concatenation.
+    """
+    cfg = model.config
+    if not 0 <= layer < cfg.n_layers:
+        raise ValueError(f"layer must be in 0..{cfg.n_layers - 1}, got {layer}")
+    if not 0 <= head < cfg.n_heads:
+        raise ValueError(f"head must be in 0..{cfg.n_heads - 1}, got {head}")
+    ids = torch.tensor([enc.ids], dtype=torch.long)
+    segments = torch.tensor([enc.segments], dtype=torch.long)
+    out = model(ids, segments, need_weights=True, return_trace=True)
+    trace = out.traces[layer]
+    # Post-norm attends over the block input; pre-norm over its LayerNorm.
+    x = (trace["input"] if cfg.norm == "post" else trace["norm_1"])[0]  # (T, D)
+    sub = model.encoder.layer[layer].attention
+    H, dh = cfg.n_heads, cfg.d_head
+
+    def per_head(linear: torch.nn.Linear) -> torch.Tensor:
+        # Rows h*dh .. (h+1)*dh of the (out, in) weight produce head h's columns.
+        w = linear.weight.view(H, dh, cfg.d_model)  # (H, d_head, D)
+        b = linear.bias.view(H, 1, dh)  # (H, 1, d_head)
+        return torch.einsum("td,hkd->htk", x, w) + b  # (H, T, d_head)
+
+    q, k, v = per_head(sub.self.query), per_head(sub.self.key), per_head(sub.self.value)
+    weights = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(dh), dim=-1)  # (H, T, T)
+    head_outputs = weights @ v  # (H, T, d_head)
+    concat = torch.cat(list(head_outputs), dim=-1)  # (T, H * d_head) = (T, D)
+    w_o, b_o = sub.output.dense.weight, sub.output.dense.bias
+    projected = concat @ w_o.T + b_o
+    block_attention = trace["attention"][0]
+    return HeadMechanics(
+        layer=layer,
+        head=head,
+        tokens=list(enc.tokens),
+        block_input=x.clone(),
+        q=q[head].clone(),
+        k=k[head].clone(),
+        v=v[head].clone(),
+        weights=weights[head].clone(),
+        all_weights=weights.clone(),
+        head_outputs=head_outputs.clone(),
+        concat=concat.clone(),
+        w_o=w_o.detach().clone(),
+        b_o=b_o.detach().clone(),
+        projected=projected.clone(),
+        block_attention=block_attention.clone(),
+        max_abs_error=float((projected - block_attention).abs().max()),
+        weights_error=float((weights - out.attentions[layer][0]).abs().max()),
+    )
+
+
+@dataclass
+class SinkSummary:
+    """Where the heads park attention they do not need: [CLS] or [SEP]."""
+
+    n_heads: int
+    n_cls: int  # heads labelled [CLS]
+    n_sep: int  # heads labelled [SEP]
+    mean_cls: float  # [CLS] mass averaged over every head
+    mean_sep: float  # [SEP] mass averaged over every head
+    n_more_cls: int  # heads that put more weight on [CLS] than on [SEP]
+    counts: dict[str, int]  # heads per label, most frequent first
+
+
+def sink_summary(labels: Sequence[HeadLabel]) -> SinkSummary:
+    if not labels:
+        raise ValueError("no heads to summarise")
+    n = len(labels)
+    return SinkSummary(
+        n_heads=n,
+        n_cls=sum(lab.pattern == "[CLS]" for lab in labels),
+        n_sep=sum(lab.pattern == "[SEP]" for lab in labels),
+        mean_cls=sum(lab.masses["[CLS]"] for lab in labels) / n,
+        mean_sep=sum(lab.masses["[SEP]"] for lab in labels) / n,
+        n_more_cls=sum(lab.masses["[CLS]"] > lab.masses["[SEP]"] for lab in labels),
+        counts=dict(Counter(lab.pattern for lab in labels).most_common()),
+    )
+
+
+@dataclass
+class WordSplit:
+    word: str  # as typed
+    pieces: list[str]  # what the tokenizer made of it
+
+    @property
+    def n_pieces(self) -> int:
+        return len(self.pieces)
+
+
+def fragmentation(tokenizer, text: str) -> list[WordSplit]:
+    """How each typed word splits into word pieces (WordPieceTokenizer.split_words)."""
+    return [WordSplit(word, list(pieces)) for word, pieces in tokenizer.split_words(text)]
+
+
+def word_index(tokens: Sequence[str]) -> list[int]:
+    """Which word each token belongs to (-1 for special tokens). A WordPiece token starting with
+    '##' continues the word before it; any other token starts a new word."""
+    out, current = [], -1
+    for tok in tokens:
+        if tok in SPECIALS:
+            out.append(-1)
+        elif tok.startswith("##") and current >= 0 and out and out[-1] == current:
+            out.append(current)
+        else:
+            current += 1
+            out.append(current)
+    return out
+
+
+@dataclass
+class SameWordMass:
+    """How much the pieces of split words attend to the other pieces of the same word."""
+
+    mass: torch.Tensor  # (L, H): mean over pieces of split words of the weight on sibling pieces
+    uniform: float  # what a head spreading weight evenly over all tokens would give
+    n_pieces: int  # pieces that belong to a word of two or more pieces
+    n_split_words: int
+
+
+def same_word_mass(attentions: torch.Tensor, tokens: Sequence[str]) -> SameWordMass | None:
+    """None when no word was split (nothing to measure)."""
+    words = torch.tensor(word_index(tokens))
+    T = len(tokens)
+    if attentions.shape[-1] != T:
+        raise ValueError(f"{T} tokens for attention over {attentions.shape[-1]} positions")
+    same = (words[:, None] == words[None, :]) & (words[:, None] >= 0)
+    same.fill_diagonal_(False)  # sibling pieces only, not the piece itself
+    rows = same.any(dim=1).nonzero().flatten()
+    if rows.numel() == 0:
+        return None
+    a = attentions.float()
+    mass = (a[..., rows, :] * same[rows].float()).sum(-1).mean(-1)  # (L, H)
+    uniform = float(same[rows].sum(-1).float().mean()) / T
+    n_split = len({int(w) for w in words[rows]})
+    return SameWordMass(mass, uniform, int(rows.numel()), n_split)
+
+
+@dataclass
+class Similarities:
+    texts: list[str]
+    mean: torch.Tensor  # (N, N) cosine similarity of mean-pooled vectors
+    cls: torch.Tensor  # (N, N) cosine similarity of [CLS] vectors
+
+    def pair_range(self, pooling: str) -> tuple[float, float]:
+        """(lowest, highest) cosine over pairs of different sentences."""
+        m = self.mean if pooling == "mean" else self.cls
+        off = m[~torch.eye(m.shape[0], dtype=torch.bool)]
+        if off.numel() == 0:
+            raise ValueError("one sentence has no pairs")
+        return float(off.min()), float(off.max())
+
+
+def cosine_matrix(vectors: torch.Tensor) -> torch.Tensor:
+    """(N, D) -> (N, N) cosine similarities."""
+    unit = F.normalize(vectors.float(), p=2, dim=-1)
+    return unit @ unit.T
+
+
+@torch.inference_mode()
+def similarities(pretrained, texts: Sequence[str]) -> Similarities:
+    """Sentence vectors by mean pooling (over real tokens, [CLS] and [SEP] included, as the model
+    was trained) and by the [CLS] vector, from one forward pass of the batch."""
+    from ..pretrained import SENTENCE_MAX_LENGTH
+
+    texts = list(texts)
+    if not texts:
+        raise ValueError("no sentences to compare")
+    tok = pretrained.tokenizer
+    batch = tok.pad([tok.encode(t, max_length=SENTENCE_MAX_LENGTH) for t in texts])
+    hidden = pretrained.model(batch.ids, batch.segments, batch.key_padding_mask, need_weights=False).hidden
+    mean = cosine_matrix(mean_pool(hidden, batch.key_padding_mask))
+    cls = cosine_matrix(cls_pool(hidden))
+    return Similarities(texts, mean, cls)
+
+
+@dataclass
+class WordVectorCosines:
+    word: str
+    pair: tuple[str, str]
+    pieces: list[str]  # the word's pieces in the first sentence
+    per_layer: torch.Tensor  # (L + 1,): cosine at the embeddings, then after each layer
+
+    @property
+    def final(self) -> float:
+        return float(self.per_layer[-1])
+
+
+def word_vector(run: AttentionRun, enc: Encoding, word: str) -> torch.Tensor:
+    """(L + 1, D): the vectors of the first occurrence of `word`, averaged over its pieces."""
+    positions = [i for i, w in enumerate(enc.words) if w.lower() == word.lower()]
+    if not positions:
+        raise ValueError(f"{word!r} is not a word of {' '.join(enc.tokens)!r}")
+    groups = word_index(enc.tokens)
+    first = [i for i in positions if groups[i] == groups[positions[0]]]
+    return run.hidden_states[:, first].mean(dim=1)
+
+
+def word_vector_cosines(model: Encoder, tokenizer, sentence_a: str, sentence_b: str, word: str) -> WordVectorCosines:
+    """Cosine between the vectors of the same word in two sentences, at every depth of the model."""
+    encs = [tokenizer.encode(s) for s in (sentence_a, sentence_b)]
+    vecs = [word_vector(run_encoder(model, e), e, word) for e in encs]
+    per_layer = F.cosine_similarity(vecs[0], vecs[1], dim=-1)
+    pieces = [t for t, w in zip(encs[0].tokens, encs[0].words) if w.lower() == word.lower()]
+    return WordVectorCosines(word, (sentence_a, sentence_b), pieces, per_layer)

@@ -1,0 +1,204 @@
+"""The heads lesson's numbers: per-head recomputation vs the block, head labels, word pieces,
+sentence-vector similarities. MiniLM tests skip when the model package is not installed
+(except under CI=true, where it is part of the setup)."""
+
+import importlib.util
+import os
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core.head_patterns import label_heads
+from encoder_core.lessons.heads import (
+    BANK_MONEY,
+    BANK_RIVER,
+    BANK_RIVER_AGAIN,
+    cosine_matrix,
+    fragmentation,
+    head_mechanics,
+    run_encoder,
+    same_word_mass,
+    similarities,
+    sink_summary,
+    word_index,
+    word_vector_cosines,
+)
+from encoder_core.pretrained import INSTALL_HINT, PACKAGE, load_minilm, sentence_embeddings
+
+EXAMPLE = ("the cat sat on the mat", "it was happy")
+
+
+@pytest.fixture(scope="module")
+def small():
+    return build_encoder(preset("small"), seed=3, init_std=0.2), WordTokenizer()
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    if importlib.util.find_spec(PACKAGE) is None and os.environ.get("CI") != "true":
+        pytest.skip(f"pretrained MiniLM not installed: {INSTALL_HINT}")
+    return load_minilm()
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+def test_concat_of_heads_through_w_o_is_the_blocks_attention_output(norm):
+    model = build_encoder(preset("small", norm=norm), seed=1, init_std=0.2)
+    enc = WordTokenizer().encode(*EXAMPLE)
+    for layer in range(model.config.n_layers):
+        r = head_mechanics(model, enc, layer, 1)
+        assert r.max_abs_error <= 1e-6
+        assert r.weights_error <= 1e-6
+        # The identity, checked here once more from the returned parts.
+        assert torch.allclose(r.concat @ r.w_o.T + r.b_o, r.block_attention, atol=1e-6)
+
+
+def test_heads_are_column_slices_of_the_full_projections(small):
+    model, tok = small
+    enc = tok.encode(*EXAMPLE)
+    r = head_mechanics(model, enc, 1, 2)
+    cfg = model.config
+    sub = model.encoder.layer[1].attention.self
+    with torch.no_grad():
+        full_q = sub.query(r.block_input)  # (T, D), all heads at once
+    cols = slice(2 * cfg.d_head, 3 * cfg.d_head)
+    assert torch.allclose(r.q, full_q[:, cols], atol=1e-6)
+    assert torch.allclose(r.concat[:, cols], r.head_outputs[2], atol=1e-6)
+    assert torch.allclose(r.weights.sum(-1), torch.ones(len(enc)), atol=1e-6)
+    shapes = dict(r.shapes())
+    T = len(enc)
+    assert shapes["Q, K, V of head 2"] == (T, cfg.d_head)
+    assert shapes["concatenation"] == (T, cfg.d_model)
+    assert shapes["W_O"] == (cfg.d_model, cfg.d_model)
+    assert shapes["weights of all heads"] == (cfg.n_heads, T, T)
+
+
+def test_a_wrong_w_o_would_be_caught(small):
+    model, tok = small
+    r = head_mechanics(model, tok.encode(*EXAMPLE), 0, 0)
+    assert not torch.allclose(r.concat @ r.w_o + r.b_o, r.block_attention, atol=1e-6)  # W_O not transposed
+
+
+def test_mechanics_refuses_a_head_that_does_not_exist(small):
+    model, tok = small
+    with pytest.raises(ValueError, match="head must be in 0..3"):
+        head_mechanics(model, tok.encode("the cat"), 0, 4)
+    with pytest.raises(ValueError, match="layer must be in 0..1"):
+        head_mechanics(model, tok.encode("the cat"), 2, 0)
+
+
+def test_sink_summary_counts_synthetic_heads():
+    tokens = ["[CLS]", "a", "b", "[SEP]"]
+    cls_head = torch.zeros(4, 4)
+    cls_head[:, 0] = 1.0
+    sep_head = torch.zeros(4, 4)
+    sep_head[:, 3] = 1.0
+    mixed = torch.full((4, 4), 0.25)
+    labels = label_heads(torch.stack([cls_head, cls_head, sep_head, mixed])[None], tokens)
+    s = sink_summary(labels)
+    assert (s.n_heads, s.n_cls, s.n_sep, s.n_more_cls) == (4, 2, 1, 2)
+    assert s.counts == {"[CLS]": 2, "[SEP]": 1, "broad": 1}
+    assert s.mean_cls == pytest.approx((1 + 1 + 0 + 0.25) / 4)
+    assert s.mean_sep == pytest.approx((0 + 0 + 1 + 0.25) / 4)
+
+
+def test_word_index_joins_hash_pieces():
+    tokens = ["[CLS]", "un", "##bel", "##ie", "the", "the", "[SEP]", "##x", "[SEP]"]
+    assert word_index(tokens) == [-1, 0, 0, 0, 1, 2, -1, 3, -1]
+
+
+def test_same_word_mass_on_a_synthetic_head():
+    tokens = ["[CLS]", "un", "##bel", "cat", "[SEP]"]
+    a = torch.zeros(1, 2, 5, 5)
+    a[0, 0, 1, 2] = a[0, 0, 2, 1] = 0.75  # head 0: the two pieces give 0.75 to each other
+    a[0, 0, 1, 0] = a[0, 0, 2, 0] = 0.25
+    a[0, 1] = 0.2  # head 1: uniform
+    r = same_word_mass(a, tokens)
+    assert r.mass[0, 0] == pytest.approx(0.75)
+    assert r.mass[0, 1] == pytest.approx(0.2)
+    assert r.uniform == pytest.approx(1 / 5)
+    assert (r.n_pieces, r.n_split_words) == (2, 1)
+    assert same_word_mass(a, ["[CLS]", "a", "b", "c", "[SEP]"]) is None
+
+
+def test_cosine_matrix_is_symmetric_with_ones_on_the_diagonal():
+    v = torch.randn(5, 7, generator=torch.Generator().manual_seed(0))
+    m = cosine_matrix(v)
+    assert torch.allclose(m, m.T, atol=1e-6)
+    assert torch.allclose(m.diagonal(), torch.ones(5), atol=1e-6)
+    assert m[0, 1] == pytest.approx(float(F.cosine_similarity(v[0], v[1], dim=0)), abs=1e-6)
+
+
+def test_minilm_layer0_head2_attends_to_the_previous_token(minilm):
+    enc = minilm.tokenizer.encode(*EXAMPLE)
+    assert enc.tokens == "[CLS] the cat sat on the mat [SEP] it was happy [SEP]".split()
+    run = run_encoder(minilm.model, enc)
+    assert run.attentions.shape == (6, 12, 12, 12)
+    labels = label_heads(run.attentions, run.tokens)
+    l0h2 = labels[2]
+    assert (l0h2.layer, l0h2.head, l0h2.pattern) == (0, 2, "previous token")
+    assert l0h2.mass > 0.9
+    l1h8 = labels[12 + 8]
+    assert l1h8.pattern == "next token" and l1h8.mass > 0.5
+    sinks = sink_summary(labels)
+    assert sinks.n_cls > sinks.n_sep  # in this distilled model the sink is mostly [CLS]
+
+
+def test_minilm_mechanics_identity(minilm):
+    enc = minilm.tokenizer.encode(*EXAMPLE)
+    r = head_mechanics(minilm.model, enc, 3, 7)
+    assert r.max_abs_error <= 1e-5  # d = 384: float32 sums of 384 terms
+    assert r.concat.shape == (len(enc), 384) and r.q.shape == (len(enc), 32)
+
+
+def test_fragmentation_table_matches_the_tokenizer(minilm):
+    text = "unbelievably, the cat 😀 sat on 東京"
+    splits = fragmentation(minilm.tokenizer, text)
+    enc = minilm.tokenizer.encode(text)
+    assert [p for s in splits for p in s.pieces] == enc.tokens[1:-1]
+    by_word = {s.word: s.pieces for s in splits}
+    assert len(by_word["unbelievably"]) > 1
+    assert all(p.startswith("##") for p in by_word["unbelievably"][1:])
+    assert by_word["😀"] == ["[UNK]"]
+
+
+def test_minilm_pieces_attend_to_each_other(minilm):
+    enc = minilm.tokenizer.encode("the cat sat on the mat and it was unbelievably happy about it")
+    run = run_encoder(minilm.model, enc)
+    r = same_word_mass(run.attentions, run.tokens)
+    assert r is not None and (r.n_split_words, r.n_pieces) == (1, 5)
+    assert r.uniform == pytest.approx(4 / 19)  # each piece has 4 siblings among 19 tokens
+    assert float(r.mass.max()) > 3 * r.uniform
+
+
+def test_similarities_match_the_published_mean_pooled_embeddings(minilm):
+    texts = ["the cat sat on the mat", "a cat was sitting on the rug", "interest rates rose again"]
+    s = similarities(minilm, texts)
+    for m in (s.mean, s.cls):
+        assert torch.allclose(m, m.T, atol=1e-6)
+        assert torch.allclose(m.diagonal(), torch.ones(3), atol=1e-5)
+    e = sentence_embeddings(minilm, texts, pooling="mean")
+    assert torch.allclose(s.mean, e @ e.T, atol=1e-5)
+    c = sentence_embeddings(minilm, texts, pooling="cls")
+    assert torch.allclose(s.cls, c @ c.T, atol=1e-5)
+    assert s.mean[0, 1] > s.mean[0, 2] + 0.3  # the paraphrase is nearer than the unrelated sentence
+    lo, hi = s.pair_range("mean")
+    assert lo == pytest.approx(float(s.mean[~torch.eye(3, dtype=torch.bool)].min()))
+    assert hi == pytest.approx(float(s.mean[0, 1]))
+
+
+def test_bank_vectors_drift_apart_with_context(minilm):
+    different = word_vector_cosines(minilm.model, minilm.tokenizer, BANK_RIVER, BANK_MONEY, "bank")
+    same = word_vector_cosines(minilm.model, minilm.tokenizer, BANK_RIVER, BANK_RIVER_AGAIN, "bank")
+    assert different.pieces == ["bank"]
+    assert different.per_layer.shape == (7,)
+    # Same token, same position: the embeddings are identical before any attention.
+    assert different.per_layer[0] == pytest.approx(1.0, abs=1e-6)
+    assert different.final < same.final
+    # Independent: the last layer's vector of "bank" (position 5) straight from the model.
+    vecs = []
+    for text in (BANK_RIVER, BANK_MONEY):
+        enc = minilm.tokenizer.encode(text)
+        vecs.append(run_encoder(minilm.model, enc).hidden_states[-1, enc.tokens.index("bank")])
+    assert different.final == pytest.approx(float(F.cosine_similarity(vecs[0], vecs[1], dim=0)), abs=1e-6)

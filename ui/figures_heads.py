@@ -1,0 +1,346 @@
+"""Figures of the heads lesson: pure builders, numbers in -> plotly Figure out (no model runs)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .figures import DIVERGING, PAIR, SEQUENTIAL, as_array, esc, token_labels
+
+# Okabe-Ito: five colours that stay distinct under the common colour-vision deficiencies.
+PATTERN_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
+PATTERN_SHORT = {
+    "previous token": "prev",
+    "next token": "next",
+    "[CLS]": "CLS",
+    "[SEP]": "SEP",
+    "self": "self",
+    "broad": "broad",
+}
+SELECTED_COLOUR = "#ff7f0e"
+
+
+GRID_WIDTH_PX = 850  # a typical main-column width: sizes the gap that holds each caption
+CAPTION_PX = 18
+
+
+def grid_gaps(n_heads: int, T: int, captions: bool = True) -> tuple[int, int]:
+    """(columns between thumbnails, rows above each thumbnail) in the mosaic's cells.
+
+    Above each thumbnail there is room for one line of caption text, whatever the cell size.
+    """
+    cols = n_heads * (T + 1) - 1
+    return 1, (max(2, math.ceil(CAPTION_PX * cols / GRID_WIDTH_PX)) if captions else 1)
+
+
+def head_grid(
+    attentions,
+    labels: Sequence,
+    selected: tuple[int, int],
+    *,
+    title: str = "",
+    captions: bool = True,
+) -> go.Figure:
+    """Every head's attention map as one mosaic: layers are rows, heads columns, one thumbnail each.
+
+    attentions: (L, H, T, T), already cut to the tokens to show. labels: HeadLabels in layer-major
+    order; with captions, each thumbnail is captioned with its pattern and mass (lecture type is too
+    large for 12 captions a row). One heatmap trace keeps it fast.
+    """
+    a = as_array(attentions).astype(np.float32)
+    L, H, T, _ = a.shape
+    gap_x, gap_y = grid_gaps(H, T, captions)
+    rows, cols = L * (T + gap_y), H * (T + gap_x) - gap_x
+    z = np.full((rows, cols), np.nan, dtype=np.float32)
+    for layer in range(L):
+        for head in range(H):
+            r, c = layer * (T + gap_y) + gap_y, head * (T + gap_x)
+            z[r : r + T, c : c + T] = a[layer, head]
+    # Hover: which layer/head/query/key a cell is. Integers, so the figure stays small.
+    rr, cc = np.divmod(np.arange(rows), T + gap_y), np.divmod(np.arange(cols), T + gap_x)
+    layer_of, q_of = rr[0], rr[1] - gap_y
+    head_of, k_of = cc[0], cc[1]
+    custom = np.stack(
+        np.broadcast_arrays(layer_of[:, None], head_of[None, :], q_of[:, None], k_of[None, :]), axis=-1
+    ).astype(np.int16)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            customdata=custom,
+            zmin=0.0,
+            zmax=1.0,
+            colorscale=SEQUENTIAL,
+            hoverongaps=False,
+            hovertemplate="layer %{customdata[0]}, head %{customdata[1]}<br>"
+            "query %{customdata[2]} -> key %{customdata[3]}: %{z:.3f}<extra></extra>",
+            colorbar={"title": {"text": "weight"}, "len": 0.8},
+        )
+    )
+    if captions:
+        # One text trace: 72 layout annotations would make the figure several times slower to build.
+        text = [
+            (lab.layer, lab.head, f"{PATTERN_SHORT.get(lab.pattern, lab.pattern)} {lab.mass:.2f}") for lab in labels
+        ]
+        fig.add_scatter(
+            x=np.array([h * (T + gap_x) + (T - 1) / 2 for _, h, _ in text]),
+            y=np.array([layer * (T + gap_y) + gap_y - 1.0 for layer, _, _ in text]),  # just above the thumbnail
+            text=[c for _, _, c in text],
+            mode="text",
+            textposition="top center",
+            textfont={"size": 11},
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    sl, sh = selected
+    fig.update_layout(
+        title={"text": esc(title)},
+        shapes=[
+            {
+                "type": "rect",
+                "x0": sh * (T + gap_x) - 0.8,
+                "x1": sh * (T + gap_x) + T - 0.2,
+                "y0": sl * (T + gap_y) + gap_y - 0.8,
+                "y1": sl * (T + gap_y) + gap_y + T - 0.2,
+                "line": {"color": SELECTED_COLOUR, "width": 3},
+            }
+        ],
+        xaxis={
+            "tickvals": [h * (T + gap_x) + (T - 1) / 2 for h in range(H)],
+            "ticktext": [f"head {h}" for h in range(H)],
+            "side": "top",
+            "showgrid": False,
+            "zeroline": False,
+        },
+        yaxis={
+            "tickvals": [layer * (T + gap_y) + gap_y + (T - 1) / 2 for layer in range(L)],
+            "ticktext": [f"layer {layer}" for layer in range(L)],
+            "autorange": "reversed",
+            "scaleanchor": "x",
+            "constrain": "domain",
+            "showgrid": False,
+            "zeroline": False,
+        },
+        plot_bgcolor="#ffffff",
+        margin={"l": 10, "r": 10, "t": 70, "b": 10},
+        # Square cells: the height follows the mosaic's shape at a typical main-column width.
+        height=int(110 + 900 * rows / cols),
+    )
+    return fig
+
+
+def pattern_lines(averages: Sequence[dict[str, float]], *, title: str = "") -> go.Figure:
+    """Per layer, each pattern's mass averaged over the layer's heads."""
+    fig = go.Figure()
+    layers = np.arange(len(averages))
+    dashes = ("solid", "dash", "dot", "dashdot", "longdash")
+    for i, pattern in enumerate(averages[0] if averages else []):
+        fig.add_scatter(
+            x=layers,
+            y=np.array([row[pattern] for row in averages]),
+            name=esc(pattern),
+            mode="lines+markers",
+            line={"color": PATTERN_COLOURS[i % len(PATTERN_COLOURS)], "dash": dashes[i % len(dashes)], "width": 3},
+            hovertemplate="layer %{x}: %{y:.3f}<extra>" + esc(pattern) + "</extra>",
+        )
+    fig.update_layout(
+        title={"text": esc(title)},
+        xaxis={"title": {"text": "layer"}, "dtick": 1},
+        yaxis={"title": {"text": "mean mass over the layer's heads"}, "range": [0, 1]},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=380,
+    )
+    return fig
+
+
+def head_slices(matrix, tokens: Sequence[str], *, title: str, x_title: str) -> go.Figure:
+    """A [T, d_head] (or [T, D]) activation: tokens are rows, features columns, centred at 0."""
+    v = as_array(matrix)
+    bound = float(np.abs(v).max()) or 1.0
+    fig = go.Figure(
+        go.Heatmap(
+            z=v,
+            y=token_labels(tokens),
+            colorscale=DIVERGING,
+            zmid=0.0,
+            zmin=-bound,
+            zmax=bound,
+            hovertemplate="token %{y}, feature %{x}: %{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": esc(title)},
+        xaxis={"title": {"text": x_title}},
+        yaxis={"autorange": "reversed"},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=max(260, 22 * v.shape[0] + 130),
+    )
+    return fig
+
+
+def _head_boundaries(fig: go.Figure, n_heads: int, d_head: int, *, rows: bool = False) -> None:
+    """Dashed lines between the heads' column blocks, and each block's head number on top."""
+    shapes = [
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "x0": h * d_head - 0.5,
+            "x1": h * d_head - 0.5,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": "#000000", "width": 2, "dash": "dash"},
+        }
+        for h in range(1, n_heads)
+    ]
+    if rows:
+        shapes += [
+            {
+                "type": "line",
+                "xref": "paper",
+                "yref": "y",
+                "x0": 0,
+                "x1": 1,
+                "y0": h * d_head - 0.5,
+                "y1": h * d_head - 0.5,
+                "line": {"color": "#555555", "width": 1, "dash": "dot"},
+            }
+            for h in range(1, n_heads)
+        ]
+    annotations = [
+        {
+            "x": h * d_head + (d_head - 1) / 2,
+            "y": 1.0,
+            "xref": "x",
+            "yref": "paper",
+            "yanchor": "bottom",
+            "text": f"head {h}",
+            "showarrow": False,
+        }
+        for h in range(n_heads)
+    ]
+    fig.update_layout(shapes=shapes, annotations=annotations)
+
+
+def concat_figure(concat, tokens: Sequence[str], n_heads: int, *, title: str) -> go.Figure:
+    """The concatenation [T, D]: head 0's d_head columns, then head 1's, ..."""
+    d_head = as_array(concat).shape[1] // n_heads
+    fig = head_slices(concat, tokens, title=title, x_title="feature of the concatenation")
+    _head_boundaries(fig, n_heads, d_head)
+    fig.update_layout(margin={"t": 90})
+    return fig
+
+
+def output_projection_figure(w_o, n_heads: int, *, title: str) -> go.Figure:
+    """W_O as nn.Linear stores it, (out, in): column block h reads head h's output."""
+    w = as_array(w_o)
+    d_head = w.shape[1] // n_heads
+    bound = float(np.abs(w).max()) or 1.0
+    fig = go.Figure(
+        go.Heatmap(
+            z=w,
+            colorscale=DIVERGING,
+            zmid=0.0,
+            zmin=-bound,
+            zmax=bound,
+            hovertemplate="output feature %{y}, input feature %{x}: %{z:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": esc(title)},
+        xaxis={"title": {"text": "input feature (from the concatenation)"}, "constrain": "domain"},
+        yaxis={"title": {"text": "output feature"}, "autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
+        margin={"l": 10, "r": 10, "t": 90, "b": 10},
+        height=520,
+    )
+    _head_boundaries(fig, n_heads, d_head)
+    return fig
+
+
+def layer_head_heatmap(values, *, title: str, colorbar: str, zmax: float = 1.0) -> go.Figure:
+    """An (L, H) table of one number per head."""
+    v = as_array(values)
+    L, H = v.shape
+    fig = go.Figure(
+        go.Heatmap(
+            z=v,
+            x=[f"head {h}" for h in range(H)],
+            y=[f"layer {layer}" for layer in range(L)],
+            zmin=0.0,
+            zmax=zmax,
+            colorscale=SEQUENTIAL,
+            text=np.round(v, 2),
+            texttemplate="%{text:.2f}",
+            hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>",
+            colorbar={"title": {"text": esc(colorbar)}},
+        )
+    )
+    fig.update_layout(
+        title={"text": esc(title)},
+        yaxis={"autorange": "reversed"},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=110 + 46 * L,
+    )
+    return fig
+
+
+def similarity_figure(matrix, labels: Sequence[str], *, title: str) -> go.Figure:
+    """(N, N) cosine similarities on a fixed [-1, 1] scale, values written in the cells."""
+    v = as_array(matrix)
+    names = [f"{i + 1}: {esc(_short(t))}" for i, t in enumerate(labels)]
+    fig = go.Figure(
+        go.Heatmap(
+            z=v,
+            x=names,
+            y=names,
+            zmin=-1.0,
+            zmax=1.0,
+            zmid=0.0,
+            colorscale=DIVERGING,
+            text=np.round(v, 2),
+            texttemplate="%{text:.2f}",
+            hovertemplate="%{y}<br>%{x}<br>cosine %{z:.3f}<extra></extra>",
+            colorbar={"title": {"text": "cosine"}},
+        )
+    )
+    fig.update_layout(
+        title={"text": esc(title)},
+        xaxis={"tickangle": -30},
+        yaxis={"autorange": "reversed"},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=max(340, 60 * len(names) + 200),
+    )
+    return fig
+
+
+def word_cosine_lines(series: dict[str, object], *, title: str) -> go.Figure:
+    """Cosine between two vectors of the same word, at the embeddings (0) and after each layer."""
+    fig = go.Figure()
+    for i, (name, values) in enumerate(series.items()):
+        v = as_array(values)
+        fig.add_scatter(
+            x=np.arange(len(v)),
+            y=v,
+            name=esc(name),
+            mode="lines+markers+text",
+            text=[f"{x:.2f}" for x in v],
+            textposition="top center" if i == 0 else "bottom center",
+            line={"color": PAIR[i % 2], "dash": ("solid", "dash")[i % 2], "width": 3},
+            hovertemplate="after layer %{x}: %{y:.3f}<extra>" + esc(name) + "</extra>",
+        )
+    fig.update_layout(
+        title={"text": esc(title)},
+        xaxis={"title": {"text": "depth (0 = embeddings, then after each layer)"}, "dtick": 1},
+        yaxis={"title": {"text": "cosine similarity"}},
+        legend={"orientation": "h", "y": -0.25},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=420,
+    )
+    return fig
+
+
+def _short(text: str, n: int = 28) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
