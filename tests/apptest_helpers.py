@@ -20,6 +20,10 @@ def open_page(page: str | None = None, query: dict | None = None, timeout: float
         at.query_params[k] = v
     at.run()
     if page:
+        # Home rewrites the URL to its own (empty) state: give the link's values back to the
+        # page, as a browser opening /<page>?... directly would.
+        for k, v in (query or {}).items():
+            at.query_params[k] = v
         at.switch_page(f"pages/{page}.py").run()
     return at
 
