@@ -1,0 +1,153 @@
+"""Every lesson driven as a new student would, in a real browser: type and press Enter,
+move a slider, flip a toggle, answer a question. After each action the chart on screen
+must change to the right data, and no error element may ever appear."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from encoder_core import build_encoder, preset
+from encoder_core.lessons.attention import compare_masks
+from encoder_core.tokenizer import WordTokenizer
+from tests.apptest_helpers import ROOT, decode
+from ui.models import TEACHING_INIT_STD
+
+from .driver import assert_no_exception, chart_data, wait_chart_change, wait_charts, wait_idle
+
+LESSONS = re.findall(r'url_path="([a-z_]+)"', (ROOT / "app.py").read_text())
+NEW_SENTENCE = "the dog ran to the park"
+
+
+def open_lesson(page, app_url: str, lesson: str, query: str = ""):
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{app_url}/{lesson}{query}")
+    wait_charts(page, 1, timeout_ms=90_000)
+    wait_idle(page)
+    assert_no_exception(page)
+
+
+def type_and_enter(page, label: str, text: str) -> None:
+    box = page.get_by_label(label, exact=True).first
+    box.fill(text)
+    box.press("Enter")
+
+
+def heatmap_z(data: list[dict]) -> np.ndarray:
+    """z as drawn: plotly.js may keep the base64 form or hold typed arrays (serialised as dicts)."""
+    z = decode(data[0]["z"])
+    if isinstance(z, np.ndarray):
+        return z.astype(float)
+    return np.array([list(row.values()) if isinstance(row, dict) else row for row in z], dtype=float)
+
+
+def expected_bidirectional(sentence: str, layer: int, head: int, seed: int = 0) -> np.ndarray:
+    model = build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
+    ids = WordTokenizer().encode(sentence).ids
+    with torch.inference_mode():
+        return compare_masks(model, ids, layer, head).bidirectional.numpy()
+
+
+@pytest.mark.parametrize("lesson", [lesson for lesson in LESSONS if lesson != "quiz"])
+def test_lesson_default_state_screenshot(page, app_url, screenshots_dir, lesson):
+    open_lesson(page, app_url, lesson)
+    page.screenshot(path=str(screenshots_dir / f"{lesson}.png"))
+
+
+def test_attention_type_and_slide(page, app_url):
+    open_lesson(page, app_url, "attention")
+    before = chart_data(page, 0)
+    type_and_enter(page, "Sentence", NEW_SENTENCE)
+    after = wait_chart_change(page, before)
+    np.testing.assert_allclose(heatmap_z(after), expected_bidirectional(NEW_SENTENCE, 0, 0), atol=1e-5)
+    assert "2 dog" in json.dumps(after)
+    assert_no_exception(page)
+
+    page.get_by_role("slider", name="Head").focus()
+    page.keyboard.press("ArrowRight")
+    moved = wait_chart_change(page, after)
+    np.testing.assert_allclose(heatmap_z(moved), expected_bidirectional(NEW_SENTENCE, 0, 1), atol=1e-5)
+    assert_no_exception(page)
+
+
+def test_padding_toggle_and_type(page, app_url):
+    open_lesson(page, app_url, "padding")
+    before = [chart_data(page, i) for i in range(3)]
+    page.get_by_text("Padding mask", exact=True).click()
+    wait_idle(page)
+    changed = None
+    for _ in range(100):
+        now = [chart_data(page, i) for i in range(3)]
+        if now != before:
+            changed = now
+            break
+        page.wait_for_timeout(100)
+    assert changed is not None, "no chart changed when the padding mask was switched off"
+    assert page.get_by_text("Without the mask").count() + page.get_by_text("without the mask").count() >= 1
+    assert_no_exception(page)
+
+    first = chart_data(page, 0)
+    type_and_enter(page, "Single sentence", "the dog ran")
+    after = wait_chart_change(page, first)
+    assert "dog" in json.dumps(after)
+    assert_no_exception(page)
+
+
+@pytest.mark.parametrize(
+    ("lesson", "label"),
+    [("masking", "Sentence"), ("block", "Sentence"), ("heads", "Sentence")],
+)
+def test_lesson_reacts_to_a_typed_sentence(page, app_url, lesson, label):
+    if lesson not in LESSONS:
+        pytest.skip(f"{lesson} is not in the navigation")
+    open_lesson(page, app_url, lesson)
+    before = chart_data(page, 0)
+    type_and_enter(page, label, NEW_SENTENCE)
+    after = wait_chart_change(page, before, timeout_s=40)
+    assert "dog" in json.dumps(after) or "park" in json.dumps(after)
+    assert_no_exception(page)
+
+
+def test_quiz_answer_gets_feedback(page, app_url):
+    if "quiz" not in LESSONS:
+        pytest.skip("quiz is not in the navigation")
+    page.goto(f"{app_url}/quiz?quiz_seed=7")
+    page.get_by_role("button", name="Submit").first.wait_for(timeout=60_000)
+    wait_idle(page)
+    radios = page.get_by_role("radio")
+    if radios.count():
+        radios.first.check(force=True)
+    else:
+        type_and_enter(page, "Your answer", "3")
+    wait_idle(page)
+    page.get_by_role("button", name="Submit").first.click()
+    wait_idle(page)
+    feedback = page.locator('[data-testid="stAlert"]')
+    feedback.first.wait_for(timeout=20_000)
+    assert feedback.count() >= 1
+    assert_no_exception(page)
+
+
+def test_typed_markup_is_shown_as_text(page, app_url):
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    open_lesson(page, app_url, "attention")
+    before = chart_data(page, 0)
+    type_and_enter(page, "Sentence", "<img src=x onerror=alert(1)> <b>bold</b> <script>alert(2)</script>")
+    wait_chart_change(page, before)
+    page.wait_for_timeout(500)
+    assert dialogs == []
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.locator("b:text-is('bold')").count() == 0
+    assert_no_exception(page)
+
+
+def test_shared_link_opens_that_state(page, app_url):
+    open_lesson(page, app_url, "attention", "?sentence=the+bird+sang&layer=1&head=2&seed=3")
+    assert page.get_by_label("Sentence", exact=True).first.input_value() == "the bird sang"
+    z = heatmap_z(chart_data(page, 0))
+    np.testing.assert_allclose(z, expected_bidirectional("the bird sang", 1, 2, seed=3), atol=1e-5)
