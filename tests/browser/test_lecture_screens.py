@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .driver import assert_no_exception, wait_idle
 
@@ -52,8 +53,12 @@ def wait_for_step(page, k: int) -> int:
         page.wait_for_function(
             "() => document.querySelectorAll('[data-testid=stPlotlyChart] .main-svg').length > 0", timeout=30_000
         )
-    # Lazily loaded parts (charts, tables) show a grey placeholder until they are drawn.
-    page.wait_for_function("() => !document.querySelector('[data-testid^=stSkeleton]')", timeout=30_000)
+    # Lazily loaded parts (charts, tables) show a grey placeholder until they are drawn. Only the
+    # screenshot needs them; on a busy machine they may take longer, and that is not a failure.
+    try:
+        page.wait_for_function("() => !document.querySelector('[data-testid^=stSkeleton]')", timeout=30_000)
+    except PlaywrightTimeout:
+        pass
     page.wait_for_timeout(1_500)  # the step's heading is scrolled into view, and again once content settles
     headings = step_headings(page)
     assert len(headings) == 1, headings
@@ -136,17 +141,20 @@ def test_high_contrast_changes_page_and_figures(page, app_url):
 def test_png_camera_and_one_file_of_all_figures(page, app_url):
     page.goto(f"{app_url}/{LESSONS[0]}")
     wait_idle(page, LOAD_MS)
+    button = page.get_by_role("button", name=re.compile(r"Download this lesson's \d+ figures? as one HTML file"))
+    n = int(re.search(r"(\d+) figure", button.inner_text(timeout=LOAD_MS)).group(1))
     page.wait_for_function(
-        "() => document.querySelectorAll('[data-testid=stPlotlyChart] .main-svg').length > 0", timeout=LOAD_MS
+        """n => Array.from(document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot'))
+                 .filter(el => el.querySelector('.main-svg')).length >= n""",
+        arg=n,
+        timeout=LOAD_MS,
     )
     charts = page.locator("[data-testid=stPlotlyChart]").count()
     cameras = page.locator('[data-testid=stPlotlyChart] .modebar-btn[data-title="Download plot as a PNG"]').count()
-    assert cameras == charts > 0
-    button = page.get_by_role("button", name=re.compile(r"Download this lesson's \d+ figures? as one HTML file"))
-    n = int(re.search(r"(\d+) figure", button.inner_text()).group(1))
+    assert cameras == charts == n > 0  # every chart on the page was shown through show_figure, with a PNG button
     with page.expect_download(timeout=60_000) as info:
         button.click()
     text = Path(info.value.path()).read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
-    assert text.count('class="plotly-graph-div"') == n == charts
+    assert text.count('class="plotly-graph-div"') == n
     assert text.count("Plotly.newPlot(") == n
