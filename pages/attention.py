@@ -10,6 +10,7 @@ from ui.inputs import report_encoding, usable_sentence
 from ui.lesson import Section, finish, narrative, render_sections, start
 from ui.models import small_model, word_tokenizer
 from ui.params import Param
+from ui.quiz_widget import QUIZ_SEED, check_yourself
 from ui.state import ensure_valid
 
 DEFAULT_SENTENCE = "the cat sat down"
@@ -36,6 +37,7 @@ PARAMS = [
     Param("sentence", DEFAULT_SENTENCE, "text"),
     Param("layer", 0, "int", 0, cfg.n_layers - 1),
     Param("head", 0, "int", 0, cfg.n_heads - 1),
+    QUIZ_SEED,
 ]
 start("attention", PARAMS)
 note_long_text(PARAMS, {"sentence": "Sentence"})
@@ -246,5 +248,12 @@ sections = [
         show_seed,
     ),
 ]
+sections.append(
+    Section(
+        "Check yourself",
+        "A question generated from the model itself: its answer is computed, not typed in.",
+        lambda: check_yourself("attention", title=None),
+    )
+)
 render_sections(sections)
 finish(PARAMS)

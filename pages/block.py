@@ -18,6 +18,7 @@ from ui.inputs import report_encoding, usable_sentence
 from ui.lesson import Section, narrative
 from ui.models import MAX_SEED, TEACHING_INIT_STD, word_tokenizer
 from ui.params import MAX_TEXT, Param
+from ui.quiz_widget import QUIZ_SEED, check_yourself
 from ui.state import ensure_valid
 
 CONFIG = preset("small")
@@ -47,6 +48,7 @@ PARAMS = [
     Param("block_step", "input", "choice", options=POST_NORM_STAGES),
     Param("block_depth", 12, "int", 12, 24),
     Param("block_init", "bert", "choice", options=tuple(INIT_LABELS)),
+    QUIZ_SEED,
 ]
 P = {p.key: p for p in PARAMS}
 
@@ -517,5 +519,12 @@ sections = [
         render_params,
     ),
 ]
+sections.append(
+    Section(
+        "Check yourself",
+        "A question generated from the model itself: its answer is computed, not typed in.",
+        lambda: check_yourself("block", title=None),
+    )
+)
 lesson.render_sections(sections)
 lesson.finish(PARAMS)

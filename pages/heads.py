@@ -37,6 +37,7 @@ from ui.inputs import report_encoding, usable_sentence
 from ui.minilm_model import minilm, minilm_run, minilm_similarities, minilm_word_cosines
 from ui.models import small_model, word_tokenizer
 from ui.params import Param
+from ui.quiz_widget import QUIZ_SEED, check_yourself
 from ui.state import ensure_valid
 
 DEFAULT_A = "the cat sat on the mat"
@@ -63,6 +64,7 @@ PARAMS = [
     Param("heads_layer", 0, "int", 0, 5),
     Param("heads_head", 2, "int", 0, 11),
     Param("heads_sentences", DEFAULT_SENTENCES, "text"),
+    QUIZ_SEED,
 ]
 P = {p.key: p for p in PARAMS}
 
@@ -568,6 +570,11 @@ lesson.render_sections(
             "Sentence vectors",
             "Mean pooling gives a sentence vector that separates paraphrases from unrelated sentences; [CLS] less so.",
             render_vectors,
+        ),
+        lesson.Section(
+            "Check yourself",
+            "A question generated from the model itself: its answer is computed, not typed in.",
+            lambda: check_yourself("heads", title=None),
         ),
     ]
 )

@@ -10,6 +10,7 @@ from ui.inputs import report_encoding, usable_sentence
 from ui.lesson import Section, finish, narrative, render_sections, start
 from ui.models import small_model, word_tokenizer
 from ui.params import Param
+from ui.quiz_widget import QUIZ_SEED, check_yourself
 from ui.state import ensure_valid
 
 DEFAULT_A, DEFAULT_B, DEFAULT_SINGLE = "the cat sat on the mat", "it was happy", "the cat sat"
@@ -42,6 +43,7 @@ PARAMS = [
     Param("use_mask", True, "bool"),
     Param("layer", 0, "int", 0, cfg.n_layers - 1),
     Param("head", 0, "int", 0, cfg.n_heads - 1),
+    QUIZ_SEED,
 ]
 start("padding", PARAMS)
 note_long_text(
@@ -259,5 +261,12 @@ sections = [
     ),
     Section("The pad's own output", "Pads get an output too; never read it.", show_pad_rows),
 ]
+sections.append(
+    Section(
+        "Check yourself",
+        "A question generated from the model itself: its answer is computed, not typed in.",
+        lambda: check_yourself("padding", title=None),
+    )
+)
 render_sections(sections)
 finish(PARAMS)
