@@ -320,7 +320,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
     parser.add_argument("--lr", type=float, default=TrainSettings.lr)
     parser.add_argument("--dropout", type=float, default=TrainSettings.dropout)
-    parser.add_argument("--threads", type=int, default=2)
+    # Measured: on a machine already busy with other jobs, 2 threads can be ~10x slower than 1 (threads
+    # wait on each other); on a quiet 2-core machine 2 threads take ~150 s for the default 5000 steps.
+    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     settings = TrainSettings(steps=args.steps, seed=args.seed, lr=args.lr, dropout=args.dropout)
