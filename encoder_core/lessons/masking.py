@@ -1,0 +1,357 @@
+"""The masked-language-modelling lesson: one draw of BERT's corruption, the model's pass over it,
+where the loss lives, and a fill-mask query built from a chosen word.
+
+Everything here is computed with encoder_core's own masking (mask_tokens), loss (loss_breakdown)
+and model; the page only lays it out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from ..checkpoint import fill_mask
+from ..config import EncoderConfig
+from ..corpus import nsp_pairs
+from ..heads import MaskedLanguageModel
+from ..lexicon import SPECIAL_TOKENS
+from ..loss import LossBreakdown, loss_breakdown
+from ..masking import ACTION_NAMES, IGNORE_INDEX, NOT_CHOSEN, MaskCounts, MaskingResult, exact_counts, mask_tokens
+from ..tokenizer import MASK, WordTokenizer
+
+# Seed 004's counting example: "the cat went home" is six positions with [CLS] and [SEP];
+# hiding "cat" and "went" leaves two positions that carry a loss.
+COUNT_EXAMPLE_TEXT = "the cat went home"
+COUNT_EXAMPLE_HIDDEN = (2, 3)
+
+
+@dataclass
+class MaskingDraw:
+    """One draw of the MLM corruption over one sentence (batch of 1)."""
+
+    tokens: list[str]  # the original tokens, [CLS] ... [SEP]
+    ids: torch.Tensor  # (1, T) original ids
+    result: MaskingResult  # inputs, labels, actions, eligible, each (1, T)
+    input_tokens: list[str]  # what the model receives, as tokens
+    rate: float
+    exact: bool
+    seed: int
+
+    @property
+    def counts(self) -> MaskCounts:
+        return self.result.counts()
+
+    @property
+    def rule(self) -> MaskCounts:
+        """What the exact rule gives for this many eligible tokens (the coin flip matches it only on average)."""
+        return exact_counts(self.counts.eligible, self.rate)
+
+    @property
+    def follows_rule(self) -> bool:
+        return self.counts == self.rule
+
+    @property
+    def expected_chosen(self) -> float:
+        """Coin-flip mode: the average number chosen, rate x eligible."""
+        return self.rate * self.counts.eligible
+
+    @property
+    def chosen_spread(self) -> float:
+        """Coin-flip mode: the standard deviation of the number chosen (binomial)."""
+        n = self.counts.eligible
+        return math.sqrt(n * self.rate * (1.0 - self.rate))
+
+    def rows(self) -> list[dict]:
+        """One row per position: what a student needs to follow the draw token by token."""
+        r = self.result
+        out = []
+        for t, token in enumerate(self.tokens):
+            action = int(r.actions[0, t])
+            eligible = bool(r.eligible[0, t])
+            happened = ACTION_NAMES[action] if eligible else f"never eligible: {token}"
+            out.append(
+                {
+                    "position": t,
+                    "original token": token,
+                    "original id": int(self.ids[0, t]),
+                    "chosen": action != NOT_CHOSEN,
+                    "what happened": happened,
+                    "model receives": self.input_tokens[t],
+                    "input id": int(r.inputs[0, t]),
+                    "label": int(r.labels[0, t]),
+                }
+            )
+        return out
+
+
+def draw_masks(tokenizer: WordTokenizer, ids: list[int], *, rate: float, exact: bool, seed: int) -> MaskingDraw:
+    """Corrupt one encoded sentence with mask_tokens, seeded by an explicit generator.
+
+    Every special id is left alone: [CLS], [SEP] and [PAD] as in BERT, and here also [UNK] and a
+    typed [MASK], which hold no real word to recover.
+    """
+    ids_t = torch.tensor([ids], dtype=torch.long)
+    generator = torch.Generator().manual_seed(int(seed))
+    result = mask_tokens(
+        ids_t,
+        mask_id=tokenizer.mask_id,
+        special_ids=tokenizer.special_ids,
+        vocab_size=tokenizer.vocab_size,
+        rate=float(rate),
+        exact=bool(exact),
+        generator=generator,
+    )
+    return MaskingDraw(
+        tokens=tokenizer.decode(ids_t[0]),
+        ids=ids_t,
+        result=result,
+        input_tokens=tokenizer.decode(result.inputs[0]),
+        rate=float(rate),
+        exact=bool(exact),
+        seed=int(seed),
+    )
+
+
+@dataclass
+class MLMForward:
+    """The model's pass over a corrupted batch, with every tensor a student is shown."""
+
+    inputs: torch.Tensor  # (B, T) ids the model receives
+    hidden: torch.Tensor  # (B, T, D) the encoder's last layer
+    logits: torch.Tensor  # (B, T, V) a score for every vocabulary entry at every position
+    labels: torch.Tensor  # (B, T) original id where chosen, -100 elsewhere
+    selected_logits: torch.Tensor  # (n_chosen, V) the rows the loss reads
+    breakdown: LossBreakdown
+    pytorch_loss: float  # F.cross_entropy(..., ignore_index=-100); nan when nothing was chosen
+
+    @property
+    def label_probability(self) -> torch.Tensor:
+        """(B, T) the probability the model gives the original token; 0 where nothing is asked."""
+        return torch.exp(-self.breakdown.per_position) * self.breakdown.counted
+
+    @property
+    def top_guess(self) -> torch.Tensor:
+        """(B, T) the model's most likely token id at every position."""
+        return self.logits.argmax(dim=-1)
+
+    def shape_steps(self) -> list[tuple[str, tuple[int, ...]]]:
+        """The shapes as read from the actual tensors, in the order they are produced."""
+        return [
+            ("token ids", tuple(self.inputs.shape)),
+            ("hidden states", tuple(self.hidden.shape)),
+            ("logits", tuple(self.logits.shape)),
+            ("logits at chosen positions", tuple(self.selected_logits.shape)),
+        ]
+
+
+def mlm_forward(model, inputs: torch.Tensor, labels: torch.Tensor, segments: torch.Tensor | None = None) -> MLMForward:
+    """Run a MaskedLanguageModel (read-only) and break its loss down per position."""
+    with torch.inference_mode():
+        logits, out = model(inputs, segments, need_weights=False)
+    chosen = labels != IGNORE_INDEX
+    selected = logits[chosen]  # (n_chosen, V)
+    if int(chosen.sum()):
+        reference = float(F.cross_entropy(logits.transpose(1, 2), labels, ignore_index=IGNORE_INDEX))
+    else:
+        reference = float("nan")  # no target to average: PyTorch would give nan too
+    return MLMForward(inputs, out.hidden, logits, labels, selected, loss_breakdown(logits, labels), reference)
+
+
+@dataclass
+class CountExample:
+    """Seed 004's counting rule on the trained model: six positions, two hidden, the mean is over two."""
+
+    tokens: list[str]
+    input_tokens: list[str]
+    forward: MLMForward
+
+    @property
+    def n_positions(self) -> int:
+        return self.forward.breakdown.n_positions
+
+    @property
+    def n_counted(self) -> int:
+        return self.forward.breakdown.n_counted
+
+    @property
+    def losses(self) -> list[float]:
+        return [float(v) for v in self.forward.breakdown.per_position[0]]
+
+
+def count_example(
+    model, tokenizer: WordTokenizer, text: str = COUNT_EXAMPLE_TEXT, hidden: tuple[int, ...] = COUNT_EXAMPLE_HIDDEN
+) -> CountExample:
+    """Hide the given positions with [MASK], label only them, run the model."""
+    enc = tokenizer.encode(text)
+    ids = torch.tensor([enc.ids], dtype=torch.long)
+    if any(not 0 < p < len(enc.ids) - 1 for p in hidden):
+        raise ValueError(f"positions {hidden} must be inside the sentence (1..{len(enc.ids) - 2})")
+    inputs = ids.clone()
+    labels = torch.full_like(ids, IGNORE_INDEX)
+    for p in hidden:
+        inputs[0, p] = tokenizer.mask_id
+        labels[0, p] = ids[0, p]
+    return CountExample(enc.tokens, tokenizer.decode(inputs[0]), mlm_forward(model, inputs, labels))
+
+
+def mask_word(tokenizer: WordTokenizer, text: str, position: int) -> str:
+    """The sentence with its position-th word (1-based, as the tokenizer splits it) replaced by [MASK].
+
+    position 0 leaves the text as typed. The words are re-joined with single spaces, which the
+    tokenizer splits back into the same words.
+    """
+    words = tokenizer.split(text)
+    if position == 0:
+        return text
+    if not 1 <= position <= len(words):
+        raise ValueError(f"position must be in 1..{len(words)}, got {position}")
+    words[position - 1] = MASK
+    return " ".join(words)
+
+
+# Seed 004's "try it": eight sequences of 20 tokens, width 48, 1,000 words, 12 masked positions.
+EXERCISE_SHAPE = {"batch": 8, "length": 20, "d_model": 48, "vocab_size": 1000, "n_masked": 12}
+
+
+def shape_exercise(
+    batch: int = 8, length: int = 20, d_model: int = 48, vocab_size: int = 1000, n_masked: int = 12, seed: int = 0
+) -> MLMForward:
+    """Build a throwaway model of the exercise's size and run it, so the answer's shapes are read, not typed."""
+    if not 0 <= n_masked <= batch * length:
+        raise ValueError(f"n_masked must be in 0..{batch * length}, got {n_masked}")
+    config = EncoderConfig(vocab_size=vocab_size, max_positions=length, d_model=d_model, n_heads=4, n_layers=1)
+    with torch.random.fork_rng():  # the page's other draws keep their own random stream
+        torch.manual_seed(seed)
+        model = MaskedLanguageModel(config).eval()
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(5, vocab_size, (batch, length), generator=g)
+    labels = torch.full_like(ids, IGNORE_INDEX)
+    flat = torch.randperm(batch * length, generator=g)[:n_masked]
+    labels.view(-1)[flat] = ids.view(-1)[flat]
+    return mlm_forward(model, ids, labels)
+
+
+@dataclass
+class NSPExample:
+    """One next-sentence-prediction pair as BERT would feed it: [CLS] A [SEP] B [SEP], segments 0 then 1."""
+
+    sentence_a: str
+    sentence_b: str
+    is_next: bool
+    tokens: list[str]
+    segments: list[int]
+
+
+def nsp_examples(tokenizer: WordTokenizer, n: int = 6, seed: int = 0) -> list[NSPExample]:
+    """n pairs from the corpus's NSP builder (half real continuations, half random), encoded as a pair."""
+    out = []
+    for pair in nsp_pairs(n, seed=seed):
+        enc = tokenizer.encode(pair.sentence_a, pair.sentence_b)
+        out.append(NSPExample(pair.sentence_a, pair.sentence_b, pair.is_next, enc.tokens, enc.segments))
+    return out
+
+
+@dataclass
+class MaskPrediction:
+    position: int  # index in the encoded sequence
+    top: list[tuple[str, float]]  # the top-k (token, probability), most likely first
+    hidden_word: str | None  # the word the student hid (fill_position), if any
+    hidden_rank: int | None  # its rank among all vocabulary entries (1 = first choice)
+    hidden_probability: float | None
+
+
+@dataclass
+class FillMaskView:
+    query: str  # the text sent to the model, with [MASK] where a word is asked for
+    tokens: list[str]  # as the model sees it
+    predictions: list[MaskPrediction]  # one per [MASK], left to right
+    unknown: list[str]  # typed words outside the vocabulary (they became [UNK])
+    truncated: int
+
+
+def fill_mask_view(model, tokenizer: WordTokenizer, text: str, position: int = 0, top_k: int = 5) -> FillMaskView:
+    """fill_mask on the text, after hiding its position-th word (0: use the [MASK]s typed).
+
+    For a hidden word, the rank and probability the model gives the original are reported too.
+    """
+    query = mask_word(tokenizer, text, position)
+    enc = tokenizer.encode(query, max_length=model.config.max_positions, truncate=True)
+    positions = [i for i, t in enumerate(enc.tokens) if t == MASK]
+    hidden_word = tokenizer.split(text)[position - 1] if position else None
+    if hidden_word in SPECIAL_TOKENS:  # hiding a typed [MASK] or [SEP] asks for no real word
+        hidden_word = None
+    hidden_at = position if position else None  # word k (1-based) sits at index k, after [CLS]
+    predictions = []
+    ranked = fill_mask(model, tokenizer, query, top_k=tokenizer.vocab_size) if positions else []
+    for pos, ranking in zip(positions, ranked):
+        rank = prob = None
+        word = hidden_word if pos == hidden_at else None
+        if word is not None:
+            for r, (token, p) in enumerate(ranking, start=1):
+                if token == word:
+                    rank, prob = r, p
+        predictions.append(MaskPrediction(pos, ranking[:top_k], word, rank, prob))
+    return FillMaskView(query, enc.tokens, predictions, enc.unknown, enc.truncated)
+
+
+LEAKAGE_RUNS = {"correct": "correct masking", "leaky": "leaky: answer left in the input"}
+
+
+def running_mean(values: list[float], window: int) -> list[float]:
+    """Trailing mean over the last `window` values (fewer at the start): a readable training curve."""
+    if window < 1:
+        raise ValueError(f"window must be >= 1, got {window}")
+    csum = [0.0]
+    for v in values:
+        csum.append(csum[-1] + float(v))
+    return [(csum[i + 1] - csum[max(0, i + 1 - window)]) / min(i + 1, window) for i in range(len(values))]
+
+
+@dataclass
+class LeakageSummary:
+    """encoder_core.leakage's two runs, boiled down to what the page plots and states."""
+
+    steps: list[int]  # 1..n
+    window: int
+    accuracy: dict[str, list[float]]  # run name -> running mean of training accuracy
+    loss: dict[str, list[float]]  # run name -> running mean of training loss
+    final_train_accuracy: dict[str, float]  # mean over the last `window` steps
+    first_step_at: dict[str, int | None]  # first step whose running accuracy reaches `threshold`
+    threshold: float
+    held_out_top1: dict[str, float]
+    held_out_top5: dict[str, float]
+    n_held_out: int
+    seconds: dict[str, float]
+
+
+def summarise_leakage(result, window: int = 20, threshold: float = 0.9) -> LeakageSummary:
+    """result: encoder_core.leakage.LeakageResult (both runs from the same start and the same batches)."""
+    runs = {"correct": result.correct, "leaky": result.leaky}
+    n = len(result.correct.accuracy)
+    window = max(1, min(window, n))
+    acc = {name: running_mean(run.accuracy, window) for name, run in runs.items()}
+    first = {name: next((i + 1 for i, a in enumerate(curve) if a >= threshold), None) for name, curve in acc.items()}
+    return LeakageSummary(
+        steps=list(range(1, n + 1)),
+        window=window,
+        accuracy=acc,
+        loss={name: running_mean(run.loss, window) for name, run in runs.items()},
+        final_train_accuracy={name: sum(run.accuracy[-window:]) / window for name, run in runs.items()},
+        first_step_at=first,
+        threshold=threshold,
+        held_out_top1={name: run.held_out_top1 for name, run in runs.items()},
+        held_out_top5={name: run.held_out_top5 for name, run in runs.items()},
+        n_held_out=result.n_held_out,
+        seconds={name: run.seconds for name, run in runs.items()},
+    )
+
+
+def context(tokens: list[str], position: int, width: int = 3) -> str:
+    """A few words either side of a position, for a chart title: 'the [MASK] sat on'."""
+    lo, hi = max(1, position - width), min(len(tokens) - 1, position + width + 1)  # never [CLS] / the last [SEP]
+    left = "... " if lo > 1 else ""
+    right = " ..." if hi < len(tokens) - 1 else ""
+    return left + " ".join(tokens[lo:hi]) + right

@@ -1,0 +1,293 @@
+"""The masked-LM page in AppTest: defaults, every control, bad input, links, a missing checkpoint."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from apptest_helpers import all_text, figures, open_page
+
+import ui.mlm_model
+from encoder_core.checkpoint import fill_mask, load_small_mlm
+from encoder_core.lessons import masking as lesson
+from encoder_core.masking import exact_counts, mask_tokens
+
+DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
+
+
+@pytest.fixture(scope="module")
+def trained():
+    model, tokenizer, _ = load_small_mlm(ui.mlm_model.CHECKPOINT_DIR)
+    return model, tokenizer
+
+
+def frame(at, column: str):
+    """The first dataframe on the page that has this column."""
+    for df in at.dataframe:
+        if column in df.value.columns:
+            return df.value
+    raise AssertionError(f"no table with a {column!r} column")
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def no_exception(at):
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def reference_draw(tokenizer, sentence, rate, exact, seed):
+    ids = torch.tensor([tokenizer.encode(sentence).ids])
+    return ids, mask_tokens(
+        ids,
+        mask_id=tokenizer.mask_id,
+        special_ids=tokenizer.special_ids,
+        vocab_size=tokenizer.vocab_size,
+        rate=rate,
+        exact=exact,
+        generator=torch.Generator().manual_seed(seed),
+    )
+
+
+def check_draw(at, tokenizer, sentence, rate, exact, seed):
+    """The table and the counts on the page are exactly mask_tokens' output for these settings."""
+    ids, ref = reference_draw(tokenizer, sentence, rate, exact, seed)
+    table = frame(at, "what happened")
+    assert table["input id"].tolist() == ref.inputs[0].tolist()
+    assert table["label"].tolist() == ref.labels[0].tolist()
+    assert table["original id"].tolist() == ids[0].tolist()
+    counts = ref.counts()
+    m = metrics(at)
+    assert (m["eligible"], m["chosen"], m["[MASK]"], m["random token"], m["kept"]) == tuple(
+        str(v) for v in (counts.eligible, counts.chosen, counts.masked, counts.random, counts.kept)
+    )
+    if exact:
+        assert counts == exact_counts(counts.eligible, rate)
+    return ref
+
+
+def test_defaults(trained):
+    model, tokenizer = trained
+    at = open_page("masking")
+    no_exception(at)
+    ref = check_draw(at, tokenizer, DEFAULT_SENTENCE, 0.15, True, 0)
+    figs = figures(at)
+
+    # The loss bars: the chosen positions' mean is PyTorch's cross_entropy(ignore_index=-100) on the same logits
+    # (float32: the per-position and the reduced loss can differ in the 7th digit).
+    with torch.no_grad():
+        logits, _ = model(ref.inputs)
+    expected = float(F.cross_entropy(logits[0], ref.labels[0], ignore_index=-100))
+    counted, ignored, right, wrong = figs["masking_loss"]["data"]
+    assert len(counted["x"]) == 2 and len(ignored["x"]) == 13
+    assert np.mean(counted["y"]) == pytest.approx(expected, rel=1e-5, abs=1e-5)
+    assert np.all(ignored["y"] == 0) and set(ignored["text"]) == {"ignored"}
+    assert right["y"][0] == pytest.approx(expected, rel=1e-5, abs=1e-5)
+    assert wrong["y"][0] == pytest.approx(np.sum(counted["y"]) / 15, rel=1e-5)
+    assert metrics(at)["mean over the 2 chosen positions"] == f"{right['y'][0]:.4f}"
+
+    # Seed 004's count: six positions, two hidden, the mean over two.
+    c_bars, i_bars, c_right, _ = figs["masking_count_example"]["data"]
+    assert len(c_bars["x"]) == 2 and len(i_bars["x"]) == 4
+    assert c_right["y"][0] == pytest.approx(np.mean(c_bars["y"]), rel=1e-6)
+
+    # The worked count: 200 -> 30 -> 24 / 3 / 3.
+    assert [float(t["x"][0]) for t in figs["masking_split"]["data"]] == [24, 3, 3, 170]
+    assert "**30** chosen" in all_text(at)
+
+    # Fill-mask: the default sentence's top five, as fill_mask gives them.
+    (top,) = fill_mask(model, tokenizer, "the [MASK] sat on the mat")
+    bars = figs["fill_0"]["data"][0]
+    assert list(bars["y"])[::-1] == [w for w, _ in top]
+    assert np.allclose(bars["x"][::-1], [p for _, p in top])
+
+    # Shapes read from the tensors: (1, 15) -> (1, 15, D) -> (1, 15, V) -> (2, V).
+    D, V = model.config.d_model, tokenizer.vocab_size
+    shapes = frame(at, "tensor")["shape"].tolist()
+    assert shapes == ["(1, 15)", f"(1, 15, {D})", f"(1, 15, {V})", f"(2, {V})"]
+
+    # Next-sentence pairs: half real continuations, encoded as [CLS] A [SEP] B [SEP].
+    nsp = frame(at, "sentence B")
+    assert (nsp["label"] == "IsNext").sum() == len(nsp) // 2
+    assert all(s.startswith("[CLS]") and s.endswith("[SEP]") for s in nsp["model input"])
+    assert "Check yourself" in [h.value for h in at.subheader]
+    assert dict(at.query_params) == {}
+
+
+def test_every_control(trained):
+    _, tokenizer = trained
+    at = open_page("masking")
+    sentence = "the old dog ran to the park and the girl played with the red ball in the garden"
+    at.text_input(key="mlm_sentence").input(sentence).run()
+    no_exception(at)
+    check_draw(at, tokenizer, sentence, 0.15, True, 0)
+    at.slider(key="mlm_rate").set_value(0.5).run()
+    no_exception(at)
+    check_draw(at, tokenizer, sentence, 0.5, True, 0)
+    at.toggle(key="mlm_exact").set_value(False).run()
+    no_exception(at)
+    check_draw(at, tokenizer, sentence, 0.5, False, 0)
+    at.number_input(key="mlm_seed").set_value(41).run()
+    no_exception(at)
+    check_draw(at, tokenizer, sentence, 0.5, False, 41)
+    # Draw again: a new pattern, and the seed in the link moves with it.
+    next(b for b in at.button if b.label == "Draw again").click().run()
+    no_exception(at)
+    assert at.session_state["mlm_seed"] == 42
+    check_draw(at, tokenizer, sentence, 0.5, False, 42)
+    at.number_input(key="mlm_n").set_value(1000).run()
+    no_exception(at)
+    worked = exact_counts(1000, 0.5)
+    assert [float(t["x"][0]) for t in figures(at)["masking_split"]["data"]] == [
+        worked.masked,
+        worked.random,
+        worked.kept,
+        1000 - worked.chosen,
+    ]
+    at.text_input(key="fill_sentence").input("the [MASK] swam in the [MASK]").run()
+    no_exception(at)
+    assert {"fill_0", "fill_1"} <= set(figures(at))
+    at.selectbox(key="fill_position").set_value(3).run()  # hide "swam" as well
+    no_exception(at)
+    assert {"fill_0", "fill_1", "fill_2"} <= set(figures(at))
+    assert any("'swam' is choice" in c.value for c in at.caption)
+    assert dict(at.query_params) == {
+        "mlm_sentence": sentence,
+        "mlm_rate": "0.5",
+        "mlm_exact": "0",
+        "mlm_seed": "42",
+        "mlm_n": "1000",
+        "fill_sentence": "the [MASK] swam in the [MASK]",
+        "fill_position": "3",
+    }
+
+
+def test_bad_input():
+    at = open_page("masking", query={"mlm_rate": "0"})
+    no_exception(at)
+    text = all_text(at)
+    assert "Nothing was chosen" in text and "no positions to average" in text
+    assert metrics(at)["mean over the 0 chosen positions"] == "undefined"
+    assert len(figures(at)["masking_loss"]["data"]) == 1  # grey bars only, no mean lines
+
+    at.slider(key="mlm_rate").set_value(1.0).run()
+    no_exception(at)
+    assert metrics(at)["chosen"] == metrics(at)["eligible"] == "13"
+
+    at.text_input(key="mlm_sentence").input("[CLS] [SEP]").run()
+    no_exception(at)
+    assert "no ordinary token to choose" in all_text(at)
+    assert metrics(at)["eligible"] == "0"
+
+    at.text_input(key="mlm_sentence").input("the zyxxy <b>cat</b> sat").run()
+    no_exception(at)
+    table = frame(at, "what happened")
+    assert "never eligible: [UNK]" in table["what happened"].tolist()
+    assert "zyxxy" in all_text(at)  # named in the [UNK] note
+
+    at.text_input(key="mlm_sentence").input("   ").run()
+    no_exception(at)
+    assert "shows the example instead" in all_text(at)
+
+    at.text_input(key="fill_sentence").input("the cat sat on the mat").run()
+    no_exception(at)
+    assert "There is no [MASK] to fill" in all_text(at)
+    at.text_input(key="fill_sentence").input("[MASK] [MASK] [MASK]").run()
+    no_exception(at)
+    assert {"fill_0", "fill_1", "fill_2"} <= set(figures(at))
+
+
+def test_link_sets_every_control_and_bad_values_give_notices():
+    query = {
+        "mlm_sentence": "a fox ran home",
+        "mlm_rate": "0.4",
+        "mlm_exact": "0",
+        "mlm_seed": "9",
+        "mlm_n": "50",
+        "fill_sentence": "a fox [MASK] home",
+        "fill_position": "2",
+    }
+    at = open_page("masking", query=query)
+    no_exception(at)
+    state = {k: at.session_state[k] for k in query}
+    assert state == {
+        "mlm_sentence": "a fox ran home",
+        "mlm_rate": 0.4,
+        "mlm_exact": False,
+        "mlm_seed": 9,
+        "mlm_n": 50,
+        "fill_sentence": "a fox [MASK] home",
+        "fill_position": 2,
+    }
+    assert "**20** chosen" in all_text(at)  # 50 at 0.4
+
+    bad = open_page(
+        "masking", query={"mlm_rate": "lots", "mlm_seed": "-3", "mlm_exact": "maybe", "fill_position": "99"}
+    )
+    no_exception(bad)
+    notice = " ".join(w.value for w in bad.warning)
+    assert "mlm_rate" in notice and "mlm_seed" in notice and "mlm_exact" in notice
+    assert bad.session_state["mlm_rate"] == 0.15 and bad.session_state["mlm_seed"] == 0
+    assert bad.session_state["fill_position"] == 6  # clamped to the last word of the default sentence
+
+
+@pytest.mark.parametrize("damage", ["missing", "edited"])
+def test_broken_checkpoint_keeps_the_masking_table(monkeypatch, tmp_path, damage):
+    folder = tmp_path / "small_mlm"
+    if damage == "edited":  # a copy whose vocabulary no longer matches its recorded SHA-256
+        shutil.copytree(ui.mlm_model.CHECKPOINT_DIR, folder)
+        with open(folder / "vocab.txt", "a", encoding="utf-8") as f:
+            f.write("extra\n")
+    monkeypatch.setattr(ui.mlm_model, "CHECKPOINT_DIR", str(folder))
+    at = open_page("masking")
+    no_exception(at)
+    message = " ".join(e.value for e in at.error)
+    assert "python -m encoder_core.train" in message
+    if damage == "missing":
+        assert str(folder / "SHA256SUMS") in message
+    else:
+        assert str(folder / "vocab.txt") in message and "SHA-256" in message
+    assert len(frame(at, "what happened")) == 15
+    assert "masking_split" in figures(at) and "masking_loss" not in figures(at)
+    assert "needs the trained model" in all_text(at)
+
+
+def test_lecture_mode_steps_through_sections():
+    at = open_page("masking", query={"lecture": "1"})
+    no_exception(at)
+    headings = [h.value for h in at.subheader]
+    assert any(h.startswith("Step 1 of 7: Choose, corrupt, label") for h in headings)
+    assert "masking_split" in figures(at) and "masking_loss" not in figures(at)
+    assert any(c.label == "Sentence" for c in at.text_input)  # the controls stay at the top
+    at.button(key="lecture_next").click().run()
+    no_exception(at)
+    assert any(h.startswith("Step 2 of 7: Follow the shapes") for h in (h.value for h in at.subheader))
+    assert "masking_split" not in figures(at)
+    assert at.session_state["step"] == 1 and at.query_params["step"] == "1"
+
+
+def test_leakage_button_trains_once_and_shows_both_runs():
+    # Ten steps keep the test short; the page's default is 300.
+    at = open_page("masking", query={"leak_steps": "10", "seed": "3"})
+    no_exception(at)
+    assert "leakage_accuracy" not in figures(at)
+    at.button(key="leak_train").click().run(timeout=180)
+    no_exception(at)
+    result = ui.mlm_model.cached_leakage(10, 3)
+    assert result is not None and result.steps == 10 and result.seed == 3
+    acc = figures(at)["leakage_accuracy"]["data"]
+    assert [t["name"] for t in acc] == ["correct masking", "leaky: answer left in the input"]
+    assert np.allclose(acc[1]["y"], lesson.running_mean(result.leaky.accuracy, 10))
+    assert np.allclose(acc[0]["y"], lesson.running_mean(result.correct.accuracy, 10))
+    m = metrics(at)
+    assert m["fill-mask top-5, leaky"] == f"{result.leaky.held_out_top5:.1%}"
+    # Kept for everyone: the next run shows the result without training again.
+    at.run()
+    no_exception(at)
+    assert "leakage_accuracy" in figures(at)
+    assert not any(b.key == "leak_train" for b in at.button)
+    assert ui.mlm_model.cached_leakage(10, 3) is result

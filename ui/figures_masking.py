@@ -1,0 +1,156 @@
+"""Figures for the masked-language-modelling lesson. Pure: numbers in, plotly Figure out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .figures import PAIR, as_array, esc, token_labels
+
+IGNORED_GREY = "#b0b0b0"
+SPLIT_COLOURS = {"[MASK]": PAIR[0], "random token": PAIR[1], "kept": "#6b4c9a", "not chosen": "#d9d9d9"}
+
+
+def loss_bars(
+    tokens: Sequence[str],
+    input_tokens: Sequence[str],
+    per_position,
+    counted,
+    *,
+    mean: float,
+    wrong_mean: float,
+    title: str = "",
+) -> go.Figure:
+    """Cross-entropy at every position. Positions labelled -100 are grey bars of height 0, marked
+    "ignored"; two lines give the right mean (over chosen positions) and the wrong one (over all)."""
+    losses = as_array(per_position)
+    counted = np.asarray(counted, dtype=bool)
+    labels = token_labels(tokens)
+    received = [esc(t) for t in input_tokens]
+    fig = go.Figure()
+    for name, keep, colour in (
+        ("carries a loss", counted, PAIR[0]),
+        ("label -100: adds nothing", ~counted, IGNORED_GREY),
+    ):
+        idx = np.flatnonzero(keep)
+        if not len(idx):
+            continue
+        fig.add_bar(
+            x=[labels[i] for i in idx],
+            y=losses[idx],
+            name=name,
+            marker_color=colour,
+            text=[f"{losses[i]:.2f}" if counted[i] else "ignored" for i in idx],
+            textposition="outside",
+            customdata=[received[i] for i in idx],
+            hovertemplate="%{x} (model received %{customdata}): loss %{y:.4f}<extra></extra>",
+        )
+    if counted.any():
+        for name, value, dash, colour in (
+            ("mean over chosen positions (right)", mean, "solid", PAIR[0]),
+            ("sum / every position (wrong)", wrong_mean, "dash", PAIR[1]),
+        ):
+            fig.add_scatter(
+                x=labels,
+                y=np.full(len(labels), value),
+                mode="lines",
+                name=f"{name}: {value:.3f}",
+                line={"color": colour, "dash": dash, "width": 3},
+                hovertemplate=f"{name}: {value:.4f}<extra></extra>",
+            )
+    top = float(losses.max()) if losses.size else 1.0
+    fig.update_layout(
+        title={"text": esc(title)},
+        barmode="overlay",
+        xaxis={"title": {"text": "position and original token"}, "categoryorder": "array", "categoryarray": labels},
+        yaxis={"title": {"text": "cross-entropy (nats)"}, "range": [0, max(top, 0.1) * 1.25]},
+        legend={"orientation": "h", "y": -0.3},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=420,
+    )
+    return fig
+
+
+def top_k_bars(tokens: Sequence[str], probabilities, *, title: str = "") -> go.Figure:
+    """A fill-mask answer: the top-k tokens for one masked position, most likely at the top."""
+    p = as_array(probabilities)
+    names = [esc(t) for t in tokens]
+    fig = go.Figure(
+        go.Bar(
+            x=p[::-1],
+            y=names[::-1],
+            orientation="h",
+            marker_color=PAIR[0],
+            text=[f"{v:.1%}" for v in p[::-1]],
+            textposition="outside",
+            hovertemplate="%{y}: %{x:.4f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": esc(title)},
+        # At least 0..25% so a flat guess looks flat, more when the top choice needs it; room for the labels.
+        xaxis={"title": {"text": "probability"}, "range": [0, 1.2 * min(1.0, max(0.25, float(p.max(initial=0))))]},
+        yaxis={"type": "category"},
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=260,
+    )
+    return fig
+
+
+def split_bar(counts, *, title: str = "") -> go.Figure:
+    """One horizontal bar of all eligible tokens, split into [MASK] / random / kept / not chosen."""
+    parts = {
+        "[MASK]": counts.masked,
+        "random token": counts.random,
+        "kept": counts.kept,
+        "not chosen": counts.eligible - counts.chosen,
+    }
+    fig = go.Figure()
+    for name, n in parts.items():
+        fig.add_bar(
+            x=[n],
+            y=["eligible tokens"],
+            orientation="h",
+            name=f"{name}: {n}",
+            marker_color=SPLIT_COLOURS[name],
+            text=[str(n)] if n else None,
+            textposition="inside",
+            hovertemplate=f"{esc(name)}: {n}<extra></extra>",
+        )
+    fig.update_layout(
+        title={"text": esc(title)},
+        barmode="stack",
+        xaxis={"title": {"text": "tokens"}},
+        yaxis={"showticklabels": False},
+        legend={"orientation": "h", "y": -0.6, "traceorder": "normal"},
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=220,
+    )
+    return fig
+
+
+def training_curves(
+    steps, series: dict[str, object], *, title: str, y_title: str, y_range: tuple[float, float] | None = None
+) -> go.Figure:
+    """Correct vs leaky training, one line each over the same steps (solid vs dashed, blue vs orange)."""
+    fig = go.Figure()
+    for (name, values), colour, dash in zip(series.items(), PAIR, ("solid", "dash")):
+        fig.add_scatter(
+            x=as_array(steps),
+            y=as_array(values),
+            name=esc(name),
+            mode="lines",
+            line={"color": colour, "dash": dash, "width": 3},
+            hovertemplate="step %{x}: %{y:.3f}<extra>" + esc(name) + "</extra>",
+        )
+    fig.update_layout(
+        title={"text": esc(title)},
+        xaxis={"title": {"text": "training step"}},
+        yaxis={"title": {"text": y_title}, **({"range": list(y_range)} if y_range else {})},
+        legend={"orientation": "h", "y": -0.25},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=380,
+    )
+    return fig
