@@ -13,9 +13,9 @@ LESSONS = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     st.Page("pages/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
     st.Page("pages/padding.py", title="Padding", icon=":material/space_bar:", url_path="padding"),
-    st.Page("pages/heads.py", title="Heads", icon=":material/grid_view:", url_path="heads"),
-    st.Page("pages/block.py", title="The block", icon=":material/layers:", url_path="block"),
     st.Page("pages/masking.py", title="Masked LM", icon=":material/masks:", url_path="masking"),
+    st.Page("pages/block.py", title="The block", icon=":material/layers:", url_path="block"),
+    st.Page("pages/heads.py", title="Heads", icon=":material/grid_view:", url_path="heads"),
     st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:", url_path="quiz"),
 ]
 
