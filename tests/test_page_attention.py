@@ -117,7 +117,7 @@ def test_malformed_link_values_give_a_notice():
 def test_lecture_mode_steps_through_the_sections():
     at = open_linked({"lecture": "1"})
     assert not at.exception
-    assert "Step 1 of 4" in headings(at)
+    assert "Step 1 of 5" in headings(at)
     assert set(figures(at)) == {"attention_bidirectional", "attention_causal"}
     at.button(key="lecture_next").click().run()
-    assert "Step 2 of 4" in headings(at) and set(figures(at)) == {"drop_last"}
+    assert "Step 2 of 5" in headings(at) and set(figures(at)) == {"drop_last"}

@@ -214,6 +214,6 @@ def test_lecture_mode_shows_one_step():
     at = open_page("heads", query={"lecture": "1", "step": "3", "heads_model": "small"})
     no_exception(at)
     headings = [h.value for h in at.subheader]
-    assert any("Step 4 of 6" in h and "What each head does" in h for h in headings), headings
+    assert any("Step 4 of 7" in h and "What each head does" in h for h in headings), headings
     assert "Each head named by where its weight goes" in all_text(at)  # the step's takeaway
     assert set(figures(at)) == {"heads_layer_averages"}

@@ -147,7 +147,7 @@ def test_malformed_link_values_give_a_notice():
 def test_lecture_mode_steps_through_the_sections():
     at = open_linked({"lecture": "1", "step": "2"})
     assert not at.exception
-    assert "Step 3 of 5" in headings(at)
+    assert "Step 3 of 6" in headings(at)
     assert set(figures(at)) == {"pad_leak"}
     at.button(key="lecture_next").click().run()
-    assert "Step 4 of 5" in headings(at) and set(figures(at)) == {"zero_key_unmasked", "zero_key_masked"}
+    assert "Step 4 of 6" in headings(at) and set(figures(at)) == {"zero_key_unmasked", "zero_key_masked"}

@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pytest
 import torch
+from playwright.sync_api import expect
 
 from encoder_core import build_encoder, preset
 from encoder_core.lessons.attention import compare_masks
@@ -105,11 +106,21 @@ def test_lesson_reacts_to_a_typed_sentence(page, app_url, lesson, label):
     if lesson not in LESSONS:
         pytest.skip(f"{lesson} is not in the navigation")
     open_lesson(page, app_url, lesson)
-    before = chart_data(page, 0)
+    assert "park" not in json.dumps(all_charts(page))
     type_and_enter(page, label, NEW_SENTENCE)
-    after = wait_chart_change(page, before, timeout_s=40)
-    assert "dog" in json.dumps(after) or "park" in json.dumps(after)
+    # Some lesson's first chart does not depend on the sentence: wait for any chart to show it.
+    for _ in range(400):
+        wait_idle(page)
+        if "park" in json.dumps(all_charts(page)):
+            break
+        page.wait_for_timeout(100)
+    assert "park" in json.dumps(all_charts(page)), f"no chart on /{lesson} shows the typed sentence"
     assert_no_exception(page)
+
+
+def all_charts(page) -> list:
+    n = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').count()
+    return [chart_data(page, i) for i in range(n)]
 
 
 def test_quiz_answer_gets_feedback(page, app_url):
@@ -148,6 +159,7 @@ def test_typed_markup_is_shown_as_text(page, app_url):
 
 def test_shared_link_opens_that_state(page, app_url):
     open_lesson(page, app_url, "attention", "?sentence=the+bird+sang&layer=1&head=2&seed=3")
-    assert page.get_by_label("Sentence", exact=True).first.input_value() == "the bird sang"
+    expect(page.get_by_label("Sentence", exact=True).first).to_have_value("the bird sang", timeout=30_000)
+    wait_idle(page)
     z = heatmap_z(chart_data(page, 0))
     np.testing.assert_allclose(z, expected_bidirectional("the bird sang", 1, 2, seed=3), atol=1e-5)
