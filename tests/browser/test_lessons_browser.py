@@ -56,6 +56,9 @@ def expected_bidirectional(sentence: str, layer: int, head: int, seed: int = 0) 
 @pytest.mark.parametrize("lesson", [lesson for lesson in LESSONS if lesson != "quiz"])
 def test_lesson_default_state_screenshot(page, app_url, screenshots_dir, lesson):
     open_lesson(page, app_url, lesson)
+    # Widgets still loading are drawn as grey placeholders: wait until the last one is gone.
+    page.wait_for_function("() => !document.querySelector('[data-testid=stSkeleton]')", timeout=60_000)
+    wait_idle(page)
     page.screenshot(path=str(screenshots_dir / f"{lesson}.png"))
 
 
