@@ -6,7 +6,7 @@ from encoder_core.lessons.attention import compare_masks, contrast_word, drop_la
 from ui import figures_attention as figs
 from ui.charts import show_figure
 from ui.code import show_code
-from ui.inputs import report_encoding, usable_sentence
+from ui.inputs import note_long_text, report_encoding, usable_sentence
 from ui.lesson import Section, finish, narrative, render_sections, start
 from ui.models import small_model, word_tokenizer
 from ui.params import Param
@@ -16,17 +16,6 @@ from ui.state import ensure_valid
 DEFAULT_SENTENCE = "the cat sat down"
 BANK_SENTENCES = ("she sat on the bank of the river", "she sat on the bank and counted the money")
 BANK_WORD = "bank"
-
-
-def note_long_text(params: list[Param], labels: dict[str, str]) -> None:
-    """Say so when typed text is longer than a control keeps (ensure_valid then cuts it)."""
-    for p in params:
-        value = st.session_state.get(p.key)
-        if p.kind == "text" and isinstance(value, str) and len(value) > p.max_len:
-            st.warning(
-                f"“{labels.get(p.key, p.key)}” was {len(value):,} characters long: "
-                f"the lesson keeps the first {p.max_len:,}."
-            )
 
 
 model = small_model(int(st.session_state.get("seed", 0)))

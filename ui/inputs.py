@@ -25,3 +25,14 @@ def report_encoding(enc, max_positions: int) -> None:
     if enc.unknown:
         shown = ", ".join(sorted(set(enc.unknown))[:12])
         st.caption(f"Not in this model's vocabulary, so it sees [UNK] for: {shown}")
+
+
+def note_long_text(params, labels: dict[str, str]) -> None:
+    """Say so when typed text is longer than a control keeps (ensure_valid then cuts it)."""
+    for p in params:
+        value = st.session_state.get(p.key)
+        if p.kind == "text" and isinstance(value, str) and len(value) > p.max_len:
+            st.warning(
+                f"“{labels.get(p.key, p.key)}” was {len(value):,} characters long: "
+                f"the lesson keeps the first {p.max_len:,}."
+            )
