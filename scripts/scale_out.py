@@ -54,7 +54,7 @@ def drive_session(url: str) -> None:
         page.goto(url + "/attention")
         wait_charts(page, 1, timeout_ms=60_000)
         before = chart_data(page, 0)
-        box = page.get_by_label("Sentence", exact=False).first
+        box = page.get_by_role("textbox", name="Sentence", exact=True).first
         box.fill("the dog ran to the park")
         box.press("Enter")
         wait_chart_change(page, before)
