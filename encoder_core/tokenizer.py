@@ -136,22 +136,7 @@ class WordTokenizer:
 
     def pad(self, encodings: list[Encoding], *, extra_pads: int = 0) -> Batch:
         """Pad at the end to the longest length (+ extra_pads) and build the key padding mask."""
-        if not encodings:
-            raise ValueError("cannot pad an empty list of encodings")
-        if extra_pads < 0:
-            raise ValueError(f"extra_pads must be >= 0, got {extra_pads}")
-        width = max(len(e) for e in encodings) + extra_pads
-        ids = torch.full((len(encodings), width), self.pad_id, dtype=torch.long)
-        segments = torch.zeros((len(encodings), width), dtype=torch.long)
-        mask = torch.ones((len(encodings), width), dtype=torch.bool)
-        tokens = []
-        for row, e in enumerate(encodings):
-            n = len(e)
-            ids[row, :n] = torch.tensor(e.ids)
-            segments[row, :n] = torch.tensor(e.segments)
-            mask[row, :n] = False
-            tokens.append(e.tokens + [PAD] * (width - n))
-        return Batch(ids, segments, mask, tokens, [len(e) for e in encodings])
+        return pad_encodings(encodings, self.pad_id, PAD, extra_pads=extra_pads)
 
     def decode(self, ids) -> list[str]:
         out = []
@@ -160,3 +145,26 @@ class WordTokenizer:
                 raise ValueError(f"token id {i} is outside the vocabulary [0, {self.vocab_size})")
             out.append(self.vocab[int(i)])
         return out
+
+
+def pad_encodings(encodings: list[Encoding], pad_id: int, pad_token: str, *, extra_pads: int = 0) -> Batch:
+    """Pad at the end to the longest length (+ extra_pads); key_padding_mask True = ignore that key.
+
+    Shared by every tokenizer here: the batch layout does not depend on how text was split.
+    """
+    if not encodings:
+        raise ValueError("cannot pad an empty list of encodings")
+    if extra_pads < 0:
+        raise ValueError(f"extra_pads must be >= 0, got {extra_pads}")
+    width = max(len(e) for e in encodings) + extra_pads
+    ids = torch.full((len(encodings), width), pad_id, dtype=torch.long)
+    segments = torch.zeros((len(encodings), width), dtype=torch.long)
+    mask = torch.ones((len(encodings), width), dtype=torch.bool)
+    tokens = []
+    for row, e in enumerate(encodings):
+        n = len(e)
+        ids[row, :n] = torch.tensor(e.ids, dtype=torch.long)
+        segments[row, :n] = torch.tensor(e.segments, dtype=torch.long)
+        mask[row, :n] = False
+        tokens.append(e.tokens + [pad_token] * (width - n))
+    return Batch(ids, segments, mask, tokens, [len(e) for e in encodings])
