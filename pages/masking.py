@@ -156,7 +156,15 @@ def render_draw() -> None:
             f"so on average {draw.expected_chosen:.2f} are chosen (give or take {draw.chosen_spread:.2f}); this "
             f"draw chose **{counts.chosen}**. The exact rule would choose {rule.chosen}."
         )
-    st.dataframe(pd.DataFrame(draw.rows()), hide_index=True)
+    rows = draw.rows()
+    show_figure(
+        figs.draw_figure(rows, title=f"This draw: {counts.chosen} of {counts.eligible} eligible tokens chosen"),
+        "masking_draw",
+        alt=f"Of {counts.eligible} eligible tokens in the sentence, {counts.chosen} were chosen: {counts.masked} "
+        f"became [MASK], {counts.random} a random token and {counts.kept} were kept; every other position is "
+        "labelled -100.",
+        table=pd.DataFrame(rows),
+    )
     narrative(
         "Only chosen positions get a label (their original id); every other position is labelled **-100**, "
         "the value PyTorch's cross-entropy skips. Why not always [MASK]? [MASK] never occurs when the model is "

@@ -88,7 +88,13 @@ def fmt(values: list[float]) -> str:
 
 
 def show_batch() -> None:
-    st.dataframe(figs.batch_table(batch), hide_index=True)
+    show_figure(
+        figs.batch_figure(batch),
+        "batch",
+        alt=f"The batch is {width} positions wide: the pair fills {len(pair)} of them, the single sentence "
+        f"{n_real}, and its last {leak.n_pads} positions are [PAD], marked 'ignore' in the key padding mask.",
+        table=figs.batch_table(batch),
+    )
     narrative(
         f"The pair has **{len(pair)} tokens** ([CLS] A [SEP] B [SEP]); the single sentence has **{n_real}** "
         f"([CLS] … [SEP]). The batch is {width} wide"

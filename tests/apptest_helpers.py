@@ -13,19 +13,41 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 
 
-def open_page(page: str | None = None, query: dict | None = None, timeout: float = 60) -> AppTest:
+# Lessons show one section at a time; most page tests check every section's numbers at once,
+# so they open the lesson with every section on one page (the sidebar switch, `?all=1`).
+EVERY_SECTION = {"all": "1"}
+
+
+def with_sections(query: dict | None, every_section: bool) -> dict:
+    return {**(EVERY_SECTION if every_section else {}), **(query or {})}
+
+
+def open_page(
+    page: str | None = None, query: dict | None = None, timeout: float = 60, every_section: bool = True
+) -> AppTest:
     """Run app.py (optionally with URL parameters), then switch to pages/<page>.py."""
+    query = with_sections(query, every_section and page is not None)
     at = AppTest.from_file(APP, default_timeout=timeout)
-    for k, v in (query or {}).items():
+    for k, v in query.items():
         at.query_params[k] = v
     at.run()
     if page:
         # Home rewrites the URL to its own (empty) state: give the link's values back to the
         # page, as a browser opening /<page>?... directly would.
-        for k, v in (query or {}).items():
+        for k, v in query.items():
             at.query_params[k] = v
         at.switch_page(f"pages/{page}.py").run()
     return at
+
+
+def open_linked(page: str, query: dict | None = None, timeout: float = 90, every_section: bool = True) -> AppTest:
+    """Open a page straight from a link, as a browser does: the link's parameters reach the page
+    (open_page runs the home page first, and home rewrites the URL without the lesson's parameters)."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in with_sections(query, every_section).items():
+        at.query_params[k] = v
+    at.switch_page(f"pages/{page}.py")
+    return at.run()
 
 
 def decode(value):

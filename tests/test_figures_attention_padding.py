@@ -86,6 +86,15 @@ def test_seed001_figures():
     assert len(fa.seed001_table(reading)) == 16
 
 
+def test_batch_figure_marks_exactly_the_pads_and_writes_every_token(batch):
+    fig = fp.batch_figure(batch)
+    heat = fig.data[0]
+    np.testing.assert_array_equal(np.asarray(heat.z), batch.key_padding_mask.numpy().astype(int))
+    assert [list(row) for row in heat.text] == batch.tokens
+    dark = [[t for t, m in zip(seq, row) if m] for seq, row in zip(batch.tokens, batch.key_padding_mask.tolist())]
+    assert all(t == "[PAD]" for row in dark for t in row) and sum(map(len, dark)) > 0
+
+
 def test_batch_table_shows_tokens_ids_segments_and_mask(batch):
     table = fp.batch_table(batch)
     single = table[table["sequence"] == "single"].set_index("row")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import apptest_helpers as helpers
 import numpy as np
 import pytest
-from apptest_helpers import APP, all_text, figures
+from apptest_helpers import all_text, figures
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import POST_NORM_STAGES, WordTokenizer, build_encoder, preset
@@ -16,13 +17,7 @@ TOK = WordTokenizer()
 
 
 def open_page(query: dict | None = None) -> AppTest:
-    """Open the page straight from a link, as a browser does (apptest_helpers.open_page runs the home
-    page first, and home rewrites the URL without this page's parameters)."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.switch_page("pages/block.py")
-    return at.run()
+    return helpers.open_linked("block", query)
 
 
 def expected(sentence=DEFAULT, norm="post", seed=0, layer=0):

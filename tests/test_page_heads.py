@@ -3,9 +3,10 @@
 import importlib.util
 import os
 
+import apptest_helpers as helpers
 import numpy as np
 import pytest
-from apptest_helpers import APP, all_text, figures
+from apptest_helpers import all_text, figures
 from streamlit.testing.v1 import AppTest
 
 import ui.minilm_model as minilm_model
@@ -26,13 +27,7 @@ def minilm():
 
 
 def open_page(page: str, query: dict | None = None) -> AppTest:
-    """Open the page straight from a link, as a browser does: the link's parameters reach the page
-    (apptest_helpers.open_page runs the home page first, which rewrites the URL without them)."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.switch_page(f"pages/{page}.py")
-    return at.run()
+    return helpers.open_linked(page, query)
 
 
 def no_exception(at):

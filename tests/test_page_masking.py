@@ -14,6 +14,7 @@ import ui.mlm_model
 from encoder_core.checkpoint import fill_mask, load_small_mlm
 from encoder_core.lessons import masking as lesson
 from encoder_core.masking import exact_counts, mask_tokens
+from ui.figures_masking import FATES, fate
 
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
 
@@ -77,6 +78,13 @@ def test_defaults(trained):
     ref = check_draw(at, tokenizer, DEFAULT_SENTENCE, 0.15, True, 0)
     figs = figures(at)
 
+    # The draw, drawn: a cell per position, its colour code the fate the table names, the input on row 2.
+    table, drawn = frame(at, "what happened"), figs["masking_draw"]["data"][0]
+    fates = [FATES.index(fate(w)) for w in table["what happened"]]
+    assert np.asarray(drawn["z"]).tolist() == [fates, fates]
+    assert list(drawn["text"][1]) == table["model receives"].tolist()
+    assert fates.count(FATES.index("[MASK]")) == ref.counts().masked and ref.counts().chosen > 0
+
     # The loss bars: the chosen positions' mean is PyTorch's cross_entropy(ignore_index=-100) on the same logits
     # (float32: the per-position and the reduced loss can differ in the 7th digit).
     with torch.no_grad():
@@ -115,7 +123,7 @@ def test_defaults(trained):
     assert (nsp["label"] == "IsNext").sum() == len(nsp) // 2
     assert all(s.startswith("[CLS]") and s.endswith("[SEP]") for s in nsp["model input"])
     assert "Check yourself" in [h.value for h in at.subheader]
-    assert dict(at.query_params) == {}
+    assert dict(at.query_params) == {"all": "1"}  # nothing but the every-section view the test asked for
 
 
 def test_every_control(trained):
@@ -156,6 +164,7 @@ def test_every_control(trained):
     assert {"fill_0", "fill_1", "fill_2"} <= set(figures(at))
     assert any("'swam' is choice" in c.value for c in at.caption)
     assert dict(at.query_params) == {
+        "all": "1",
         "mlm_sentence": sentence,
         "mlm_rate": "0.5",
         "mlm_exact": "0",

@@ -1,7 +1,8 @@
 """The Padding page in Streamlit's AppTest: numbers drawn == encoder_core's, every control, bad input, links."""
 
+import apptest_helpers as helpers
 import numpy as np
-from apptest_helpers import APP, all_text, figures, open_page
+from apptest_helpers import all_text, figures, open_page
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import WordTokenizer, build_encoder, preset
@@ -13,13 +14,7 @@ DEFAULTS = ("the cat sat on the mat", "it was happy", "the cat sat")
 
 
 def open_linked(query: dict) -> AppTest:
-    """Open the page straight from a link, as a browser does (apptest_helpers.open_page runs the home
-    page first, and home rewrites the URL without the lesson's parameters)."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page("pages/padding.py")
-    return at.run()
+    return helpers.open_linked("padding", query)
 
 
 def headings(at) -> str:

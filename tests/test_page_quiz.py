@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import apptest_helpers as helpers
 import pytest
-from apptest_helpers import APP, all_text
+from apptest_helpers import all_text
 from streamlit.testing.v1 import AppTest
 
 from encoder_core.quiz import CHOICE_KINDS, Question, generators, question_for
@@ -16,12 +17,7 @@ BY_NAME = {g.__name__: g for g in generators()}
 
 
 def open_quiz(query: dict | None = None) -> AppTest:
-    """Open the Quiz page straight from a link, as a browser does (the link's parameters reach the page)."""
-    at = AppTest.from_file(APP, default_timeout=90)
-    for k, v in (query or {}).items():
-        at.query_params[k] = v
-    at.switch_page("pages/quiz.py")
-    return at.run()
+    return helpers.open_linked("quiz", query)
 
 
 def no_exception(at: AppTest) -> None:

@@ -34,12 +34,42 @@ def shared_link(at: AppTest) -> dict[str, str]:
     return dict(parse_qsl(urlsplit(code).query, keep_blank_values=True))
 
 
-def test_normal_mode_shows_every_section_and_no_steps():
+def tab_labels(at: AppTest) -> list[str]:
+    return [t.label for t in at.tabs]
+
+
+def test_normal_mode_shows_one_section_as_a_tab_and_only_runs_that_one():
     at = ok(open_demo())
-    assert [str(h.value) for h in at.subheader] == ["Part 1", "Part 2", "Part 3"]
-    assert sorted(figures(at)) == ["demo_0", "demo_1", "demo_2"]
+    assert tab_labels(at) == ["Part 1", "Part 2", "Part 3"]
+    assert list(figures(at)) == ["demo_0"]  # the other sections did not run
     assert not step_headings(at) and not [b for b in at.button if b.key in ("lecture_prev", "lecture_next")]
     assert "Notes for part 1." in all_text(at) and not [e for e in at.expander if e.label == "Notes"]
+    assert "step" not in at.query_params  # the first section is the default
+
+    ok(at.button(key="section_next").click().run())  # "Next: Part 2" under the section
+    assert list(figures(at)) == ["demo_1"] and at.session_state["_section_tab"] == "Part 2"
+    assert at.query_params.get("step") == "1" and shared_link(at)["step"] == "1"
+
+    ok(at.button(key="section_next").click().run())
+    assert list(figures(at)) == ["demo_2"] and not [b for b in at.button if b.key == "section_next"]
+
+
+def test_picking_a_tab_opens_its_section_and_a_link_opens_the_linked_tab():
+    at = ok(open_demo())
+    at.session_state["_section_tab"] = "Part 3"  # what a click on the tab sets
+    ok(at.run())
+    assert list(figures(at)) == ["demo_2"]
+    at = ok(open_demo({"step": "1"}))
+    assert list(figures(at)) == ["demo_1"] and at.session_state["_section_tab"] == "Part 2"
+
+
+def test_every_section_on_one_page_shows_them_all_in_order():
+    at = ok(open_demo({"all": "1", "step": "2"}))
+    assert [str(h.value) for h in at.subheader] == ["Part 1", "Part 2", "Part 3"] and not at.tabs
+    assert sorted(figures(at)) == ["demo_0", "demo_1", "demo_2"]
+    assert shared_link(at) == {"all": "1"}  # the step means nothing on one long page
+    ok(at.sidebar.toggle(key="all").set_value(False).run())
+    assert list(figures(at)) == ["demo_2"]  # back to tabs, on the section that was linked
 
 
 def test_lecture_mode_walks_through_the_steps_one_at_a_time():
@@ -79,8 +109,8 @@ def test_switching_lessons_starts_the_next_one_at_step_1():
 def test_the_lecture_toggle_switches_modes_and_drops_the_step_from_the_link():
     at = ok(open_demo({"lecture": "1", "step": "1"}))
     ok(at.sidebar.toggle(key="lecture").set_value(False).run())
-    assert not step_headings(at) and len(figures(at)) == 3
-    assert "lecture" not in at.query_params and "step" not in at.query_params
+    assert not step_headings(at) and list(figures(at)) == ["demo_1"]  # the same section, now as a tab
+    assert "lecture" not in at.query_params and at.query_params.get("step") == "1"
 
 
 def test_a_link_sets_every_control_and_the_shared_link_reproduces_it():

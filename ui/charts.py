@@ -31,7 +31,8 @@ def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | Non
     """
     from .lesson import high_contrast, lecture_mode
 
-    fig = styled(fig, lecture=lecture_mode(), high_contrast=high_contrast())
+    # Every figure reaching here was built for this run, so it is styled in place.
+    fig = styled(fig, lecture=lecture_mode(), high_contrast=high_contrast(), copy=False)
     config = {**PLOTLY_CONFIG, "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"], "filename": key}}
     st.plotly_chart(fig, key=f"chart_{key}", config=config, alt=alt)
     st.caption(alt)

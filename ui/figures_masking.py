@@ -11,6 +11,61 @@ from .figures import PAIR, as_array, esc, token_labels
 
 IGNORED_GREY = "#b0b0b0"
 SPLIT_COLOURS = {"[MASK]": PAIR[0], "random token": PAIR[1], "kept": "#6b4c9a", "not chosen": "#d9d9d9"}
+# What happened to each position in a draw, in the order of the colour codes drawn.
+FATES = ("never eligible", "not chosen", "[MASK]", "random token", "kept")
+FATE_COLOURS = ("#ffffff", SPLIT_COLOURS["not chosen"], PAIR[0], PAIR[1], SPLIT_COLOURS["kept"])
+
+
+def fate(what_happened: str) -> str:
+    return "never eligible" if what_happened.startswith("never eligible") else what_happened
+
+
+def draw_figure(rows: Sequence[dict], *, title: str = "") -> go.Figure:
+    """One draw, token by token: the original sentence over what the model receives, coloured by fate.
+
+    rows are MaskingDraw.rows(). Each cell also carries its label (-100 where the loss ignores it).
+    """
+    codes = [FATES.index(fate(r["what happened"])) for r in rows]
+    n = len(FATES) - 1
+    scale = []
+    for i, colour in enumerate(FATE_COLOURS):  # a step per fate: code i covers [i/n - 1/2n, i/n + 1/2n]
+        lo, hi = max(0.0, (i - 0.5) / n), min(1.0, (i + 0.5) / n)
+        scale += [[lo, colour], [hi, colour]]
+    labels = [str(r["label"]) for r in rows]
+    fig = go.Figure(
+        go.Heatmap(
+            z=[codes, codes],
+            x=[str(r["position"]) for r in rows],
+            y=["original", "model receives"],
+            text=[[esc(r["original token"]) for r in rows], [esc(r["model receives"]) for r in rows]],
+            customdata=[[[fate(r["what happened"]), lab] for r, lab in zip(rows, labels)]] * 2,
+            texttemplate="%{text}",
+            zmin=0,
+            zmax=n,
+            colorscale=scale,
+            showscale=False,
+            xgap=2,
+            ygap=2,
+            hovertemplate="position %{x}: %{text} (%{customdata[0]}, label %{customdata[1]})<extra></extra>",
+        )
+    )
+    for name, colour in zip(FATES, FATE_COLOURS):  # a legend: heatmaps have none of their own
+        fig.add_scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name=name,
+            marker={"symbol": "square", "size": 14, "color": colour, "line": {"color": "#777777", "width": 1}},
+        )
+    fig.update_layout(
+        title={"text": esc(title)},
+        xaxis={"title": {"text": "position"}, "side": "top"},
+        yaxis={"autorange": "reversed"},
+        legend={"orientation": "h", "y": -0.15},
+        margin={"l": 10, "r": 10, "t": 90, "b": 10},
+        height=300,
+    )
+    return fig
 
 
 def loss_bars(

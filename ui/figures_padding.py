@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from encoder_core.lessons.padding import FastPathPads, PaddedAttention, PadLeak, ZeroKeyPadCheck
 from encoder_core.tokenizer import Batch
 
-from .figures import PAIR, as_array, attention_heatmap, grouped_bars, line_chart, token_labels
+from .figures import PAIR, as_array, attention_heatmap, esc, grouped_bars, line_chart, token_labels
 from .figures_attention import pair_long_table, roomy_heatmap
 
 ZERO_KEY_LABELS = ("x0", "x1", "x2", "[PAD]")
@@ -32,6 +32,42 @@ def batch_table(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> pd.DataF
         mask = ["True" if bool(m) else "False" for m in batch.key_padding_mask[b]]
         rows.append({"sequence": name, "row": "ignore key (mask)", **{str(t): mask[t] for t in range(width)}})
     return pd.DataFrame(rows)
+
+
+# Real token / [PAD]: a light and a dark grey-blue that stay apart in greyscale and for every
+# common colour-vision deficiency; the token is written in each cell, so colour is never the only cue.
+BATCH_COLOURS = ((0.0, "#cfe2f3"), (0.5, "#cfe2f3"), (0.5, "#5b6770"), (1.0, "#5b6770"))
+
+
+def batch_figure(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> go.Figure:
+    """The batch as one rectangle: a row per sequence, a cell per position, dark where the key is ignored."""
+    mask = as_array(batch.key_padding_mask).astype(int)
+    rows = list(names[: mask.shape[0]])
+    fig = go.Figure(
+        go.Heatmap(
+            z=mask,
+            x=[str(t) for t in range(mask.shape[1])],
+            y=rows,
+            text=[[esc(t) for t in seq] for seq in batch.tokens],
+            texttemplate="%{text}",
+            zmin=0,
+            zmax=1,
+            colorscale=[list(c) for c in BATCH_COLOURS],
+            showscale=False,
+            xgap=2,
+            ygap=2,
+            hovertemplate="%{y}, position %{x}: %{text}<extra></extra>",
+        )
+    )
+    width = mask.shape[1]
+    fig.update_layout(
+        title={"text": f"The batch: {len(rows)} sequences, {width} positions; dark = [PAD], masked out"},
+        xaxis={"title": {"text": "position"}, "side": "top"},
+        yaxis={"autorange": "reversed"},
+        margin={"l": 10, "r": 10, "t": 90, "b": 10},
+        height=80 * len(rows) + 130,
+    )
+    return fig
 
 
 def padded_attention_figures(pa: PaddedAttention, tokens: Sequence[str]) -> tuple[go.Figure, go.Figure]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .state import CONTRAST, LECTURE, STEP, current_link
+from .state import ALL_SECTIONS, CONTRAST, LECTURE, STEP, current_link
 
 LONG_LINK = 300  # characters: past this the link box scrolls instead of growing down the sidebar
 
@@ -68,6 +68,12 @@ def presenting_controls():
         help="Large type, one step at a time with Previous / Next (keys P / N), notes folded away.",
     )
     st.toggle("High contrast", key=CONTRAST.key, help="Black on white, thicker lines, outlines and focus rings.")
+    st.toggle(
+        "Every section on one page",
+        key=ALL_SECTIONS.key,
+        help="One long page to read or print instead of one section at a time. Slower: it draws every "
+        "chart of the lesson on each change. Lecture mode always shows one step.",
+    )
     return st.empty()
 
 
@@ -81,7 +87,7 @@ def page_style() -> None:
 
 
 def enter_page(page_id: str) -> None:
-    """A lecture starts at step 1 on every lesson opened from the menu.
+    """A lesson opened from the menu starts at its first section (in a lecture: step 1).
 
     The first page of a session keeps the step its link asked for (app.py read it from the URL).
     """

@@ -1,8 +1,10 @@
 """The frame every lesson page uses: URL-bound controls, notices, sections, lecture mode.
 
-A lesson is a list of Sections. Normally they are all shown, one after another. In
-lecture mode one Section is shown at a time, large, with its one-line takeaway and
-previous / next buttons; the step number is in the URL.
+A lesson is a list of Sections, shown one at a time: as tabs normally, or in lecture mode
+as large steps with their one-line takeaway and previous / next buttons. Either way the open
+section's number (the step) is in the URL, and only that section runs and is drawn, so a
+change redraws two or three charts rather than the whole lesson's. A sidebar switch puts
+every section on one long page instead, for reading or printing.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import streamlit as st
 
 from .frame import leave_legacy_pages_mode
 from .params import Param
-from .state import STEP, read_url, show_notices, write_url
+from .state import ALL_SECTIONS, STEP, read_url, show_notices, write_url
 
 
 @dataclass
@@ -26,6 +28,10 @@ class Section:
 
 def lecture_mode() -> bool:
     return bool(st.session_state.get("lecture", False))
+
+
+def every_section() -> bool:
+    return bool(st.session_state.get(ALL_SECTIONS.key, False))
 
 
 def high_contrast() -> bool:
@@ -63,7 +69,7 @@ STEP_ANCHOR = "lecture-step"
 # slide would be, so that on a 720-pixel screen the figure is in view and not below the controls.
 # Tried again shortly after, in case the content below was still loading and the page was too short.
 SCROLL_SCRIPT = (
-    "<script>/* step {step} */ (() => {{ const go = () => {{ const el = document.getElementById('{anchor}');"
+    "<script>/* step {step} */ (() => {{ const go = () => {{ const el = document.querySelector('{anchor}');"
     " if (el) el.scrollIntoView({{block: 'start'}}); }}; go(); setTimeout(go, 400); setTimeout(go, 1200); }})();"
     "</script>"
 )
@@ -73,7 +79,7 @@ def _scroll_to_step_when_it_changes(step: int, where) -> None:
     shown = (st.session_state.get("_page"), step)
     if st.session_state.get("_scrolled_to") != shown:
         st.session_state["_scrolled_to"] = shown
-        where.html(SCROLL_SCRIPT.format(step=step, anchor=STEP_ANCHOR), unsafe_allow_javascript=True)
+        where.html(SCROLL_SCRIPT.format(step=step, anchor="#" + STEP_ANCHOR), unsafe_allow_javascript=True)
 
 
 def current_step(n: int) -> int:
@@ -89,14 +95,68 @@ def step_heading(step: int, n: int, title: str) -> str:
     return f"Step {step + 1} of {n}: {title}"
 
 
+SECTION_TABS_KEY = "_section_tab"
+
+
 def render_sections(sections: list[Section]) -> None:
-    """Normal mode: every section in order. Lecture mode: one section, its takeaway, previous / next."""
-    if not lecture_mode():
-        st.session_state.pop("_scrolled_to", None)
+    """Lecture mode: one large step. Every-section mode: all of them in order. Otherwise: tabs."""
+    if lecture_mode():
+        _render_lecture(sections)
+        return
+    st.session_state.pop("_scrolled_to", None)
+    if every_section():
         for s in sections:
             st.subheader(s.title)
             s.render()
+    else:
+        _render_tabs(sections)
+
+
+SHOWN_TAB_KEY = "_section_tab_shown"
+SCROLL_TO_TABS_KEY = "_scroll_to_tabs"
+TABS_SELECTOR = '[data-testid="stTabs"]'
+
+
+def _next_section(n: int) -> None:
+    """The button under a section: open the next one, and bring the tabs back into view."""
+    _move(1, n)
+    st.session_state[SCROLL_TO_TABS_KEY] = True
+
+
+def _step_from_tabs(titles: list[str], n: int) -> int:
+    """The open section: the tab the student just clicked, else the step (from a link or a button)."""
+    picked, shown = st.session_state.get(SECTION_TABS_KEY), st.session_state.get(SHOWN_TAB_KEY)
+    if picked in titles and picked != shown:
+        return titles.index(picked)
+    return current_step(n)
+
+
+def _render_tabs(sections: list[Section]) -> None:
+    """One tab per section; only the open one runs (tabs with on_change="rerun" run lazily)."""
+    n = len(sections)
+    if n == 0:
         return
+    titles = [s.title for s in sections]
+    step = _step_from_tabs(titles, n)
+    st.session_state[STEP.key] = step
+    st.session_state[SECTION_TABS_KEY] = st.session_state[SHOWN_TAB_KEY] = titles[step]
+    tabs = st.tabs(titles, key=SECTION_TABS_KEY, on_change="rerun")
+    with tabs[step]:
+        sections[step].render()
+        if step < n - 1:
+            st.button(
+                f"Next: {titles[step + 1]}",
+                key="section_next",
+                on_click=_next_section,
+                args=(n,),
+                icon=":material/arrow_forward:",
+            )
+    if st.session_state.pop(SCROLL_TO_TABS_KEY, False):
+        # The button sits at the bottom of a long section: without this the next one opens out of view.
+        st.html(SCROLL_SCRIPT.format(step=step, anchor=TABS_SELECTOR), unsafe_allow_javascript=True)
+
+
+def _render_lecture(sections: list[Section]) -> None:
     n = len(sections)
     if n == 0:
         return

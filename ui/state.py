@@ -17,9 +17,10 @@ from .params import Param, snippet
 LECTURE = Param("lecture", False, "bool")
 CONTRAST = Param("contrast", False, "bool")
 STEP = Param("step", 0, "int", 0, 50)
+ALL_SECTIONS = Param("all", False, "bool")
 SEED = Param("seed", 0, "int", 0, 10_000)
 MODEL = Param("model", "small", "choice", options=("small",))
-GLOBAL_PARAMS = (LECTURE, CONTRAST, STEP, SEED, MODEL)
+GLOBAL_PARAMS = (LECTURE, CONTRAST, ALL_SECTIONS, STEP, SEED, MODEL)
 
 
 def read_url(page: str, params: list[Param], *, report_unknown: bool = True) -> list[str]:
@@ -68,12 +69,14 @@ def ensure_valid(params: list[Param]) -> None:
 def url_values(params: list[Param]) -> dict[str, str]:
     """The URL parameters that reproduce the current view: every value that differs from its default.
 
-    The lecture step only matters in lecture mode, so it is left out otherwise.
+    The step (the open section) does not matter when every section is on one page, so it is
+    left out then.
     """
     wanted = {}
     lecture = bool(st.session_state.get(LECTURE.key, LECTURE.default))
+    every_section = bool(st.session_state.get(ALL_SECTIONS.key, ALL_SECTIONS.default))
     for p in list(GLOBAL_PARAMS) + list(params):
-        if p is STEP and not lecture:
+        if p is STEP and every_section and not lecture:
             continue
         value = st.session_state.get(p.key, p.default)
         if value != p.default:

@@ -78,8 +78,30 @@ def test_attention_type_and_slide(page, app_url):
     assert_no_exception(page)
 
 
+def open_tab(page, name: str) -> None:
+    """Click a section's tab, as a student does, and wait for its charts."""
+    page.get_by_role("tab", name=name).click()
+    expect(page.get_by_role("tab", name=name)).to_have_attribute("aria-selected", "true")
+    wait_idle(page)
+    wait_charts(page, 1)
+
+
+def test_tabs_open_one_section_at_a_time_and_links_remember_it(page, app_url):
+    open_lesson(page, app_url, "attention")
+    assert page.locator('[data-testid="stPlotlyChart"]').count() == 2  # only the first section's two maps
+    open_tab(page, "Drop the last token")
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(1)
+    assert page.url.endswith("step=1")
+    page.get_by_role("button", name=re.compile("^Next: ")).click()
+    expect(page.get_by_role("tab", name=re.compile("bank")).first).to_have_attribute("aria-selected", "true")
+    wait_idle(page)
+    assert page.url.endswith("step=2")
+    assert_no_exception(page)
+
+
 def test_padding_toggle_and_type(page, app_url):
     open_lesson(page, app_url, "padding")
+    open_tab(page, "Attention with and without the mask")
     before = [chart_data(page, i) for i in range(3)]
     page.get_by_text("Padding mask", exact=True).click()
     wait_idle(page)

@@ -1,0 +1,110 @@
+"""Where a change's time goes: server run vs browser drawing, read from the WebSocket.
+
+    .venv/bin/python -m benchmarks.latency_breakdown [--changes 10] [lesson ...]
+
+For each change (type a sentence + Enter) it records, from the moment Enter is pressed:
+the first message back from the server, the first chart it sends, its "script finished"
+message, and the
+moment a chart on the page shows new data. The gap between the last two is the browser's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from playwright.sync_api import sync_playwright
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from benchmarks.browser import MAIN_INPUT, SENTENCES, charts, lessons
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
+from tests.browser.driver import wait_charts, wait_idle
+
+
+class Frames:
+    """Arrival times of the server's messages on the page's WebSocket."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[float, str]] = []
+
+    def attach(self, page) -> None:
+        page.on("websocket", lambda ws: ws.on("framereceived", self._received))
+
+    def _received(self, payload) -> None:
+        now = time.perf_counter()
+        if isinstance(payload, str):
+            return
+        try:
+            msg = ForwardMsg.FromString(payload)
+            kind = msg.WhichOneof("type") or "?"
+            if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                kind = msg.delta.new_element.WhichOneof("type") or kind
+        except Exception:  # noqa: BLE001 - a frame we cannot read is simply not timed
+            kind = "?"
+        self.events.append((now, kind))
+
+    def since(self, t0: float, kind: str | None = None) -> list[float]:
+        return [t - t0 for t, k in self.events if t >= t0 and (kind is None or k == kind)]
+
+
+def measure(page, frames: Frames, text: str, timeout_s: float = 30.0) -> tuple[float, float, float]:
+    before = charts(page)
+    box = page.locator(MAIN_INPUT).first
+    box.fill(text)
+    t0 = time.perf_counter()
+    box.press("Enter") if box.evaluate("e => e.tagName") == "INPUT" else box.press("Control+Enter")
+    deadline = t0 + timeout_s
+    while time.perf_counter() < deadline:
+        # Playwright delivers WebSocket events while it waits, so poll through it.
+        now = charts(page)
+        if now and now != before:
+            changed = time.perf_counter() - t0
+            break
+        page.wait_for_timeout(5)
+    else:
+        raise TimeoutError("chart did not change")
+    wait_idle(page)
+    first = (frames.since(t0) or [float("nan")])[0]
+    chart = (frames.since(t0, "plotly_chart") or [float("nan")])[0]
+    finished = (frames.since(t0, "script_finished") or [float("nan")])[0]
+    return first, chart, finished, changed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--changes", type=int, default=10)
+    ap.add_argument("lessons", nargs="*")
+    args = ap.parse_args()
+    port = free_port()
+    server = start_server(port)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(port)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            print("| lesson | first message (ms) | first chart sent (ms) | script finished (ms) | chart changed (ms) |")
+            print("|---|---|---|---|---|")
+            for lesson in args.lessons or lessons():
+                ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+                page = ctx.new_page()
+                frames = Frames()
+                frames.attach(page)
+                page.goto(f"{url}/{lesson}")
+                wait_charts(page, 1, timeout_ms=120_000)
+                wait_idle(page)
+                rows = [
+                    measure(page, frames, SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today"))
+                    for i in range(args.changes)
+                ]
+                med = [statistics.median(r[j] for r in rows) * 1000 for j in range(4)]
+                print(f"| {lesson} | " + " | ".join(f"{m:.0f}" for m in med) + " |")
+                ctx.close()
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
