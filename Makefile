@@ -19,7 +19,7 @@ setup-dev: setup
 	$(BIN)/pip install -q -r requirements-dev.txt
 
 browser:
-	bash scripts/ensure_chromium.sh
+	bash scripts/ensure_test_packages.sh
 
 run: setup
 	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true

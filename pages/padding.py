@@ -156,10 +156,11 @@ def show_leak() -> None:
     m1.metric("Gap with the mask", f"{leak.gap_masked:.1e}")
     m2.metric("Gap without the mask", f"{leak.gap_unmasked:.3g}")
     show_figure(
-        figs.leak_curve_figure(leak),
+        figs.leak_curve_figure(leak, mask_on=use_mask),
         "pad_leak",
         alt=f"With the mask the gap stays at most {max(leak.curve_masked):.1e} for 0 to {leak.n_pads} pads; "
-        f"without it, it reaches {max(leak.curve_unmasked):.3g}.",
+        f"without it, it reaches {max(leak.curve_unmasked):.3g}. The circle is this batch, mask "
+        f"{'on' if use_mask else 'off'}: gap {leak.gap_masked if use_mask else leak.gap_unmasked:.3g}.",
         table=figs.leak_curve_table(leak),
     )
     with st.expander("Per token: how far each real output moved"):

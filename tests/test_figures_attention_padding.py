@@ -122,6 +122,12 @@ def test_padding_figures(model, batch):
     np.testing.assert_array_equal(curve.data[0].x, leak.pad_counts)
     np.testing.assert_array_equal(curve.data[0].y, leak.curve_masked)
     np.testing.assert_array_equal(curve.data[1].y, leak.curve_unmasked)
+    assert len(curve.data) == 2  # no marker unless the page says which setting this batch is in
+    on, off = fp.leak_curve_figure(leak, mask_on=True), fp.leak_curve_figure(leak, mask_on=False)
+    assert (on.data[2].x[0], on.data[2].y[0]) == (leak.n_pads, leak.gap_masked)
+    assert (off.data[2].x[0], off.data[2].y[0]) == (leak.n_pads, leak.gap_unmasked)
+    # the marker sits on its curve: the curve's last point is this batch's pad count
+    assert leak.pad_counts[-1] == leak.n_pads and off.data[1].y[-1] == pytest.approx(leak.gap_unmasked)
     assert fp.leak_per_token_table(leak, tokens)["change, without mask"].tolist() == leak.per_token_unmasked
 
     check = zero_key_pad_check()

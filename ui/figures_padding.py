@@ -105,14 +105,26 @@ def pad_mass_table(pa: PaddedAttention, tokens: Sequence[str]) -> pd.DataFrame:
     )
 
 
-def leak_curve_figure(pl: PadLeak) -> go.Figure:
-    return line_chart(
+def leak_curve_figure(pl: PadLeak, mask_on: bool | None = None) -> go.Figure:
+    """The gap against the number of pads, both ways; mask_on marks this batch on the curve it is on."""
+    fig = line_chart(
         pl.pad_counts,
         {"with mask": pl.curve_masked, "without mask": pl.curve_unmasked},
         title="Pad-leak gap: largest change in a real token's output vs. the sentence alone",
         x_title="number of [PAD] tokens after the sentence",
         y_title="max |change| of a real output",
     )
+    if mask_on is not None:
+        gap = pl.gap_masked if mask_on else pl.gap_unmasked
+        fig.add_scatter(
+            x=[pl.n_pads],
+            y=[gap],
+            name=f"this batch, mask {'on' if mask_on else 'off'}",
+            mode="markers",
+            marker={"size": 16, "symbol": "circle-open", "color": "#000000", "line": {"width": 3}},
+            hovertemplate=f"this batch: {pl.n_pads} pads, gap %{{y:.3g}}<extra></extra>",
+        )
+    return fig
 
 
 def leak_curve_table(pl: PadLeak) -> pd.DataFrame:

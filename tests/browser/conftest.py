@@ -43,7 +43,7 @@ def _require_chromium():
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI") == "true":
             pytest.fail(f"chromium not found at {CHROMIUM}: browser tests must run in CI")
-        pytest.skip("chromium not installed (run `bash scripts/ensure_chromium.sh`)")
+        pytest.skip("chromium not installed (run `bash scripts/ensure_test_packages.sh`)")
 
 
 @pytest.fixture(scope="session")

@@ -46,6 +46,14 @@ def heatmap_z(data: list[dict]) -> np.ndarray:
     return np.array([list(row.values()) if isinstance(row, dict) else row for row in z], dtype=float)
 
 
+def numbers(v) -> list[float]:
+    """A trace's x or y as drawn: a list, plotly's base64 form, or a typed array serialised as a dict."""
+    v = decode(v)
+    if isinstance(v, dict):
+        v = list(v.values())
+    return [float(x) for x in np.asarray(v).ravel()]
+
+
 def expected_bidirectional(sentence: str, layer: int, head: int, seed: int = 0) -> np.ndarray:
     model = build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
     ids = WordTokenizer().encode(sentence).ids
@@ -101,25 +109,22 @@ def test_tabs_open_one_section_at_a_time_and_links_remember_it(page, app_url):
 
 def test_padding_toggle_and_type(page, app_url):
     open_lesson(page, app_url, "padding")
-    open_tab(page, "Attention with and without the mask")
-    before = [chart_data(page, i) for i in range(3)]
+    open_tab(page, "The pad-leak gap")
+    before = chart_data(page, 0)
+    marker = before[2]
+    assert marker["name"] == "this batch, mask on" and numbers(marker["y"])[0] < 1e-6
     page.get_by_text("Padding mask", exact=True).click()
-    wait_idle(page)
-    changed = None
-    for _ in range(100):
-        now = [chart_data(page, i) for i in range(3)]
-        if now != before:
-            changed = now
-            break
-        page.wait_for_timeout(100)
-    assert changed is not None, "no chart changed when the padding mask was switched off"
-    assert page.get_by_text("Without the mask").count() + page.get_by_text("without the mask").count() >= 1
+    after = wait_chart_change(page, before)
+    gap = numbers(after[2]["y"])[0]
+    assert after[2]["name"] == "this batch, mask off" and gap > 0.1  # the leak, measured
+    assert gap == pytest.approx(numbers(after[1]["y"])[-1], rel=1e-6)  # on the no-mask curve's end
+    expect(page.get_by_text(re.compile("^Mask off: the single sentence"))).to_be_visible()
     assert_no_exception(page)
 
     first = chart_data(page, 0)
-    type_and_enter(page, "Single sentence", "the dog ran")
+    type_and_enter(page, "Single sentence", "the dog ran to the park")
     after = wait_chart_change(page, first)
-    assert "dog" in json.dumps(after)
+    assert len(numbers(after[0]["x"])) < len(numbers(first[0]["x"]))  # a longer sentence: fewer pads
     assert_no_exception(page)
 
 

@@ -1,0 +1,22 @@
+"""Two app processes behind nginx on loopback (deploy/nginx.conf), one session driven through it:
+the page works through the proxy and every request of the session reaches the same process."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from scripts.scale_out import NGINX, run_scale_out
+
+
+def test_a_session_through_nginx_stays_on_one_process():
+    if not Path(NGINX).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("nginx is missing: scripts/ensure_test_packages.sh installs it")
+        pytest.skip("nginx not installed")
+    run = run_scale_out()
+    assert sum(run.served.values()) > 5  # the page, its scripts and the WebSocket all went through nginx
+    assert run.affinity_kept, run.served
+    assert set(run.served) <= {f"127.0.0.1:{p}" for p in run.app_ports}
