@@ -59,20 +59,36 @@ def charts(page) -> list:
     )
 
 
-def change_and_wait(page, text: str, timeout_s: float = 30.0) -> float:
-    """Type text + Enter in the lesson's first text box; seconds until a chart on the page changed."""
-    before = charts(page)
+# Remember the drawn charts (their elements and data objects) in the page, then wait there, once per
+# animation frame, until one of them is replaced or redrawn with new data. Polling from here instead
+# (serialising every chart every few milliseconds) loaded the browser's main thread enough to slow
+# the very redraw being timed.
+REMEMBER_CHARTS = """() => { window.__charts = [...document.querySelectorAll(
+    '[data-testid=stPlotlyChart] .js-plotly-plot')].map(el => [el, el.data]); }"""
+CHARTS_REDRAWN = """() => { const now = [...document.querySelectorAll(
+    '[data-testid=stPlotlyChart] .js-plotly-plot')];
+    return now.length > 0 && now.some(el =>
+        el.data && !window.__charts.some(([e, d]) => e === el && d === el.data)); }"""
+
+
+def press_enter(box) -> None:
+    box.press("Enter") if box.evaluate("e => e.tagName") == "INPUT" else box.press("Control+Enter")
+
+
+def change_and_time(page, text: str, timeout_s: float = 30.0) -> tuple[float, float]:
+    """Type text + Enter in the lesson's first text box: (when Enter was pressed, seconds until a
+    chart on the page was redrawn), on time.perf_counter's clock."""
+    page.evaluate(REMEMBER_CHARTS)
     box = page.locator(MAIN_INPUT).first
     box.fill(text)
     t0 = time.perf_counter()
-    box.press("Enter") if box.evaluate("e => e.tagName") == "INPUT" else box.press("Control+Enter")
-    deadline = t0 + timeout_s
-    while time.perf_counter() < deadline:
-        now = charts(page)
-        if now and now != before:
-            return time.perf_counter() - t0
-        time.sleep(0.01)
-    raise TimeoutError("chart did not change")
+    press_enter(box)
+    page.wait_for_function(CHARTS_REDRAWN, polling="raf", timeout=timeout_s * 1000)
+    return t0, time.perf_counter() - t0
+
+
+def change_and_wait(page, text: str, timeout_s: float = 30.0) -> float:
+    return change_and_time(page, text, timeout_s)[1]
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ import time
 from playwright.sync_api import sync_playwright
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from benchmarks.browser import MAIN_INPUT, SENTENCES, charts, lessons
+from benchmarks.browser import SENTENCES, change_and_time, lessons
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
 from tests.browser.driver import wait_charts, wait_idle
 
@@ -48,22 +48,8 @@ class Frames:
         return [t - t0 for t, k in self.events if t >= t0 and (kind is None or k == kind)]
 
 
-def measure(page, frames: Frames, text: str, timeout_s: float = 30.0) -> tuple[float, float, float]:
-    before = charts(page)
-    box = page.locator(MAIN_INPUT).first
-    box.fill(text)
-    t0 = time.perf_counter()
-    box.press("Enter") if box.evaluate("e => e.tagName") == "INPUT" else box.press("Control+Enter")
-    deadline = t0 + timeout_s
-    while time.perf_counter() < deadline:
-        # Playwright delivers WebSocket events while it waits, so poll through it.
-        now = charts(page)
-        if now and now != before:
-            changed = time.perf_counter() - t0
-            break
-        page.wait_for_timeout(5)
-    else:
-        raise TimeoutError("chart did not change")
+def measure(page, frames: Frames, text: str, timeout_s: float = 30.0) -> tuple[float, float, float, float]:
+    t0, changed = change_and_time(page, text, timeout_s)
     wait_idle(page)
     first = (frames.since(t0) or [float("nan")])[0]
     chart = (frames.since(t0, "plotly_chart") or [float("nan")])[0]
