@@ -220,6 +220,7 @@ sections = [
         "Bidirectional vs causal attention",
         "Same input, two masks: rows sum to 1 in both; only the last row is the same.",
         show_masks,
+        tab="Both directions vs causal",
     ),
     Section(
         "Drop the last token",
@@ -230,11 +231,13 @@ sections = [
         "“bank”: the words after it matter",
         "Causal: the same vector for 'bank' whatever follows. Bidirectional: it depends on what comes after.",
         show_bank,
+        tab="“bank”",
     ),
     Section(
         "The worked example (seed 7)",
         f"Without a mask, the first token puts {seed.example.future_mass_row0:.3f} of its attention on later tokens.",
         show_seed,
+        tab="Worked example",
     ),
 ]
 sections.append(

@@ -487,36 +487,43 @@ sections = [
         "Input: three embeddings, summed and normalised",
         "A token's vector is word + position + segment, then LayerNorm.",
         render_input,
+        tab="Input",
     ),
     Section(
         "Positions: a learned table or sine waves",
         "Sine waves make neighbours similar by design; a learned table caps the length.",
         render_positions,
+        tab="Positions",
     ),
     Section(
         "Inside the block, one stage at a time",
         "Every intermediate tensor of one layer, with its formula and its line of code.",
         render_stage,
+        tab="Inside the block",
     ),
     Section(
         "GELU next to ReLU",
         "Both keep the same units active; only GELU lets small negatives through.",
         render_activations,
+        tab="GELU vs ReLU",
     ),
     Section(
         "Post-norm or pre-norm, on the same weights",
         "Post-norm pins the stream's size; pre-norm lets it grow and needs a final LayerNorm.",
         render_norms,
+        tab="Post- vs pre-norm",
     ),
     Section(
         "Checked against PyTorch",
         "PyTorch's own encoder layer with the same weights gives the same output.",
         render_equivalence,
+        tab="Against PyTorch",
     ),
     Section(
         "Counting the block's parameters",
         "4d² + 4d for attention, 2·d·d_ff + d_ff + d for the FFN, 4d for the norms.",
         render_params,
+        tab="Parameters",
     ),
 ]
 sections.append(

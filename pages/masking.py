@@ -516,11 +516,13 @@ sections = [
         "Follow the shapes",
         "(B, T) ids -> (B, T, D) hidden -> (B, T, V) logits -> only the chosen rows reach the loss.",
         render_shapes,
+        tab="Shapes",
     ),
     Section(
         "Loss only where the answer was hidden",
         "Positions labelled -100 add nothing; the mean is over the chosen positions only.",
         render_loss,
+        tab="The loss",
     ),
     Section(
         "Fill in the blank",
@@ -531,11 +533,13 @@ sections = [
         "When the answer leaks",
         "Leave the original token in the input and training accuracy hits ~100% at once, while fill-mask fails.",
         render_leakage,
+        tab="Leakage",
     ),
     Section(
         "The other objective: next-sentence prediction",
         "Half real continuations, half random pairs, judged from [CLS]; RoBERTa dropped it and masked dynamically.",
         render_nsp,
+        tab="Next-sentence prediction",
     ),
     Section(
         "Check yourself",

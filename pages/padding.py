@@ -244,6 +244,7 @@ sections = [
         "Attention with and without the mask",
         "With the mask, no real token gives the pads any weight: exactly 0.",
         show_attention,
+        tab="With and without the mask",
     ),
     Section(
         "The pad-leak gap",
@@ -254,6 +255,7 @@ sections = [
         "A zero key is not a masked key",
         "A pad with key 0 still scores 0, not −∞, and still takes attention.",
         show_zero_key,
+        tab="Zero key vs masked key",
     ),
     Section("The pad's own output", "Pads get an output too; never read it.", show_pad_rows),
 ]

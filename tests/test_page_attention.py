@@ -1,5 +1,7 @@
 """The Attention page in Streamlit's AppTest: numbers drawn == encoder_core's, every control, bad input, links."""
 
+import inspect
+
 import apptest_helpers as helpers
 import numpy as np
 import pytest
@@ -8,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from encoder_core import WordTokenizer, build_encoder, preset
 from encoder_core.lessons.attention import compare_masks, contrast_word, drop_last_token
+from ui.code import code_panel_key
 from ui.models import TEACHING_INIT_STD
 
 DEFAULT = "the cat sat down"
@@ -116,3 +119,13 @@ def test_lecture_mode_steps_through_the_sections():
     assert set(figures(at)) == {"attention_bidirectional", "attention_causal"}
     at.button(key="lecture_next").click().run()
     assert "Step 2 of 5" in headings(at) and set(figures(at)) == {"drop_last"}
+
+
+def test_the_code_panel_reads_the_source_only_when_opened():
+    at = open_page("attention", every_section=False)
+    assert not [c for c in at.code if "def compare_masks" in c.value]  # closed: nothing to highlight
+    at.session_state[code_panel_key(compare_masks)] = True  # what opening the panel sets
+    at.run()
+    assert not at.exception
+    shown = [c.value for c in at.code if "def compare_masks" in c.value]
+    assert [s.strip() for s in shown] == [inspect.getsource(compare_masks).strip()]

@@ -7,8 +7,19 @@ import inspect
 import streamlit as st
 
 
+def code_panel_key(*objects) -> str:
+    return "code_" + "_".join(obj.__qualname__ for obj in objects)
+
+
 def show_code(*objects, label: str = "Show the code") -> None:
-    with st.expander(label):
+    """A closed panel that reads and highlights the source only once it is opened.
+
+    Highlighting a page's worth of Python cost the browser about a second on every first load,
+    for panels most students never open, so the panel is lazy: opening it reruns the page.
+    """
+    with st.expander(label, key=code_panel_key(*objects), on_change="rerun") as panel:
+        if not panel.open:
+            return
         for obj in objects:
             module = inspect.getmodule(obj)
             st.caption(f"`{module.__name__}.{obj.__qualname__}`" if module else obj.__qualname__)

@@ -24,6 +24,11 @@ class Section:
     title: str
     takeaway: str  # one line: what the figure shows
     render: Callable[[], None]
+    tab: str | None = None  # a short label for the tab row, where the title is long
+
+    @property
+    def tab_label(self) -> str:
+        return self.tab or self.title
 
 
 def lecture_mode() -> bool:
@@ -136,7 +141,7 @@ def _render_tabs(sections: list[Section]) -> None:
     n = len(sections)
     if n == 0:
         return
-    titles = [s.title for s in sections]
+    titles = [s.tab_label for s in sections]
     step = _step_from_tabs(titles, n)
     st.session_state[STEP.key] = step
     st.session_state[SECTION_TABS_KEY] = st.session_state[SHOWN_TAB_KEY] = titles[step]
