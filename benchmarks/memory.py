@@ -16,7 +16,8 @@ import time
 
 from playwright.sync_api import sync_playwright
 
-from benchmarks.browser import MAIN_INPUT, rss_mb
+from benchmarks.browser import MAIN_INPUT, press_enter, rss_mb
+from benchmarks.latency_breakdown import Frames
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
 from tests.browser.driver import wait_charts, wait_idle
 
@@ -29,6 +30,16 @@ def sentences():
     for n in itertools.count(3):
         for combo in itertools.permutations(WORDS, 4):
             yield " ".join(combo[: 3 + n % 3])
+
+
+def finish_run(page, frames: Frames, started: float, timeout_s: float = 120.0) -> None:
+    """Wait for the server's "script finished" message of the run this change started."""
+    deadline = started + timeout_s
+    while not frames.since(started, "script_finished"):
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the run did not finish")
+        page.wait_for_timeout(10)  # Playwright delivers WebSocket events while it waits
+    wait_idle(page)
 
 
 def main() -> None:
@@ -44,6 +55,8 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            frames = Frames()
+            frames.attach(page)
             page.goto(f"http://127.0.0.1:{port}/{args.lesson}{'?all=1' if args.all else ''}")
             wait_charts(page, 1, timeout_ms=120_000)
             wait_idle(page)
@@ -55,9 +68,9 @@ def main() -> None:
             for i in range(1, args.reruns + 1):
                 box = page.locator(MAIN_INPUT).first
                 box.fill(next(text))
-                box.press("Enter")
-                page.wait_for_timeout(50)  # let the run start before waiting for it to end
-                wait_idle(page, timeout_ms=60_000)
+                started = time.perf_counter()
+                press_enter(box)
+                finish_run(page, frames, started)
                 if i == WARM_UP:
                     base = rss_mb(server.pid)
                     print(f"after {i} reruns (warm-up): {base:.1f} MB")

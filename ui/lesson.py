@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from .code import USED_KEYS as USED_CODE_KEYS
 from .frame import leave_legacy_pages_mode
 from .params import Param
 from .state import ALL_SECTIONS, STEP, read_url, show_notices, write_url
@@ -48,6 +49,7 @@ def start(page: str, params: list[Param]) -> None:
     leave_legacy_pages_mode()
     st.session_state["_page"] = page
     st.session_state[f"_figures_{page}"] = []
+    st.session_state[USED_CODE_KEYS] = set()
     show_notices(read_url(page, params))
 
 
