@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
+from dataclasses import dataclass
 
 from playwright.sync_api import sync_playwright
 
@@ -26,10 +27,10 @@ WARM_UP = 20
 
 
 def sentences():
-    """Endless distinct short sentences from everyday words (so caches keep seeing new keys)."""
-    for n in itertools.count(3):
-        for combo in itertools.permutations(WORDS, 4):
-            yield " ".join(combo[: 3 + n % 3])
+    """Distinct short sentences from everyday words (so caches keep seeing new keys; a repeat would
+    not even rerun). 20 words give 116,280 four-word orders."""
+    for words in itertools.permutations(WORDS, 4):
+        yield " ".join(words)
 
 
 def finish_run(page, frames: Frames, started: float, timeout_s: float = 120.0) -> None:
@@ -42,47 +43,77 @@ def finish_run(page, frames: Frames, started: float, timeout_s: float = 120.0) -
     wait_idle(page)
 
 
+@dataclass
+class Growth:
+    rss_first_load: float  # MB, after the page first drew
+    rss_warm: float  # MB, after WARM_UP reruns
+    rss_final: float  # MB, after every rerun
+    seconds: float
+    error_elements: int
+
+    @property
+    def grown(self) -> float:
+        return self.rss_final - self.rss_warm
+
+
+def rerun_growth(
+    lesson: str, reruns: int, every_section: bool = False, report=lambda line: None, browser=None
+) -> Growth:
+    """A fresh server, one session on `lesson`, `reruns` typed sentences; the server's RSS along the way.
+
+    browser: a Playwright browser to use (the test suite passes its own); else one is launched.
+    """
+    if browser is None:
+        with sync_playwright() as p:
+            launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                return rerun_growth(lesson, reruns, every_section, report, launched)
+            finally:
+                launched.close()
+    port = free_port()
+    server = start_server(port)
+    try:
+        wait_healthy(port)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        frames = Frames()
+        frames.attach(page)
+        page.goto(f"http://127.0.0.1:{port}/{lesson}{'?all=1' if every_section else ''}")
+        wait_charts(page, 1, timeout_ms=180_000)
+        wait_idle(page)
+        first = rss_mb(server.pid)
+        report(f"/{lesson}{' (every section)' if every_section else ''}: RSS after first load {first:.1f} MB")
+        text, base, t0 = sentences(), first, time.perf_counter()
+        for i in range(1, reruns + 1):
+            box = page.locator(MAIN_INPUT).first
+            box.fill(next(text))
+            started = time.perf_counter()
+            press_enter(box)
+            finish_run(page, frames, started)
+            if i == min(WARM_UP, reruns):
+                base = rss_mb(server.pid)
+                report(f"after {i} reruns (warm-up): {base:.1f} MB")
+            elif i % 100 == 0 or i == reruns:
+                now = rss_mb(server.pid)
+                report(f"after {i} reruns: {now:.1f} MB ({now - base:+.1f} MB since warm-up)")
+        errors = page.locator('[data-testid="stException"]').count()
+        final = rss_mb(server.pid)
+        context.close()
+        return Growth(first, base, final, time.perf_counter() - t0, errors)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reruns", type=int, default=500)
     ap.add_argument("--lesson", default="heads")
     ap.add_argument("--all", action="store_true", help="every section on one page (the heaviest view)")
     args = ap.parse_args()
-    port = free_port()
-    server = start_server(port)
-    try:
-        wait_healthy(port)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            frames = Frames()
-            frames.attach(page)
-            page.goto(f"http://127.0.0.1:{port}/{args.lesson}{'?all=1' if args.all else ''}")
-            wait_charts(page, 1, timeout_ms=120_000)
-            wait_idle(page)
-            rss_start = rss_mb(server.pid)
-            text = sentences()
-            t0 = time.perf_counter()
-            print(f"/{args.lesson}{' (every section)' if args.all else ''}: RSS after first load {rss_start:.1f} MB")
-            base = None
-            for i in range(1, args.reruns + 1):
-                box = page.locator(MAIN_INPUT).first
-                box.fill(next(text))
-                started = time.perf_counter()
-                press_enter(box)
-                finish_run(page, frames, started)
-                if i == WARM_UP:
-                    base = rss_mb(server.pid)
-                    print(f"after {i} reruns (warm-up): {base:.1f} MB")
-                elif i % 100 == 0 or i == args.reruns:
-                    now = rss_mb(server.pid)
-                    print(f"after {i} reruns: {now:.1f} MB ({now - base:+.1f} MB since warm-up)", flush=True)
-            errors = page.locator('[data-testid="stException"]').count()
-            browser.close()
-        print(f"{args.reruns} reruns in {time.perf_counter() - t0:.0f} s; error elements on the page: {errors}")
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    g = rerun_growth(args.lesson, args.reruns, args.all, report=lambda line: print(line, flush=True))
+    summary = f"{args.reruns} reruns in {g.seconds:.0f} s; grown {g.grown:+.1f} MB since warm-up"
+    print(f"{summary}; error elements on the page: {g.error_elements}")
 
 
 if __name__ == "__main__":

@@ -52,21 +52,30 @@ FIRST_CHART_TIMEOUT_MS = 180_000
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 
-def drive_session(url: str) -> None:
-    from playwright.sync_api import sync_playwright
+def drive_session(url: str, browser=None) -> None:
+    """Open the attention lesson through the proxy, type a sentence, see the chart change.
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        page.goto(url + "/attention")
-        wait_charts(page, 1, timeout_ms=FIRST_CHART_TIMEOUT_MS)
-        before = chart_data(page, 0)
-        box = page.get_by_role("textbox", name="Sentence", exact=True).first
-        box.fill("the dog ran to the park")
-        box.press("Enter")
-        wait_chart_change(page, before, timeout_s=60)
-        assert_no_exception(page)
-        browser.close()
+    browser: a Playwright browser to use (the test suite passes its own); else one is launched.
+    """
+    if browser is None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            drive_session(url, launched)
+            launched.close()
+        return
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url + "/attention")
+    wait_charts(page, 1, timeout_ms=FIRST_CHART_TIMEOUT_MS)
+    before = chart_data(page, 0)
+    box = page.get_by_role("textbox", name="Sentence", exact=True).first
+    box.fill("the dog ran to the park")
+    box.press("Enter")
+    wait_chart_change(page, before, timeout_s=60)
+    assert_no_exception(page)
+    context.close()
 
 
 @dataclass
@@ -81,7 +90,7 @@ class ScaleOutRun:
         return len(self.served) == 1
 
 
-def run_scale_out() -> ScaleOutRun:
+def run_scale_out(browser=None) -> ScaleOutRun:
     """Start two app processes and nginx in front of them, drive one session through nginx, stop all."""
     app_ports = [free_port(), free_port()]
     apps = [start_server(p) for p in app_ports]
@@ -95,7 +104,7 @@ def run_scale_out() -> ScaleOutRun:
         proxy = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf)])
         wait_port(proxy_port)
         t0 = time.perf_counter()
-        drive_session(f"http://127.0.0.1:{proxy_port}")
+        drive_session(f"http://127.0.0.1:{proxy_port}", browser)
         elapsed = time.perf_counter() - t0
         log = (prefix / "access.log").read_text()
         served = dict(Counter(re.findall(r"upstream=(\S+)", log)))

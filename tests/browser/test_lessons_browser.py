@@ -96,7 +96,7 @@ def open_tab(page, name: str) -> None:
 
 def test_tabs_open_one_section_at_a_time_and_links_remember_it(page, app_url):
     open_lesson(page, app_url, "attention")
-    assert page.locator('[data-testid="stPlotlyChart"]').count() == 2  # only the first section's two maps
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(2)  # only the first section's two maps
     open_tab(page, "Drop the last token")
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(1)
     assert page.url.endswith("step=1")

@@ -11,12 +11,12 @@ import pytest
 from scripts.scale_out import NGINX, run_scale_out
 
 
-def test_a_session_through_nginx_stays_on_one_process():
+def test_a_session_through_nginx_stays_on_one_process(browser):
     if not Path(NGINX).exists():
         if os.environ.get("CI") == "true":
             pytest.fail("nginx is missing: scripts/ensure_test_packages.sh installs it")
         pytest.skip("nginx not installed")
-    run = run_scale_out()
+    run = run_scale_out(browser)
     assert sum(run.served.values()) > 5  # the page, its scripts and the WebSocket all went through nginx
     assert run.affinity_kept, run.served
     assert set(run.served) <= {f"127.0.0.1:{p}" for p in run.app_ports}

@@ -1,0 +1,18 @@
+"""Memory stays flat: 500 reruns of the heaviest lesson in one session, each with a new sentence,
+grow the server's resident memory by less than 20 MB (measured from after a short warm-up, once
+the shared models are loaded). A fresh server, so no other test's sessions are counted."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.memory import rerun_growth
+
+RERUNS, LIMIT_MB = 500, 20.0
+
+
+@pytest.mark.slow
+def test_500_reruns_of_the_heads_lesson_keep_memory_flat(browser):
+    growth = rerun_growth("heads", RERUNS, browser=browser)  # MiniLM: the heaviest model, the most cached runs
+    assert growth.error_elements == 0
+    assert growth.grown < LIMIT_MB, f"grew {growth.grown:.1f} MB over {RERUNS} reruns"
