@@ -48,6 +48,19 @@ class Frames:
         return [t - t0 for t, k in self.events if t >= t0 and (kind is None or k == kind)]
 
 
+def open_watched(browser, url: str, timeout_ms: int = 120_000):
+    """A new browser context on url with its WebSocket timed: (context, page, frames), once the
+    first chart is drawn and the run has finished."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    frames = Frames()
+    frames.attach(page)
+    page.goto(url)
+    wait_charts(page, 1, timeout_ms=timeout_ms)
+    wait_idle(page)
+    return context, page, frames
+
+
 def measure(page, frames: Frames, text: str, timeout_s: float = 30.0) -> tuple[float, float, float, float]:
     t0, changed = change_and_time(page, text, timeout_s)
     wait_idle(page)
@@ -72,13 +85,7 @@ def main() -> None:
             print("| lesson | first message (ms) | first chart sent (ms) | script finished (ms) | chart changed (ms) |")
             print("|---|---|---|---|---|")
             for lesson in args.lessons or lessons():
-                ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-                page = ctx.new_page()
-                frames = Frames()
-                frames.attach(page)
-                page.goto(f"{url}/{lesson}")
-                wait_charts(page, 1, timeout_ms=120_000)
-                wait_idle(page)
+                ctx, page, frames = open_watched(browser, f"{url}/{lesson}")
                 rows = [
                     measure(page, frames, SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today"))
                     for i in range(args.changes)

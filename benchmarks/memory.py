@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from playwright.sync_api import sync_playwright
 
 from benchmarks.browser import MAIN_INPUT, press_enter, rss_mb
-from benchmarks.latency_breakdown import Frames
+from benchmarks.latency_breakdown import Frames, open_watched
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
-from tests.browser.driver import wait_charts, wait_idle
+from tests.browser.driver import wait_idle
 
 WORDS = "the a cat dog bird man woman sat ran sang read on in to park river book garden old small".split()
 WARM_UP = 20
@@ -74,13 +74,8 @@ def rerun_growth(
     server = start_server(port)
     try:
         wait_healthy(port)
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        frames = Frames()
-        frames.attach(page)
-        page.goto(f"http://127.0.0.1:{port}/{lesson}{'?all=1' if every_section else ''}")
-        wait_charts(page, 1, timeout_ms=180_000)
-        wait_idle(page)
+        url = f"http://127.0.0.1:{port}/{lesson}{'?all=1' if every_section else ''}"
+        context, page, frames = open_watched(browser, url, timeout_ms=180_000)
         first = rss_mb(server.pid)
         report(f"/{lesson}{' (every section)' if every_section else ''}: RSS after first load {first:.1f} MB")
         text, base, t0 = sentences(), first, time.perf_counter()
