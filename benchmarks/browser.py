@@ -18,7 +18,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
-from tests.browser.driver import chart_data, wait_charts, wait_idle  # noqa: F401
+from tests.browser.driver import wait_charts, wait_idle
 
 SENTENCES = [
     "the cat sat on the mat",
@@ -48,14 +48,6 @@ def rss_mb(pid: int) -> float:
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
-
-
-def charts(page) -> list:
-    """Every chart's drawn data: a lesson's first chart need not depend on the sentence."""
-    return page.evaluate(
-        """() => [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')].map(el =>
-                 JSON.stringify(el.data, (k, v) => (v && v.buffer instanceof ArrayBuffer) ? Array.from(v) : v))"""
-    )
 
 
 # Remember the drawn charts (their elements and data objects) in the page, then wait there, once per
