@@ -29,6 +29,9 @@ from tests.browser.driver import assert_no_exception, chart_data, wait_chart_cha
 def render_config(prefix: Path, port: int, upstream_ports: list[int]) -> Path:
     text = (ROOT / "deploy" / "nginx.conf").read_text()
     upstreams = "\n        ".join(f"server 127.0.0.1:{p};" for p in upstream_ports)
+    # nginx started as root runs its workers as `nobody`: they must reach the prefix to buffer
+    # a large response (the plotly.js chunk) to tmp/proxy, and mkdtemp makes it 0700.
+    prefix.chmod(0o755)
     conf = prefix / "nginx.conf"
     conf.write_text(text.replace("{{UPSTREAMS}}", upstreams).replace("{{PORT}}", str(port)))
     (prefix / "tmp").mkdir()
@@ -78,12 +81,18 @@ def drive_session(url: str, browser=None) -> None:
     context.close()
 
 
+def nginx_errors(prefix: Path) -> str:
+    log = prefix / "error.log"
+    return log.read_text()[-4000:] if log.exists() else "(none)"
+
+
 @dataclass
 class ScaleOutRun:
     app_ports: list[int]
     proxy_port: int
     seconds: float  # open the lesson, type, see the chart change
     served: dict[str, int]  # requests per upstream, from nginx's access log
+    nginx_problems: list[str]  # error.log lines at level error or worse
 
     @property
     def affinity_kept(self) -> bool:
@@ -104,11 +113,15 @@ def run_scale_out(browser=None) -> ScaleOutRun:
         proxy = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf)])
         wait_port(proxy_port)
         t0 = time.perf_counter()
-        drive_session(f"http://127.0.0.1:{proxy_port}", browser)
+        try:
+            drive_session(f"http://127.0.0.1:{proxy_port}", browser)
+        except Exception as err:
+            raise RuntimeError(f"session through nginx failed; nginx error.log:\n{nginx_errors(prefix)}") from err
         elapsed = time.perf_counter() - t0
         log = (prefix / "access.log").read_text()
         served = dict(Counter(re.findall(r"upstream=(\S+)", log)))
-        return ScaleOutRun(app_ports, proxy_port, elapsed, served)
+        problems = [ln for ln in nginx_errors(prefix).splitlines() if re.search(r"\[(error|crit|alert|emerg)\]", ln)]
+        return ScaleOutRun(app_ports, proxy_port, elapsed, served, problems)
     finally:
         if proxy:
             proxy.terminate()
@@ -127,8 +140,9 @@ def main() -> int:
     print(f"app processes on {run.app_ports}, nginx on {run.proxy_port}")
     print(f"session through the proxy: opened, typed, chart updated in {run.seconds:.1f} s")
     print("requests per upstream:", run.served)
+    print("nginx errors:", run.nginx_problems or "none")
     print("session affinity:", "kept (one upstream served the whole session)" if run.affinity_kept else "BROKEN")
-    return 0 if run.affinity_kept else 1
+    return 0 if run.affinity_kept and not run.nginx_problems else 1
 
 
 if __name__ == "__main__":

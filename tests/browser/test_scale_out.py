@@ -19,4 +19,5 @@ def test_a_session_through_nginx_stays_on_one_process(browser):
     run = run_scale_out(browser)
     assert sum(run.served.values()) > 5  # the page, its scripts and the WebSocket all went through nginx
     assert run.affinity_kept, run.served
+    assert not run.nginx_problems, run.nginx_problems  # e.g. a response cut short by a temp file it could not write
     assert set(run.served) <= {f"127.0.0.1:{p}" for p in run.app_ports}
