@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from encoder_core.lessons.attention import compare_masks, contrast_word, drop_last_token, seed001_reading
+from encoder_core.lessons.attention import ROUNDING, compare_masks, contrast_word, drop_last_token, seed001_reading
 from ui import figures_attention as figs
 from ui.charts import show_figure
 from ui.code import show_code
@@ -140,7 +140,9 @@ def show_drop_last() -> None:
     m2.metric("Largest shift, bidirectional", f"{num(dropped.max_bidirectional)}")
     narrative(
         "Run the sentence, then run it again without its last token, and measure how far each earlier token's "
-        "final vector moves. With the causal mask nothing moves: no earlier token ever looked at the last one. "
+        f"final vector moves. With the causal mask nothing moves: no earlier token ever looked at the last one "
+        f"(a shift below {ROUNDING:g}, where there is one, is float rounding: the processor may add up a shorter "
+        "input in a different order). "
         "Without the mask every earlier vector changes, because each was built from the whole input.\n\n"
         "That is the price of an encoder. Add one token and **every** vector must be recomputed: there is no "
         "reusing earlier work as the input grows, and so no writing text left to right one token at a time. "
@@ -171,7 +173,8 @@ def show_bank() -> None:
     m4.metric("Cosine, bidirectional", f"{bank.cosine_bidirectional:.4f}")
     narrative(
         "Under the causal mask, “bank” only sees *she sat on the bank*, identical in both sentences, so its "
-        "vector is exactly the same: it cannot know whether the sentence is about a river or money. Without "
+        f"vector is the same (up to float rounding, below {ROUNDING:g}): it cannot know whether the sentence is about "
+        "a river or money. Without "
         "the mask it also sees *of the river* or *and counted the money*, and its vector differs. (This model's "
         "weights are random, so the difference is not yet *meaningful*; a trained encoder turns it into the "
         "two senses of the word.)"

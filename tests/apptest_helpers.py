@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from ui.charts import numbers_panel_key
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 
@@ -47,6 +49,13 @@ def open_linked(page: str, query: dict | None = None, timeout: float = 90, every
     for k, v in with_sections(query, every_section).items():
         at.query_params[k] = v
     at.switch_page(f"pages/{page}.py")
+    return at.run()
+
+
+def open_numbers(at: AppTest, *chart_keys: str) -> AppTest:
+    """Open these charts' "numbers behind this chart" panels (filled only when open) and rerun."""
+    for key in chart_keys:
+        at.session_state[numbers_panel_key(key)] = True
     return at.run()
 
 

@@ -125,7 +125,7 @@ def test_zero_key_pad_check_against_numpy():
     # What seed 7's tensors give (the source text quotes other figures for its version of the check).
     assert [round(p, 3) for p in c.pad_weight_unmasked] == [0.002, 0.984, 0.085]
     assert c.gap_unmasked == pytest.approx(gap, abs=1e-5) and c.gap_unmasked > 1e-4
-    assert c.gap_masked == 0.0
+    assert c.gap_masked < 1e-6  # 3 keys alone vs 4 with one masked: float32 rounding at most
     assert bool((c.weights_masked[:, 3] == 0).all())
     torch.testing.assert_close(c.weights_unmasked[3], torch.full((4,), 0.25))  # zero query: uniform
     torch.testing.assert_close(c.outputs_masked[3], c.mean_real_value)  # the pad averages the real values

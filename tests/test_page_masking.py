@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from apptest_helpers import all_text, figures, open_page
+from apptest_helpers import all_text, figures, open_numbers, open_page
 
 import ui.mlm_model
 from encoder_core.checkpoint import fill_mask, load_small_mlm
@@ -31,6 +31,11 @@ def frame(at, column: str):
         if column in df.value.columns:
             return df.value
     raise AssertionError(f"no table with a {column!r} column")
+
+
+def draw_table(at):
+    """The draw's token-by-token table, in the draw chart's numbers panel (opened here)."""
+    return frame(open_numbers(at, "masking_draw"), "what happened")
 
 
 def metrics(at) -> dict[str, str]:
@@ -57,7 +62,7 @@ def reference_draw(tokenizer, sentence, rate, exact, seed):
 def check_draw(at, tokenizer, sentence, rate, exact, seed):
     """The table and the counts on the page are exactly mask_tokens' output for these settings."""
     ids, ref = reference_draw(tokenizer, sentence, rate, exact, seed)
-    table = frame(at, "what happened")
+    table = draw_table(at)
     assert table["input id"].tolist() == ref.inputs[0].tolist()
     assert table["label"].tolist() == ref.labels[0].tolist()
     assert table["original id"].tolist() == ids[0].tolist()
@@ -79,7 +84,7 @@ def test_defaults(trained):
     figs = figures(at)
 
     # The draw, drawn: a cell per position, its colour code the fate the table names, the input on row 2.
-    table, drawn = frame(at, "what happened"), figs["masking_draw"]["data"][0]
+    table, drawn = draw_table(at), figs["masking_draw"]["data"][0]
     fates = [FATES.index(fate(w)) for w in table["what happened"]]
     assert np.asarray(drawn["z"]).tolist() == [fates, fates]
     assert list(drawn["text"][1]) == table["model receives"].tolist()
@@ -194,7 +199,7 @@ def test_bad_input():
 
     at.text_input(key="mlm_sentence").input("the zyxxy <b>cat</b> sat").run()
     no_exception(at)
-    table = frame(at, "what happened")
+    table = draw_table(at)
     assert "never eligible: [UNK]" in table["what happened"].tolist()
     assert "zyxxy" in all_text(at)  # named in the [UNK] note
 
@@ -260,7 +265,7 @@ def test_broken_checkpoint_keeps_the_masking_table(monkeypatch, tmp_path, damage
         assert str(folder / "SHA256SUMS") in message
     else:
         assert str(folder / "vocab.txt") in message and "SHA-256" in message
-    assert len(frame(at, "what happened")) == 15
+    assert len(draw_table(at)) == 15
     assert "masking_split" in figures(at) and "masking_loss" not in figures(at)
     assert "needs the trained model" in all_text(at)
 

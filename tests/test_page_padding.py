@@ -2,7 +2,7 @@
 
 import apptest_helpers as helpers
 import numpy as np
-from apptest_helpers import all_text, figures, open_page
+from apptest_helpers import all_text, figures, open_numbers, open_page
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import WordTokenizer, build_encoder, preset
@@ -44,7 +44,7 @@ def assert_page_matches_core(at, texts=DEFAULTS, extra=0, seed=0, layer=0, head=
 
 
 def batch_rows(at) -> dict:
-    table = next(d.value for d in at.dataframe if "sequence" in d.value.columns)
+    table = next(d.value for d in open_numbers(at, "batch").dataframe if "sequence" in d.value.columns)
     single = table[table["sequence"] == "single"].set_index("row")
     return {row: [single.loc[row, c] for c in single.columns if c != "sequence"] for row in single.index}
 
@@ -146,3 +146,11 @@ def test_lecture_mode_steps_through_the_sections():
     assert set(figures(at)) == {"pad_leak"}
     at.button(key="lecture_next").click().run()
     assert "Step 4 of 6" in headings(at) and set(figures(at)) == {"zero_key_unmasked", "zero_key_masked"}
+
+
+def test_a_charts_numbers_are_sent_only_once_its_panel_is_opened():
+    at = open_page("padding", every_section=False)
+    assert not any("sequence" in d.value.columns for d in at.dataframe)
+    open_numbers(at, "batch")
+    assert not at.exception
+    assert any("sequence" in d.value.columns for d in at.dataframe)

@@ -15,6 +15,11 @@ PLOTLY_CONFIG = {
 }
 
 
+def numbers_panel_key(chart_key: str) -> str:
+    """The session-state key of a chart's "numbers behind this chart" panel (True: open)."""
+    return f"numbers_{chart_key}"
+
+
 def _page() -> str:
     return st.session_state.get("_page", "lesson")
 
@@ -27,7 +32,8 @@ def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | Non
     """Draw fig; alt is the one-sentence text alternative; table the numbers behind it.
 
     The alternative is given to the chart (for screen readers) and printed under it; the table
-    and the downloads (CSV, interactive HTML; PNG from the chart's camera button) sit in an expander.
+    and the downloads (CSV, interactive HTML; PNG from the chart's camera button) sit in a panel
+    that is filled only once it is opened.
     """
     from .lesson import high_contrast, lecture_mode
 
@@ -38,7 +44,11 @@ def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | Non
     st.caption(alt)
     st.session_state.setdefault(_figures_key(), []).append(ExportedFigure(key, fig, alt))
     label = "Numbers behind this chart, downloads" if table is not None else "Download this chart"
-    with st.expander(label):
+    # Lazy, like the code panels: a closed panel sends nothing, so a rerun does not serialise
+    # every table and the browser does not build a data grid per chart that nobody opened.
+    with st.expander(label, key=numbers_panel_key(key), on_change="rerun") as panel:
+        if not panel.open:
+            return
         if table is not None:
             st.dataframe(table, hide_index=True)
         c1, c2 = st.columns(2)
