@@ -193,3 +193,14 @@ def test_shared_link_opens_that_state(page, app_url):
     wait_idle(page)
     z = heatmap_z(chart_data(page, 0))
     np.testing.assert_allclose(z, expected_bidirectional("the bird sang", 1, 2, seed=3), atol=1e-5)
+
+
+def test_numbers_panel_fills_when_opened(page, app_url):
+    open_lesson(page, app_url, "padding")
+    panel = page.get_by_test_id("stExpander").filter(has_text="Numbers behind this chart").first
+    assert panel.get_by_test_id("stDataFrame").count() == 0  # closed: nothing sent, nothing built
+    panel.get_by_text("Numbers behind this chart, downloads").click()
+    expect(panel.get_by_test_id("stDataFrame")).to_be_visible(timeout=30_000)
+    expect(panel.get_by_role("button", name="CSV", exact=True)).to_be_visible()
+    wait_idle(page)
+    assert_no_exception(page)
