@@ -14,12 +14,16 @@ from plotly.subplots import make_subplots
 from ui.export import ExportedFigure, figure_html, figures_html, table_csv
 from ui.figures import (
     CATEGORICAL,
+    COLORBAR_ROOM,
     DIVERGING,
     HIGH_CONTRAST_PAIR,
+    LABEL_CHAR_PX,
     PAIR,
     SEQUENTIAL,
     attention_heatmap,
     bar_chart,
+    colorbar_room,
+    label_room,
     line_chart,
     styled,
 )
@@ -247,3 +251,12 @@ def test_palettes_stay_distinct_for_colour_blind_readers(palette):
 
 def test_a_red_green_pair_fails_the_palette_check():
     assert worst_confusion(("#d62728", "#2ca02c")) < MIN_DELTA_E
+
+
+def test_heatmap_margins_grow_with_their_labels_and_colour_bar_digits():
+    short, long = label_room(["0 [CLS]"]), label_room(["0 [CLS]", "11 extraordinarily"])
+    assert long - short == pytest.approx(LABEL_CHAR_PX * (18 - 7), abs=1)
+    assert label_room(["0 [CLS]"], titled=False) < short  # no axis title beside the labels
+    assert colorbar_room(0.03) > colorbar_room(1.0) == COLORBAR_ROOM
+    fig = attention_heatmap(np.eye(3), ["[CLS]", "extraordinarily", "[SEP]"])
+    assert fig.layout.margin.l == label_room(["1 extraordinarily"]) and fig.layout.margin.r == COLORBAR_ROOM

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -41,6 +41,26 @@ def as_array(x) -> np.ndarray:
     if hasattr(x, "detach"):
         x = x.detach().cpu().numpy()
     return np.asarray(x, dtype=np.float64)
+
+
+# Plotly grows a margin that is too small for the labels, axis titles or colour bar, and then draws
+# the whole figure a second time. Margins that already hold them (measured at the app's default type
+# sizes) save that second drawing; in lecture type they are too small and plotly grows them as before.
+LABEL_CHAR_PX = 5.2  # a token label's mean glyph width at the axes' 12 px type
+COLORBAR_ROOM = 86  # colour bar (pinned to the plot's edge by styled), its tick labels and title
+AXIS_BELOW_ROOM = 76  # numeric tick labels under the plot and the axis title below them
+
+
+def label_room(labels: Iterable[str], titled: bool = True) -> int:
+    """Left margin for these row labels, and the axis title beside them if there is one."""
+    return round((66 if titled else 32) + LABEL_CHAR_PX * max((len(str(label)) for label in labels), default=1))
+
+
+def colorbar_room(bound: float) -> int:
+    """Right margin for a colour bar over [-bound, bound]: its tick labels grow with their digits."""
+    step = bound / 2  # about the tick spacing plotly picks for that range
+    chars = len(f"-{step:.1g}") if step < 1 else len(f"-{bound:.0f}")
+    return COLORBAR_ROOM + 7 * max(0, chars - 4)
 
 
 def attention_heatmap(
@@ -76,7 +96,7 @@ def attention_heatmap(
         title={"text": esc(title)},
         xaxis={"title": {"text": "key (attended to)"}, "side": "top"},
         yaxis={"title": {"text": "query (attending)"}, "autorange": "reversed"},
-        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        margin={"l": label_room(f"{i} {t}" for i, t in enumerate(query_tokens)), "r": COLORBAR_ROOM, "t": 80, "b": 10},
         height=max(320, 34 * len(qy) + 140),
     )
     return fig
@@ -111,7 +131,12 @@ def matrix_heatmap(
         title={"text": esc(title)},
         xaxis={"title": {"text": x_title}},
         yaxis={"title": {"text": y_title}, "autorange": "reversed"},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        margin={
+            "l": label_room([f"{i} {t}" for i, t in enumerate(row_labels)], titled=bool(y_title)),
+            "r": colorbar_room(bound) if symmetric else COLORBAR_ROOM,
+            "t": 60,
+            "b": AXIS_BELOW_ROOM if x_title else 40,
+        },
         height=max(260, 22 * v.shape[0] + 120),
     )
     return fig
@@ -215,6 +240,9 @@ def styled(fig: go.Figure, *, lecture: bool = False, high_contrast: bool = False
         fig = go.Figure(fig)
     if fig.layout.colorway is None:
         fig.update_layout(colorway=list(CATEGORICAL))
+    # A colour bar a fixed distance from the plot (plotly's default gap is a fraction of the plot's
+    # width), so that the room kept for it in the right margin does not depend on the figure's width.
+    fig.update_traces(colorbar_x=1.0, selector={"type": "heatmap"})
     if lecture:
         _lecture_type(fig)
     if high_contrast:

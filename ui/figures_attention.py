@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from encoder_core.lessons.attention import DropLastResult, MaskComparison, SeedReading, WordContrast
 
-from .figures import PAIR, as_array, attention_heatmap, esc, grouped_bars, token_labels
+from .figures import PAIR, as_array, attention_heatmap, esc, grouped_bars, label_room, token_labels
 
 SEED_LABELS = ("x0", "x1", "x2", "x3")
 
@@ -20,10 +20,13 @@ def roomy_heatmap(fig: go.Figure, labels: Sequence[str] | None = None) -> go.Fig
     in normal and lecture type alike; optionally plain (unnumbered) constant labels."""
     if labels is not None:
         fig.update_traces(x=[esc(t) for t in labels], y=[esc(t) for t in labels], selector={"type": "heatmap"})
+        fig.update_layout(margin={"l": label_room(labels)})
     longest = max((len(str(t)) for t in fig.data[0].x), default=1)
+    pad = 50 + min(110, 7 * longest)
     fig.update_layout(
-        title={"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": 50 + min(110, 7 * longest)}},
+        title={"y": 1.0, "yref": "paper", "yanchor": "bottom", "pad": {"b": pad}},
         title_automargin=True,
+        margin={"t": pad + 32},  # the title's own line above its pad: no second drawing to make room
     )
     return fig
 

@@ -9,7 +9,19 @@ import plotly.graph_objects as go
 
 from encoder_core.lessons.block import ActivationCurves, DeepStackStudy, TokenStats
 
-from .figures import DIVERGING, PAIR, SEQUENTIAL, as_array, esc, line_chart, matrix_heatmap, token_labels
+from .figures import (
+    AXIS_BELOW_ROOM,
+    DIVERGING,
+    PAIR,
+    SEQUENTIAL,
+    as_array,
+    colorbar_room,
+    esc,
+    label_room,
+    line_chart,
+    matrix_heatmap,
+    token_labels,
+)
 
 STAT_COLORS = ("#1f77b4", "#ff7f0e", "#000000")
 MAX_HEATMAP_HEIGHT = 720
@@ -111,7 +123,12 @@ def position_heatmap(
         title={"text": esc(title)},
         xaxis={"title": {"text": x_title}},
         yaxis={"title": {"text": "position"}, "autorange": "reversed"},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        margin={
+            "l": label_room([str(len(v) - 1)]),
+            "r": colorbar_room(max(abs(zrange[0]), abs(zrange[1]))),
+            "t": 60,
+            "b": AXIS_BELOW_ROOM,
+        },
         height=420,
     )
     return fig

@@ -8,7 +8,17 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import DIVERGING, PAIR, SEQUENTIAL, as_array, esc, token_labels
+from .figures import (
+    AXIS_BELOW_ROOM,
+    DIVERGING,
+    PAIR,
+    SEQUENTIAL,
+    as_array,
+    colorbar_room,
+    esc,
+    label_room,
+    token_labels,
+)
 
 # Okabe-Ito: five colours that stay distinct under the common colour-vision deficiencies.
 PATTERN_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
@@ -174,7 +184,12 @@ def head_slices(matrix, tokens: Sequence[str], *, title: str, x_title: str) -> g
         title={"text": esc(title)},
         xaxis={"title": {"text": x_title}},
         yaxis={"autorange": "reversed"},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        margin={
+            "l": label_room([f"{i} {t}" for i, t in enumerate(tokens)], titled=False),
+            "r": colorbar_room(bound),
+            "t": 60,
+            "b": AXIS_BELOW_ROOM,
+        },
         height=max(260, 22 * v.shape[0] + 130),
     )
     return fig

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .figures import PAIR, as_array, esc, token_labels
+from .figures import PAIR, as_array, esc, label_room, token_labels
 
 IGNORED_GREY = "#b0b0b0"
 SPLIT_COLOURS = {"[MASK]": PAIR[0], "random token": PAIR[1], "kept": "#6b4c9a", "not chosen": "#d9d9d9"}
@@ -62,7 +62,7 @@ def draw_figure(rows: Sequence[dict], *, title: str = "") -> go.Figure:
         xaxis={"title": {"text": "position"}, "side": "top"},
         yaxis={"autorange": "reversed"},
         legend={"orientation": "h", "y": -0.15},
-        margin={"l": 10, "r": 10, "t": 90, "b": 10},
+        margin={"l": label_room(["model receives"], titled=False), "r": 10, "t": 90, "b": 62},  # b: the legend
         height=300,
     )
     return fig

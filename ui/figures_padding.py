@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from encoder_core.lessons.padding import FastPathPads, PaddedAttention, PadLeak, ZeroKeyPadCheck
 from encoder_core.tokenizer import Batch
 
-from .figures import PAIR, as_array, attention_heatmap, esc, grouped_bars, line_chart, token_labels
+from .figures import PAIR, as_array, attention_heatmap, esc, grouped_bars, label_room, line_chart, token_labels
 from .figures_attention import pair_long_table, roomy_heatmap
 
 ZERO_KEY_LABELS = ("x0", "x1", "x2", "[PAD]")
@@ -64,7 +64,7 @@ def batch_figure(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> go.Figu
         title={"text": f"The batch: {len(rows)} sequences, {width} positions; dark = [PAD], masked out"},
         xaxis={"title": {"text": "position"}, "side": "top"},
         yaxis={"autorange": "reversed"},
-        margin={"l": 10, "r": 10, "t": 90, "b": 10},
+        margin={"l": label_room(rows, titled=False), "r": 10, "t": 90, "b": 10},
         height=80 * len(rows) + 130,
     )
     return fig

@@ -68,6 +68,18 @@ def test_lesson_default_state_screenshot(page, app_url, screenshots_dir, lesson)
     page.wait_for_function("() => !document.querySelector('[data-testid=stSkeleton]')", timeout=60_000)
     wait_idle(page)
     page.screenshot(path=str(screenshots_dir / f"{lesson}.png"))
+    # The heatmaps' margins already hold their labels and colour bars: plotly did not have to grow
+    # them, which would have cost a second drawing of the whole figure on every change.
+    grown = page.evaluate(GROWN_HEATMAP_MARGINS)
+    assert grown == [], grown
+
+
+GROWN_HEATMAP_MARGINS = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')]
+    .filter(g => g.data.every(t => t.type === 'heatmap'))
+    .map(g => { const m = g._fullLayout.margin, s = g._fullLayout._size;
+                return {title: g._fullLayout.title.text, given: [m.l, m.r, m.t, m.b],
+                        drawn: [s.l, s.r, s.t, s.b].map(Math.round)}; })
+    .filter(c => c.drawn.some((v, i) => v > c.given[i]))"""
 
 
 def test_attention_type_and_slide(page, app_url):
