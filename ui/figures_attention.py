@@ -20,7 +20,7 @@ def roomy_heatmap(fig: go.Figure, labels: Sequence[str] | None = None) -> go.Fig
     in normal and lecture type alike; optionally plain (unnumbered) constant labels."""
     if labels is not None:
         fig.update_traces(x=[esc(t) for t in labels], y=[esc(t) for t in labels], selector={"type": "heatmap"})
-        fig.update_layout(margin={"l": label_room(labels)})
+        fig.layout.margin.l = label_room(labels)
     longest = max((len(str(t)) for t in fig.data[0].x), default=1)
     pad = 50 + min(110, 7 * longest)
     # Set property by property: update_layout would cost as much as building the figure.
