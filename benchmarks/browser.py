@@ -4,7 +4,8 @@ and concurrent sessions. Prints tables; not a test (these machines are shared an
     .venv/bin/python -m benchmarks.browser [--changes 20] [--sessions 20]
 
 Each lesson is driven the way a student would: type a sentence into the lesson's first text
-box, press Enter, and wait until a chart's drawn data differs. "First visit" is a new browser
+box, press Enter, and wait until a chart's drawn data differs (timed inside the page, from the
+key press to the frame that shows the new chart: see benchmarks/page_clock.py). "First visit" is a new browser
 context (nothing cached); "reload" is the same tab reloaded, as a returning student.
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from benchmarks import page_clock
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
 from tests.browser.driver import wait_charts, wait_idle
 
@@ -50,32 +52,20 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
-# Remember the drawn charts (their elements and data objects) in the page, then wait there, once per
-# animation frame, until one of them is replaced or redrawn with new data. Polling from here instead
-# (serialising every chart every few milliseconds) loaded the browser's main thread enough to slow
-# the very redraw being timed.
-REMEMBER_CHARTS = """() => { window.__charts = [...document.querySelectorAll(
-    '[data-testid=stPlotlyChart] .js-plotly-plot')].map(el => [el, el.data]); }"""
-CHARTS_REDRAWN = """() => { const now = [...document.querySelectorAll(
-    '[data-testid=stPlotlyChart] .js-plotly-plot')];
-    return now.length > 0 && now.some(el =>
-        el.data && !window.__charts.some(([e, d]) => e === el && d === el.data)); }"""
-
-
 def press_enter(box) -> None:
     box.press("Enter") if box.evaluate("e => e.tagName") == "INPUT" else box.press("Control+Enter")
 
 
 def change_and_time(page, text: str, timeout_s: float = 30.0) -> tuple[float, float]:
-    """Type text + Enter in the lesson's first text box: (when Enter was pressed, seconds until a
-    chart on the page was redrawn), on time.perf_counter's clock."""
-    page.evaluate(REMEMBER_CHARTS)
+    """Type text + Enter in the lesson's first text box: (when Enter was pressed on
+    time.perf_counter's clock, seconds from the key press to a chart redrawn with new data, timed
+    inside the page)."""
     box = page.locator(MAIN_INPUT).first
     box.fill(text)
+    page_clock.arm(page)
     t0 = time.perf_counter()
     press_enter(box)
-    page.wait_for_function(CHARTS_REDRAWN, polling="raf", timeout=timeout_s * 1000)
-    return t0, time.perf_counter() - t0
+    return t0, page_clock.latency_s(page_clock.wait_drawn(page, timeout_s))
 
 
 def change_and_wait(page, text: str, timeout_s: float = 30.0) -> float:
@@ -152,28 +142,29 @@ def concurrency(url: str, lesson: str, n: int, changes: int, pid: int, rss_one: 
             wait_idle(pg, timeout_ms=180_000)
         rss_n = rss_mb(pid)
         # Playwright's sync API is single-threaded: fire every session's edit, then watch them all
-        # round-robin (a cheap check inside each page), so the server sees the edits concurrently
-        # and each one is timed from its own Enter to its own redraw.
+        # round-robin (a cheap check inside each page), so the server sees the edits concurrently.
+        # Each page times its own edit on its own clock, so the round-robin adds nothing to it.
         for round_ in range(changes):
-            waiting = {}
+            waiting = set()
             for i, pg in enumerate(pages):
                 try:
-                    pg.evaluate(REMEMBER_CHARTS)
                     box = pg.locator(MAIN_INPUT).first
                     box.fill(SENTENCES[(round_ + i) % len(SENTENCES)] + f" {'today' if round_ % 2 else ''}")
+                    page_clock.arm(pg)
                     press_enter(box)
-                    waiting[i] = time.perf_counter()
+                    waiting.add(i)
                 except Exception as exc:  # noqa: BLE001 - count and report every failure
                     errors.append(repr(exc))
             deadline = time.perf_counter() + 120
             while waiting and time.perf_counter() < deadline:
                 for i in list(waiting):
                     try:
-                        if pages[i].evaluate(CHARTS_REDRAWN):
-                            latencies.append(time.perf_counter() - waiting.pop(i))
+                        if pages[i].evaluate(page_clock.DRAWN):
+                            latencies.append(page_clock.latency_s(pages[i].evaluate(page_clock.READ)))
+                            waiting.discard(i)
                     except Exception as exc:  # noqa: BLE001
                         errors.append(repr(exc))
-                        waiting.pop(i)
+                        waiting.discard(i)
             errors += ["timeout"] * len(waiting)
             for pg in pages:
                 wait_idle(pg, timeout_ms=120_000)
