@@ -55,12 +55,6 @@ st.code(" ".join(tokens), language="text", wrap_lines=True)
 seed = seed001_reading()  # tiny (four 3-d vectors), and its number is in a section's takeaway
 
 
-SUM_FORMAT = {
-    "row sum, bidirectional": st.column_config.NumberColumn(format="%.7f"),
-    "row sum, causal": st.column_config.NumberColumn(format="%.7f"),
-}
-
-
 def num(x: float) -> str:
     """3 significant digits; an exact zero as 0.0."""
     return "0.0" if x == 0 else f"{x:.3g}"
@@ -105,7 +99,8 @@ def show_masks() -> None:
         f"{comparison.last_row_max_diff:.1f}",
         help="Largest |bidirectional − causal| in the last row.",
     )
-    st.dataframe(figs.row_sums_table(comparison, tokens), hide_index=True, column_config=SUM_FORMAT)
+    # A plain table: a few short rows, and much lighter for the browser to redraw than a data grid.
+    st.table(figs.row_sums_table(comparison, tokens).style.format(precision=7).hide(axis="index"))
     narrative(
         "Each **row** is one query token and how it shares its attention among the keys: a softmax, so every "
         "row adds up to 1 in both grids (the sums are in the table above). The causal grid is zero above the "

@@ -60,7 +60,7 @@ def test_defaults_draw_encoder_core_numbers_and_the_seed_example():
     assert "0.258, 0.020, 0.044, 0.677" in text and "0.742" in text
     causal_distance = next(m.value for m in at.metric if m.label == "Distance, causal")
     assert float(causal_distance) < ROUNDING
-    sums = next(d.value for d in at.dataframe if "row sum, causal" in d.value.columns)
+    sums = next(t.value for t in at.table if "row sum, causal" in t.value.columns)
     assert sums["row sum, causal"].to_numpy() == pytest.approx(1.0, abs=1e-6)
 
 
