@@ -57,14 +57,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, extra_env: dict | None = None) -> subprocess.Popen:
+def start_server(port: int, extra_env: dict | None = None, root: Path = ROOT) -> subprocess.Popen:
+    """The app from `root` (another checkout, for side-by-side benchmarks) on a loopback port."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     cmd = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        str(ROOT / "app.py"),
+        str(root / "app.py"),
         "--server.port",
         str(port),
         "--server.headless",
@@ -74,7 +75,7 @@ def start_server(port: int, extra_env: dict | None = None) -> subprocess.Popen:
         "--server.fileWatcherType",
         "none",
     ]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def wait_healthy(port: int, timeout: float = 60.0) -> None:
