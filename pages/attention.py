@@ -99,8 +99,10 @@ def show_masks() -> None:
         f"{comparison.last_row_max_diff:.1f}",
         help="Largest |bidirectional − causal| in the last row.",
     )
-    # A plain table: a few short rows, and much lighter for the browser to redraw than a data grid.
-    st.table(figs.row_sums_table(comparison, tokens).style.format(precision=7).hide(axis="index"))
+    # A plain table of text: a few short rows, lighter for the browser to redraw than a data grid, and
+    # much cheaper to send than a pandas Styler (which cost more server time than the model here).
+    sums = figs.row_sums_table(comparison, tokens).set_index("query")
+    st.table(sums.map("{:.7f}".format))
     narrative(
         "Each **row** is one query token and how it shares its attention among the keys: a softmax, so every "
         "row adds up to 1 in both grids (the sums are in the table above). The causal grid is zero above the "

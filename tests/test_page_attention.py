@@ -61,7 +61,7 @@ def test_defaults_draw_encoder_core_numbers_and_the_seed_example():
     causal_distance = next(m.value for m in at.metric if m.label == "Distance, causal")
     assert float(causal_distance) < ROUNDING
     sums = next(t.value for t in at.table if "row sum, causal" in t.value.columns)
-    assert sums["row sum, causal"].to_numpy() == pytest.approx(1.0, abs=1e-6)
+    assert sums["row sum, causal"].astype(float).to_numpy() == pytest.approx(1.0, abs=1e-6)
 
 
 def test_every_control_changes_what_is_drawn():

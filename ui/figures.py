@@ -49,6 +49,9 @@ def as_array(x) -> np.ndarray:
 LABEL_CHAR_PX = 5.2  # a token label's mean glyph width at the axes' 12 px type
 COLORBAR_ROOM = 86  # colour bar (pinned to the plot's edge by styled), its tick labels and title
 AXIS_BELOW_ROOM = 76  # numeric tick labels under the plot and the axis title below them
+# A colour bar a fixed distance from the plot (plotly's default gap is a fraction of the plot's
+# width), so that the room kept for it in the right margin does not depend on the figure's width.
+COLORBAR_X = 1.0
 
 
 def label_room(labels: Iterable[str], titled: bool = True) -> int:
@@ -63,6 +66,11 @@ def colorbar_room(bound: float) -> int:
     return COLORBAR_ROOM + 7 * max(0, chars - 4)
 
 
+def title_pad(key_labels: Iterable[str]) -> int:
+    """Room between a title and the plot for the key labels written above it (they run upwards)."""
+    return 50 + min(110, 7 * max((len(str(t)) for t in key_labels), default=1))
+
+
 def attention_heatmap(
     weights,
     query_tokens: Sequence[str],
@@ -71,13 +79,32 @@ def attention_heatmap(
     title: str = "",
     show_values: bool | None = None,
     zmax: float = 1.0,
+    numbered: bool = True,
+    title_above_keys: bool = False,
 ) -> go.Figure:
-    """Attention weights (T_q, T_k): query rows, key columns, fixed colour range [0, zmax]."""
+    """Attention weights (T_q, T_k): query rows, key columns, fixed colour range [0, zmax].
+
+    numbered: label tokens "0 the", "1 cat" (plotly merges equal labels); False for labels that
+    are already unique. title_above_keys: lift the title clear of the key labels on the top axis.
+    """
     w = as_array(weights)
     key_tokens = query_tokens if key_tokens is None else key_tokens
-    qy, kx = token_labels(query_tokens), token_labels(key_tokens)
+    if numbered:
+        qy, kx = token_labels(query_tokens), token_labels(key_tokens)
+        left = label_room(f"{i} {t}" for i, t in enumerate(query_tokens))
+    else:
+        qy, kx = [esc(t) for t in query_tokens], [esc(t) for t in key_tokens]
+        left = label_room(query_tokens)
     if show_values is None:
         show_values = max(w.shape) <= 12
+    title_layout: dict = {"text": esc(title)}
+    top = 80
+    if title_above_keys:
+        pad = title_pad(kx)
+        title_layout.update(y=1.0, yref="paper", yanchor="bottom", pad={"b": pad}, automargin=True)
+        top = pad + 32  # the title's own line above its pad: no second drawing to make room
+    # Everything is given to the constructor (the colour bar's place included, so styled has nothing to
+    # change): a property set afterwards costs plotly up to a millisecond of validation each.
     return go.Figure(
         go.Heatmap(
             z=w,
@@ -89,19 +116,13 @@ def attention_heatmap(
             text=np.round(w, 2) if show_values else None,
             texttemplate="%{text:.2f}" if show_values else None,
             hovertemplate="query %{y} -> key %{x}: %{z:.3f}<extra></extra>",
-            colorbar={"title": {"text": "weight"}},
+            colorbar={"title": {"text": "weight"}, "x": COLORBAR_X},
         ),
-        # The layout is given to the constructor: a later update_layout costs more than the whole build.
         layout={
-            "title": {"text": esc(title)},
+            "title": title_layout,
             "xaxis": {"title": {"text": "key (attended to)"}, "side": "top"},
             "yaxis": {"title": {"text": "query (attending)"}, "autorange": "reversed"},
-            "margin": {
-                "l": label_room(f"{i} {t}" for i, t in enumerate(query_tokens)),
-                "r": COLORBAR_ROOM,
-                "t": 80,
-                "b": 10,
-            },
+            "margin": {"l": left, "r": COLORBAR_ROOM, "t": top, "b": 10},
             "height": max(320, 34 * len(qy) + 140),
         },
     )
@@ -130,6 +151,7 @@ def matrix_heatmap(
             zmin=-bound if symmetric else None,
             zmax=bound if symmetric else None,
             hovertemplate=y_title + " %{y}, " + x_title + " %{x}: %{z:.3f}<extra></extra>",
+            colorbar={"x": COLORBAR_X},
         ),
         layout={
             "title": {"text": esc(title)},
@@ -242,14 +264,13 @@ def styled(fig: go.Figure, *, lecture: bool = False, high_contrast: bool = False
     figure (plotly validates it all again) costs as much as building it."""
     if copy:
         fig = go.Figure(fig)
-    # Property by property rather than update_layout/update_traces, which cost milliseconds each.
+    # Property by property rather than update_layout/update_traces, which cost milliseconds each,
+    # and only where a builder has not set it already.
     if fig.layout.colorway is None:
         fig.layout.colorway = list(CATEGORICAL)
-    # A colour bar a fixed distance from the plot (plotly's default gap is a fraction of the plot's
-    # width), so that the room kept for it in the right margin does not depend on the figure's width.
     for trace in fig.data:
-        if trace.type == "heatmap":
-            trace.colorbar.x = 1.0
+        if trace.type == "heatmap" and trace.colorbar.x != COLORBAR_X:
+            trace.colorbar.x = COLORBAR_X
     if lecture:
         _lecture_type(fig)
     if high_contrast:

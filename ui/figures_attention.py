@@ -10,33 +10,26 @@ import plotly.graph_objects as go
 
 from encoder_core.lessons.attention import DropLastResult, MaskComparison, SeedReading, WordContrast
 
-from .figures import PAIR, as_array, attention_heatmap, esc, grouped_bars, label_room, token_labels
+from .figures import PAIR, as_array, attention_heatmap, esc, grouped_bars, token_labels
 
 SEED_LABELS = ("x0", "x1", "x2", "x3")
 
 
-def roomy_heatmap(fig: go.Figure, labels: Sequence[str] | None = None) -> go.Figure:
-    """Lift the title clear of the key labels on the top axis (automargin grows the margin to fit it),
-    in normal and lecture type alike; optionally plain (unnumbered) constant labels."""
-    if labels is not None:
-        fig.update_traces(x=[esc(t) for t in labels], y=[esc(t) for t in labels], selector={"type": "heatmap"})
-        fig.layout.margin.l = label_room(labels)
-    longest = max((len(str(t)) for t in fig.data[0].x), default=1)
-    pad = 50 + min(110, 7 * longest)
-    # Set property by property: update_layout would cost as much as building the figure.
-    title = fig.layout.title
-    title.y, title.yref, title.yanchor, title.pad.b, title.automargin = 1.0, "paper", "bottom", pad, True
-    fig.layout.margin.t = pad + 32  # the title's own line above its pad: no second drawing to make room
-    return fig
+def heatmap_pair(
+    weights: tuple, labels: Sequence[str], titles: tuple[str, str], *, numbered: bool = True
+) -> tuple[go.Figure, go.Figure]:
+    """Two attention grids over the same tokens, shown side by side, titles clear of the key labels."""
+    return tuple(
+        attention_heatmap(w, labels, title=t, numbered=numbered, title_above_keys=True)
+        for w, t in zip(weights, titles, strict=True)
+    )
 
 
 def mask_pair_figures(cmp: MaskComparison, tokens: Sequence[str]) -> tuple[go.Figure, go.Figure]:
     """(bidirectional, causal) heatmaps of one head, the same layer input under both masks."""
     where = f"layer {cmp.layer}, head {cmp.head}"
-    return (
-        roomy_heatmap(attention_heatmap(cmp.bidirectional, tokens, title=f"Bidirectional (no mask), {where}")),
-        roomy_heatmap(attention_heatmap(cmp.causal, tokens, title=f"Causal mask, {where}")),
-    )
+    titles = (f"Bidirectional (no mask), {where}", f"Causal mask, {where}")
+    return heatmap_pair((cmp.bidirectional, cmp.causal), tokens, titles)
 
 
 def pair_long_table(a, b, query_labels: Sequence[str], names: tuple[str, str]) -> pd.DataFrame:
@@ -130,14 +123,8 @@ def word_contrast_table(res: WordContrast) -> pd.DataFrame:
 
 def seed001_figures(reading: SeedReading) -> tuple[go.Figure, go.Figure]:
     ex = reading.example
-    return (
-        roomy_heatmap(
-            attention_heatmap(ex.weights_bidirectional, SEED_LABELS, title="Worked example: no mask"), SEED_LABELS
-        ),
-        roomy_heatmap(
-            attention_heatmap(ex.weights_causal, SEED_LABELS, title="Worked example: causal mask"), SEED_LABELS
-        ),
-    )
+    titles = ("Worked example: no mask", "Worked example: causal mask")
+    return heatmap_pair((ex.weights_bidirectional, ex.weights_causal), SEED_LABELS, titles, numbered=False)
 
 
 def seed001_table(reading: SeedReading) -> pd.DataFrame:

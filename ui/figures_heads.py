@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from .figures import (
     AXIS_BELOW_ROOM,
+    COLORBAR_X,
     DIVERGING,
     PAIR,
     SEQUENTIAL,
@@ -86,7 +87,7 @@ def head_grid(
             hoverongaps=False,
             hovertemplate="layer %{customdata[0]}, head %{customdata[1]}<br>"
             "query %{customdata[2]} -> key %{customdata[3]}: %{z:.3f}<extra></extra>",
-            colorbar={"title": {"text": "weight"}, "len": 0.8},
+            colorbar={"title": {"text": "weight"}, "len": 0.8, "x": COLORBAR_X},
         )
     )
     if captions:
@@ -289,7 +290,7 @@ def layer_head_heatmap(values, *, title: str, colorbar: str, zmax: float = 1.0) 
             text=np.round(v, 2),
             texttemplate="%{text:.2f}",
             hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>",
-            colorbar={"title": {"text": esc(colorbar)}},
+            colorbar={"title": {"text": esc(colorbar)}, "x": COLORBAR_X},
         )
     )
     fig.update_layout(
@@ -317,7 +318,7 @@ def similarity_figure(matrix, labels: Sequence[str], *, title: str) -> go.Figure
             text=np.round(v, 2),
             texttemplate="%{text:.2f}",
             hovertemplate="%{y}<br>%{x}<br>cosine %{z:.3f}<extra></extra>",
-            colorbar={"title": {"text": "cosine"}},
+            colorbar={"title": {"text": "cosine"}, "x": COLORBAR_X},
         )
     )
     fig.update_layout(

@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 from encoder_core.lessons.padding import FastPathPads, PaddedAttention, PadLeak, ZeroKeyPadCheck
 from encoder_core.tokenizer import Batch
 
-from .figures import PAIR, as_array, attention_heatmap, esc, grouped_bars, label_room, line_chart, token_labels
-from .figures_attention import pair_long_table, roomy_heatmap
+from .figures import PAIR, as_array, esc, grouped_bars, label_room, line_chart, token_labels
+from .figures_attention import heatmap_pair, pair_long_table
 
 ZERO_KEY_LABELS = ("x0", "x1", "x2", "[PAD]")
 SEQUENCE_NAMES = ("pair", "single")
@@ -73,10 +73,8 @@ def batch_figure(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> go.Figu
 def padded_attention_figures(pa: PaddedAttention, tokens: Sequence[str]) -> tuple[go.Figure, go.Figure]:
     """(with mask, without mask) heatmaps of the padded row at one layer and head."""
     where = f"layer {pa.layer}, head {pa.head}"
-    return (
-        roomy_heatmap(attention_heatmap(pa.masked, tokens, title=f"With the padding mask, {where}")),
-        roomy_heatmap(attention_heatmap(pa.unmasked, tokens, title=f"Without the mask, {where}")),
-    )
+    titles = (f"With the padding mask, {where}", f"Without the mask, {where}")
+    return heatmap_pair((pa.masked, pa.unmasked), tokens, titles)
 
 
 def padded_attention_table(pa: PaddedAttention, tokens: Sequence[str]) -> pd.DataFrame:
@@ -145,14 +143,8 @@ def leak_per_token_table(pl: PadLeak, tokens: Sequence[str]) -> pd.DataFrame:
 
 
 def zero_key_figures(check: ZeroKeyPadCheck) -> tuple[go.Figure, go.Figure]:
-    return (
-        roomy_heatmap(
-            attention_heatmap(check.weights_unmasked, ZERO_KEY_LABELS, title="Zero-key pad, no mask"), ZERO_KEY_LABELS
-        ),
-        roomy_heatmap(
-            attention_heatmap(check.weights_masked, ZERO_KEY_LABELS, title="Zero-key pad, masked"), ZERO_KEY_LABELS
-        ),
-    )
+    titles = ("Zero-key pad, no mask", "Zero-key pad, masked")
+    return heatmap_pair((check.weights_unmasked, check.weights_masked), ZERO_KEY_LABELS, titles, numbered=False)
 
 
 def zero_key_table(check: ZeroKeyPadCheck) -> pd.DataFrame:
