@@ -1,0 +1,102 @@
+"""What a change costs in Streamlit itself on this machine: the floor under the lessons' figures.
+
+    .venv/bin/python -m benchmarks.floor [--changes 20] [lesson ...]
+
+Starts, next to the app, a bare Streamlit page with one text box and one or two small heatmaps
+(the kind a lesson's first tab draws) and nothing else: no model, no sidebar, no tabs. Then makes
+the same edits on every page in turn, so all of them see the same machine, and prints each page's
+change -> chart p50 and p95 and its ratio to the bare page with two heatmaps. A lesson can not
+get much below this floor whatever it does; the ratio is what the lesson adds to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from benchmarks.browser import SENTENCES, change_and_wait, lessons, pct
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, wait_healthy
+from tests.browser.driver import wait_charts, wait_idle
+
+# The same kind of figure as the attention lesson's: a T x T grid of weights with its values
+# written in the cells and a colour bar, built straight from plotly with no styling of ours.
+BARE_APP = """
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+st.set_page_config(layout="wide")
+text = st.text_input("Sentence", "the cat sat down")
+n = len(text.split()) + 2
+w = np.random.default_rng(sum(text.encode())).random((n, n))
+w /= w.sum(1, keepdims=True)
+labels = [f"{i} t{i}" for i in range(n)]
+charts = int(st.query_params.get("heatmaps", "2"))
+for column in st.columns(charts):
+    cells = go.Heatmap(z=w, x=labels, y=labels, zmin=0, zmax=1, text=np.round(w, 2), texttemplate="%{text:.2f}")
+    column.plotly_chart(go.Figure(cells))
+"""
+
+
+def bare_app() -> Path:
+    """The bare page in a temporary folder, with the app's own server settings."""
+    root = Path(tempfile.mkdtemp(prefix="encoder-lab-floor-"))
+    (root / "app.py").write_text(BARE_APP)
+    shutil.copytree(ROOT / ".streamlit", root / ".streamlit")
+    return root
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--changes", type=int, default=20)
+    ap.add_argument("lessons", nargs="*")
+    args = ap.parse_intermixed_args()
+    bare_root = bare_app()
+    ports = {"app": free_port(), "bare": free_port()}
+    servers = [start_server(ports["app"]), start_server(ports["bare"], root=bare_root)]
+    targets = {
+        "bare page, 1 heatmap": f"http://127.0.0.1:{ports['bare']}/?heatmaps=1",
+        "bare page, 2 heatmaps": f"http://127.0.0.1:{ports['bare']}/?heatmaps=2",
+        **{lesson: f"http://127.0.0.1:{ports['app']}/{lesson}" for lesson in args.lessons or lessons()},
+    }
+    try:
+        for port in ports.values():
+            wait_healthy(port)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            pages = {}
+            for name, url in targets.items():
+                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+                page.goto(url)
+                wait_charts(page, 1, timeout_ms=120_000)
+                wait_idle(page)
+                change_and_wait(page, "warm up the caches please")
+                wait_idle(page)
+                pages[name] = page
+            ms: dict[str, list[float]] = {name: [] for name in targets}
+            for i in range(args.changes):
+                text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
+                for name in targets if i % 2 == 0 else reversed(targets):
+                    ms[name].append(change_and_wait(pages[name], text) * 1000)
+                    wait_idle(pages[name])
+            browser.close()
+        floor = statistics.median(ms["bare page, 2 heatmaps"])
+        print("| page | change -> chart p50 (ms) | p95 (ms) | p50 / bare page with 2 heatmaps |")
+        print("|---|---|---|---|")
+        for name, values in ms.items():
+            p50 = statistics.median(values)
+            print(f"| {name} | {p50:.0f} | {pct(values, 0.95):.0f} | {p50 / floor:.2f} |")
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=10)
+        shutil.rmtree(bare_root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
