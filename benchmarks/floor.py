@@ -19,9 +19,9 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from benchmarks.browser import SENTENCES, change_and_wait, lessons, pct
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, wait_healthy
-from tests.browser.driver import wait_charts, wait_idle
+from benchmarks.browser import SENTENCES, change_and_wait, lessons, open_warm, pct
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serving
+from tests.browser.driver import wait_idle
 
 # The same kind of figure as the attention lesson's: a T x T grid of weights with its values
 # written in the cells and a colour bar, built straight from plotly with no styling of ours.
@@ -57,45 +57,31 @@ def main() -> None:
     ap.add_argument("lessons", nargs="*")
     args = ap.parse_intermixed_args()
     bare_root = bare_app()
-    ports = {"app": free_port(), "bare": free_port()}
-    servers = [start_server(ports["app"]), start_server(ports["bare"], root=bare_root)]
-    targets = {
-        "bare page, 1 heatmap": f"http://127.0.0.1:{ports['bare']}/?heatmaps=1",
-        "bare page, 2 heatmaps": f"http://127.0.0.1:{ports['bare']}/?heatmaps=2",
-        **{lesson: f"http://127.0.0.1:{ports['app']}/{lesson}" for lesson in args.lessons or lessons()},
-    }
     try:
-        for port in ports.values():
-            wait_healthy(port)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            pages = {}
-            for name, url in targets.items():
-                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-                page.goto(url)
-                wait_charts(page, 1, timeout_ms=120_000)
-                wait_idle(page)
-                change_and_wait(page, "warm up the caches please")
-                wait_idle(page)
-                pages[name] = page
-            ms: dict[str, list[float]] = {name: [] for name in targets}
-            for i in range(args.changes):
-                text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
-                for name in targets if i % 2 == 0 else reversed(targets):
-                    ms[name].append(change_and_wait(pages[name], text) * 1000)
-                    wait_idle(pages[name])
-            browser.close()
-        floor = statistics.median(ms["bare page, 2 heatmaps"])
-        print("| page | change -> chart p50 (ms) | p95 (ms) | p50 / bare page with 2 heatmaps |")
-        print("|---|---|---|---|")
-        for name, values in ms.items():
-            p50 = statistics.median(values)
-            print(f"| {name} | {p50:.0f} | {pct(values, 0.95):.0f} | {p50 / floor:.2f} |")
+        with serving() as (app_url, _), serving(bare_root) as (bare_url, _):
+            targets = {
+                "bare page, 1 heatmap": f"{bare_url}/?heatmaps=1",
+                "bare page, 2 heatmaps": f"{bare_url}/?heatmaps=2",
+                **{lesson: f"{app_url}/{lesson}" for lesson in args.lessons or lessons()},
+            }
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                pages = {name: open_warm(browser, url) for name, url in targets.items()}
+                ms: dict[str, list[float]] = {name: [] for name in targets}
+                for i in range(args.changes):
+                    text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
+                    for name in targets if i % 2 == 0 else reversed(targets):
+                        ms[name].append(change_and_wait(pages[name], text) * 1000)
+                        wait_idle(pages[name])
+                browser.close()
     finally:
-        for server in servers:
-            server.terminate()
-            server.wait(timeout=10)
         shutil.rmtree(bare_root, ignore_errors=True)
+    floor = statistics.median(ms["bare page, 2 heatmaps"])
+    print("| page | change -> chart p50 (ms) | p95 (ms) | p50 / bare page with 2 heatmaps |")
+    print("|---|---|---|---|")
+    for name, values in ms.items():
+        p50 = statistics.median(values)
+        print(f"| {name} | {p50:.0f} | {pct(values, 0.95):.0f} | {p50 / floor:.2f} |")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from benchmarks import page_clock
 from benchmarks.browser import MAIN_INPUT, SENTENCES, lessons, press_enter
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, serving
 from tests.browser.driver import wait_charts, wait_idle
 
 
@@ -92,11 +92,7 @@ def main() -> None:
     ap.add_argument("--changes", type=int, default=10)
     ap.add_argument("lessons", nargs="*")
     args = ap.parse_args()
-    port = free_port()
-    server = start_server(port)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(port)
+    with serving() as (url, _):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             print(
@@ -114,9 +110,6 @@ def main() -> None:
                 print(f"| {lesson} | " + " | ".join(f"{m:.0f}" for m in med) + " |")
                 ctx.close()
             browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 if __name__ == "__main__":

@@ -14,14 +14,14 @@ import argparse
 import statistics
 import subprocess
 import tempfile
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from benchmarks.browser import SENTENCES, change_and_wait, lessons, pct
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, wait_healthy
-from tests.browser.driver import wait_charts, wait_idle
+from benchmarks.browser import SENTENCES, change_and_wait, lessons, open_warm, pct
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serving
+from tests.browser.driver import wait_idle
 
 
 @contextmanager
@@ -35,58 +35,40 @@ def checkout(ref: str):
         subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=ROOT, check=False)
 
 
-def open_lesson(browser, url: str):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.goto(url)
-    wait_charts(page, 1, timeout_ms=120_000)
-    wait_idle(page)
-    change_and_wait(page, "warm up the caches please")  # the first change of a session is slower
-    wait_idle(page)
-    return context, page
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("ref", help="the commit to compare with, e.g. HEAD~1")
     ap.add_argument("--changes", type=int, default=20)
     ap.add_argument("lessons", nargs="*")
     args = ap.parse_intermixed_args()
-    with checkout(args.ref) as ref_root:
-        roots = {args.ref: ref_root, "this checkout": ROOT}
-        ports = {name: free_port() for name in roots}
-        servers = [start_server(ports[name], root=root) for name, root in roots.items()]
-        try:
-            for port in ports.values():
-                wait_healthy(port)
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                print(f"| lesson | {args.ref} p50 (ms) | this p50 (ms) | ratio | {args.ref} p95 | this p95 |")
-                print("|---|---|---|---|---|---|")
-                for lesson in args.lessons or lessons():
-                    opened = {name: open_lesson(browser, f"http://127.0.0.1:{ports[name]}/{lesson}") for name in roots}
-                    ms: dict[str, list[float]] = {name: [] for name in roots}
-                    names = list(roots)
-                    for i in range(args.changes):
-                        text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
-                        for name in names if i % 2 == 0 else names[::-1]:
-                            page = opened[name][1]
-                            ms[name].append(change_and_wait(page, text) * 1000)
-                            wait_idle(page)
-                    before, after = (ms[name] for name in names)
-                    p_before, p_after = statistics.median(before), statistics.median(after)
-                    print(
-                        f"| {lesson} | {p_before:.0f} | {p_after:.0f} | {p_after / p_before:.2f} "
-                        f"| {pct(before, 0.95):.0f} | {pct(after, 0.95):.0f} |",
-                        flush=True,
-                    )
-                    for context, _ in opened.values():
-                        context.close()
-                browser.close()
-        finally:
-            for server in servers:
-                server.terminate()
-                server.wait(timeout=10)
+    with checkout(args.ref) as ref_root, ExitStack() as servers:
+        urls = {
+            args.ref: servers.enter_context(serving(ref_root))[0],
+            "this checkout": servers.enter_context(serving())[0],
+        }
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            print(f"| lesson | {args.ref} p50 (ms) | this p50 (ms) | ratio | {args.ref} p95 | this p95 |")
+            print("|---|---|---|---|---|---|")
+            for lesson in args.lessons or lessons():
+                pages = {name: open_warm(browser, f"{url}/{lesson}") for name, url in urls.items()}
+                ms: dict[str, list[float]] = {name: [] for name in urls}
+                names = list(urls)
+                for i in range(args.changes):
+                    text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
+                    for name in names if i % 2 == 0 else names[::-1]:
+                        ms[name].append(change_and_wait(pages[name], text) * 1000)
+                        wait_idle(pages[name])
+                before, after = (ms[name] for name in names)
+                p_before, p_after = statistics.median(before), statistics.median(after)
+                print(
+                    f"| {lesson} | {p_before:.0f} | {p_after:.0f} | {p_after / p_before:.2f} "
+                    f"| {pct(before, 0.95):.0f} | {pct(after, 0.95):.0f} |",
+                    flush=True,
+                )
+                for page in pages.values():
+                    page.context.close()
+            browser.close()
 
 
 if __name__ == "__main__":

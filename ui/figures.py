@@ -128,6 +128,16 @@ def attention_heatmap(
     )
 
 
+def heatmap_pair(
+    weights: tuple, labels: Sequence[str], titles: tuple[str, str], *, numbered: bool = True
+) -> tuple[go.Figure, go.Figure]:
+    """Two attention grids over the same tokens, shown side by side, titles clear of the key labels."""
+    return tuple(
+        attention_heatmap(w, labels, title=t, numbered=numbered, title_above_keys=True)
+        for w, t in zip(weights, titles, strict=True)
+    )
+
+
 def matrix_heatmap(
     values,
     row_labels: Sequence[str],

@@ -10,19 +10,9 @@ import plotly.graph_objects as go
 
 from encoder_core.lessons.attention import DropLastResult, MaskComparison, SeedReading, WordContrast
 
-from .figures import PAIR, as_array, attention_heatmap, esc, grouped_bars, token_labels
+from .figures import PAIR, as_array, esc, grouped_bars, heatmap_pair, token_labels
 
 SEED_LABELS = ("x0", "x1", "x2", "x3")
-
-
-def heatmap_pair(
-    weights: tuple, labels: Sequence[str], titles: tuple[str, str], *, numbered: bool = True
-) -> tuple[go.Figure, go.Figure]:
-    """Two attention grids over the same tokens, shown side by side, titles clear of the key labels."""
-    return tuple(
-        attention_heatmap(w, labels, title=t, numbered=numbered, title_above_keys=True)
-        for w, t in zip(weights, titles, strict=True)
-    )
 
 
 def mask_pair_figures(cmp: MaskComparison, tokens: Sequence[str]) -> tuple[go.Figure, go.Figure]:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,22 @@ def start_server(port: int, extra_env: dict | None = None, root: Path = ROOT) ->
     return subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+@contextmanager
+def serving(root: Path = ROOT):
+    """The app from `root` on a free loopback port, healthy: yields (its URL, its process)."""
+    port = free_port()
+    proc = start_server(port, root=root)
+    try:
+        wait_healthy(port)
+        yield f"http://127.0.0.1:{port}", proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def wait_healthy(port: int, timeout: float = 60.0) -> None:
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -93,17 +110,8 @@ def wait_healthy(port: int, timeout: float = 60.0) -> None:
 
 @pytest.fixture(scope="session")
 def app_url():
-    port = free_port()
-    proc = start_server(port)
-    try:
-        wait_healthy(port)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with serving() as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="session")
