@@ -3,10 +3,11 @@
     .venv/bin/python -m benchmarks.floor [--changes 20] [lesson ...]
 
 Starts, next to the app, a bare Streamlit page with one text box and one or two small heatmaps
-(the kind a lesson's first tab draws) and nothing else: no model, no sidebar, no tabs. Then makes
-the same edits on every page in turn, so all of them see the same machine, and prints each page's
-change -> chart p50 and p95 and its ratio to the bare page with two heatmaps. A lesson can not
-get much below this floor whatever it does; the ratio is what the lesson adds to it.
+(the kind a lesson's first tab draws, with or without each weight written in its cell) and
+nothing else: no model, no sidebar, no tabs. Then makes the same edits on every page in turn,
+so all of them see the same machine, and prints each page's change -> chart p50 and p95 and its
+ratio to the bare page with two heatmaps. A lesson can not get much below this floor whatever it
+does; the ratio is what the lesson adds to it.
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ w = np.random.default_rng(sum(text.encode())).random((n, n))
 w /= w.sum(1, keepdims=True)
 labels = [f"{i} t{i}" for i in range(n)]
 charts = int(st.query_params.get("heatmaps", "2"))
+numbers = st.query_params.get("numbers", "1") == "1"  # each weight written in its cell, as the lessons do
 for column in st.columns(charts):
-    cells = go.Heatmap(z=w, x=labels, y=labels, zmin=0, zmax=1, text=np.round(w, 2), texttemplate="%{text:.2f}")
+    text = {"text": np.round(w, 2), "texttemplate": "%{text:.2f}"} if numbers else {}
+    cells = go.Heatmap(z=w, x=labels, y=labels, zmin=0, zmax=1, **text)
     column.plotly_chart(go.Figure(cells))
 """
 
@@ -62,6 +65,7 @@ def main() -> None:
             targets = {
                 "bare page, 1 heatmap": f"{bare_url}/?heatmaps=1",
                 "bare page, 2 heatmaps": f"{bare_url}/?heatmaps=2",
+                "bare page, 2 heatmaps, no numbers in the cells": f"{bare_url}/?heatmaps=2&numbers=0",
                 **{lesson: f"{app_url}/{lesson}" for lesson in args.lessons or lessons()},
             }
             with sync_playwright() as p:
