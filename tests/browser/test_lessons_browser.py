@@ -18,7 +18,7 @@ from encoder_core.tokenizer import WordTokenizer
 from tests.apptest_helpers import ROOT, decode
 from ui.models import TEACHING_INIT_STD
 
-from .driver import assert_no_exception, chart_data, wait_chart_change, wait_charts, wait_idle
+from .driver import CHART, assert_no_exception, chart_data, wait_chart_change, wait_charts, wait_idle
 
 LESSONS = re.findall(r'url_path="([a-z_]+)"', (ROOT / "app.py").read_text())
 NEW_SENTENCE = "the dog ran to the park"
@@ -99,9 +99,18 @@ def test_attention_type_and_slide(page, app_url):
 
 
 def open_tab(page, name: str) -> None:
-    """Click a section's tab, as a student does, and wait for its charts."""
+    """Click a section's tab, as a student does, and wait for its charts.
+
+    The tab row marks the new tab at once, before the rerun has even started, so waiting for
+    "idle" could return while the old section's charts are still on screen: wait until the
+    first of them has gone before waiting for the new ones.
+    """
+    shown = page.locator(CHART)
+    old = shown.first.element_handle() if shown.count() else None
     page.get_by_role("tab", name=name).click()
     expect(page.get_by_role("tab", name=name)).to_have_attribute("aria-selected", "true")
+    if old is not None:
+        page.wait_for_function("el => !el.isConnected", arg=old, timeout=30_000)
     wait_idle(page)
     wait_charts(page, 1)
 
