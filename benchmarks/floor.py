@@ -61,7 +61,7 @@ def main() -> None:
     args = ap.parse_intermixed_args()
     bare_root = bare_app()
     try:
-        with serving() as (app_url, _), serving(bare_root) as (bare_url, _):
+        with serving() as app_url, serving(bare_root) as bare_url:
             targets = {
                 "bare page, 1 heatmap": f"{bare_url}/?heatmaps=1",
                 "bare page, 2 heatmaps": f"{bare_url}/?heatmaps=2",

@@ -92,7 +92,7 @@ def main() -> None:
     ap.add_argument("--changes", type=int, default=10)
     ap.add_argument("lessons", nargs="*")
     args = ap.parse_args()
-    with serving() as (url, _):
+    with serving() as url:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             print(

@@ -43,8 +43,8 @@ def main() -> None:
     args = ap.parse_intermixed_args()
     with checkout(args.ref) as ref_root, ExitStack() as servers:
         urls = {
-            args.ref: servers.enter_context(serving(ref_root))[0],
-            "this checkout": servers.enter_context(serving())[0],
+            args.ref: servers.enter_context(serving(ref_root)),
+            "this checkout": servers.enter_context(serving()),
         }
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -81,12 +81,12 @@ def start_server(port: int, extra_env: dict | None = None, root: Path = ROOT) ->
 
 @contextmanager
 def serving(root: Path = ROOT):
-    """The app from `root` on a free loopback port, healthy: yields (its URL, its process)."""
+    """The app from `root` on a free loopback port, healthy: yields its URL."""
     port = free_port()
     proc = start_server(port, root=root)
     try:
         wait_healthy(port)
-        yield f"http://127.0.0.1:{port}", proc
+        yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
         try:
@@ -110,7 +110,7 @@ def wait_healthy(port: int, timeout: float = 60.0) -> None:
 
 @pytest.fixture(scope="session")
 def app_url():
-    with serving() as (url, _):
+    with serving() as url:
         yield url
 
 

@@ -170,7 +170,7 @@ def test_lesson_reacts_to_a_typed_sentence(page, app_url, lesson, label):
 
 
 def all_charts(page) -> list:
-    n = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot').count()
+    n = page.locator(CHART).count()
     return [chart_data(page, i) for i in range(n)]
 
 
