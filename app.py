@@ -2,21 +2,22 @@
 
 import streamlit as st
 
-from ui.frame import enter_page, leave_legacy_pages_mode, page_style, presenting_controls, share_link
-from ui.state import GLOBAL_PARAMS, MODEL, SEED, read_url, show_notices
+from encoder_core.lessons import LESSONS
+from ui.frame.quiz_widget import QUIZ_PAGE
+from ui.frame.shell import enter_page, leave_legacy_pages_mode, page_style, presenting_controls, share_link
+from ui.frame.state import GLOBAL_PARAMS, MODEL, SEED, read_url, show_notices
 
 leave_legacy_pages_mode()  # the first session after a restart would otherwise skip this frame
 st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layout="wide")
 
-# Only finished lessons are listed here.
-LESSONS = [
+# Home, every finished lesson in encoder_core.lessons.LESSONS, then the quiz.
+PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-    st.Page("pages/attention.py", title="Attention", icon=":material/visibility:", url_path="attention"),
-    st.Page("pages/padding.py", title="Padding", icon=":material/space_bar:", url_path="padding"),
-    st.Page("pages/masking.py", title="Masked LM", icon=":material/masks:", url_path="masking"),
-    st.Page("pages/block.py", title="The block", icon=":material/layers:", url_path="block"),
-    st.Page("pages/heads.py", title="Heads", icon=":material/grid_view:", url_path="heads"),
-    st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:", url_path="quiz"),
+    *(
+        st.Page(f"pages/{lesson.id}.py", title=lesson.title, icon=f":material/{lesson.icon}:", url_path=lesson.id)
+        for lesson in LESSONS
+    ),
+    st.Page(QUIZ_PAGE, title="Quiz", icon=":material/quiz:", url_path="quiz"),
 ]
 
 show_notices(read_url("app", list(GLOBAL_PARAMS), report_unknown=False))
@@ -41,7 +42,7 @@ with st.sidebar:
     link_slot = presenting_controls()
 
 page_style()
-page = st.navigation(LESSONS)
+page = st.navigation(PAGES)
 enter_page(page.url_path)
 page.run()
 share_link(link_slot)  # after the page: the link shows the values the page has just written to the URL

@@ -18,7 +18,7 @@ import torch
 from encoder_core.head_patterns import label_heads
 from encoder_core.lessons.heads import run_encoder
 from encoder_core.pretrained import load_minilm
-from ui.figures_heads import head_grid
+from ui.views.heads import head_grid
 
 SENTENCE_16 = "the quick brown fox jumps over the lazy dog near the old river bank"  # 16 tokens with [CLS]/[SEP]
 

@@ -1,7 +1,7 @@
 """encoder_core: a small, inspectable BERT-style encoder. torch + numpy only."""
 
 from .attention import SelfAttention, additive_mask, attention
-from .config import PRESETS, EncoderConfig, preset
+from .config import MAX_SEED, PRESETS, TEACHING_INIT_STD, EncoderConfig, preset
 from .heads import MaskedLanguageModel, MLMHead, SequenceClassifier, SpanHead, TokenClassifier, cls_pool, mean_pool
 from .loss import LossBreakdown, loss_breakdown
 from .masking import (
@@ -28,11 +28,14 @@ from .model import (
     init_bert_weights,
     param_count,
     sinusoidal_table,
+    teaching_model,
 )
 from .tokenizer import Batch, Encoding, WordTokenizer, clean_text
 
 __all__ = [
     "ACTION_NAMES",
+    "MAX_SEED",
+    "TEACHING_INIT_STD",
     "IGNORE_INDEX",
     "KEPT",
     "MASKED",
@@ -72,4 +75,5 @@ __all__ = [
     "preset",
     "round_half_up",
     "sinusoidal_table",
+    "teaching_model",
 ]

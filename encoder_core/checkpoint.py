@@ -9,7 +9,6 @@ would otherwise load and quietly predict nonsense.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from .config import EncoderConfig
+from .files import file_sha256
 from .heads import MaskedLanguageModel
 from .tokenizer import MASK, WordTokenizer
 
@@ -28,19 +28,10 @@ CHECKED_FILES = (WEIGHTS_FILE, VOCAB_FILE, CONFIG_FILE, TRAINING_FILE)
 # file holds the table once and loading ties the decoder back to it.
 TIED_KEY = "cls.predictions.decoder.weight"
 REBUILD_HINT = "rebuild it with: python -m encoder_core.train  (or: make train)"
-_CHUNK = 1 << 20
 
 
 class CheckpointError(ValueError):
     """The small model's checkpoint is missing, incomplete or does not match its recorded digests."""
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def read_manifest(path: Path | str = DEFAULT_DIR) -> dict[str, str]:
@@ -66,7 +57,7 @@ def verify_checkpoint(path: Path | str = DEFAULT_DIR) -> dict[str, str]:
             raise CheckpointError(f"checkpoint file {file} is missing; {REBUILD_HINT}")
         if name not in expected:
             raise CheckpointError(f"checkpoint file {file} has no digest in {path / MANIFEST_FILE}; {REBUILD_HINT}")
-        actual = sha256_file(file)
+        actual = file_sha256(file)
         if actual != expected[name]:
             raise CheckpointError(
                 f"checkpoint file {file} does not match its SHA-256 (expected {expected[name]}, got {actual}); "
@@ -86,7 +77,7 @@ def save_small_mlm(
     (path / VOCAB_FILE).write_text("\n".join(tokenizer.vocab) + "\n", encoding="utf-8")
     (path / CONFIG_FILE).write_text(json.dumps(model.config.to_dict(), indent=2) + "\n", encoding="utf-8")
     (path / TRAINING_FILE).write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
-    digests = {name: sha256_file(path / name) for name in CHECKED_FILES}
+    digests = {name: file_sha256(path / name) for name in CHECKED_FILES}
     (path / MANIFEST_FILE).write_text("".join(f"{d}  {n}\n" for n, d in digests.items()), encoding="utf-8")
     return digests
 

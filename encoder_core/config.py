@@ -9,6 +9,10 @@ from .lexicon import default_vocabulary
 NORM_PLACEMENTS = ("post", "pre")
 POSITION_KINDS = ("learned", "sinusoidal")
 ACTIVATIONS = ("gelu", "relu")
+# A random model with BERT's init (std 0.02) attends almost uniformly; a larger std gives the
+# seeded teaching model sharper, readable attention patterns.
+TEACHING_INIT_STD = 0.2
+MAX_SEED = 10_000  # the largest seed a control or a link may ask for
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .attention import SelfAttention
-from .config import EncoderConfig
+from .config import TEACHING_INIT_STD, EncoderConfig, preset
 
 # The stages a block's trace records, in the order they are computed.
 POST_NORM_STAGES = (
@@ -287,6 +287,11 @@ def build_encoder(config: EncoderConfig, seed: int = 0, init_std: float = 0.02) 
     finally:
         torch.random.set_rng_state(generator_state)
     return model.eval()
+
+
+def teaching_model(seed: int = 0, norm: str = "post") -> Encoder:
+    """The seeded small model every lesson runs on (preset "small", init std TEACHING_INIT_STD)."""
+    return build_encoder(preset("small", norm=norm), seed=seed, init_std=TEACHING_INIT_STD)
 
 
 def init_bert_weights(model: nn.Module, std: float = 0.02) -> None:

@@ -9,7 +9,6 @@ and every parameter of the model is filled.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from safetensors.torch import load_file
 from tokenizers import Tokenizer
 
 from .config import EncoderConfig
+from .files import file_sha256
 from .heads import cls_pool, mean_pool
 from .model import Encoder
 from .tokenizer import Batch, Encoding, pad_encodings
@@ -41,7 +41,6 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 SENTENCE_MAX_LENGTH = 256
 # Checkpoints saved from a wrapper carry the wrapper's prefix in front of BertModel's names.
 KEY_PREFIXES = ("bert.", "0.auto_model.")
-_CHUNK = 1 << 20
 
 
 class PretrainedUnavailable(RuntimeError):
@@ -68,15 +67,6 @@ def _require_files(directory: Path) -> None:
         raise PretrainedUnavailable(
             f"{', '.join(missing)} missing from {directory}; reinstall the model with: {INSTALL_HINT}"
         )
-
-
-def file_sha256(path: Path) -> str:
-    """Hex SHA-256 of a file, read in 1 MiB chunks so a large file never sits twice in memory."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def check_sha256(path: Path, expected: str) -> str:

@@ -3,22 +3,23 @@
 import streamlit as st
 
 from encoder_core.lessons.attention import ROUNDING, compare_masks, contrast_word, drop_last_token, seed001_reading
-from ui import figures_attention as figs
-from ui.charts import show_figure
-from ui.code import show_code
-from ui.inputs import note_long_text, report_encoding, usable_sentence
-from ui.lesson import Section, finish, narrative, render_sections, start
+from ui.frame.charts import show_figure
+from ui.frame.code import show_code
+from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
+from ui.frame.modes import sidebar_seed
+from ui.frame.params import Param
+from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
+from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.frame.state import ensure_valid
 from ui.models import small_model, word_tokenizer
-from ui.params import Param
-from ui.quiz_widget import QUIZ_SEED, check_yourself
-from ui.state import ensure_valid
+from ui.views import attention as figs
 
 DEFAULT_SENTENCE = "the cat sat down"
 BANK_SENTENCES = ("she sat on the bank of the river", "she sat on the bank and counted the money")
 BANK_WORD = "bank"
 
 
-model = small_model(int(st.session_state.get("seed", 0)))
+model = small_model(sidebar_seed())
 tokenizer = word_tokenizer()
 cfg = model.config
 
@@ -240,12 +241,6 @@ sections = [
         tab="Worked example",
     ),
 ]
-sections.append(
-    Section(
-        "Check yourself",
-        "A question generated from the model itself: its answer is computed, not typed in.",
-        lambda: check_yourself("attention", title=None),
-    )
-)
+sections.append(check_yourself_section("attention"))
 render_sections(sections)
 finish(PARAMS)

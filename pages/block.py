@@ -6,20 +6,20 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from encoder_core import POST_NORM_STAGES, EncoderBlock, build_encoder, preset
+from encoder_core import MAX_SEED, POST_NORM_STAGES, EncoderBlock, preset
 from encoder_core.lessons import block as core
 from encoder_core.model import Embeddings, sinusoidal_table
 from encoder_core.reference import block_equivalence, to_torch_layer
-from ui import figures_block as fb
-from ui import lesson
-from ui.charts import show_figure
-from ui.code import show_code
-from ui.inputs import report_encoding, usable_sentence
-from ui.lesson import Section, narrative
-from ui.models import MAX_SEED, TEACHING_INIT_STD, word_tokenizer
-from ui.params import MAX_TEXT, Param
-from ui.quiz_widget import QUIZ_SEED, check_yourself
-from ui.state import ensure_valid
+from ui.frame import sections as lesson
+from ui.frame.charts import show_figure
+from ui.frame.code import show_code
+from ui.frame.inputs import report_encoding, usable_sentence
+from ui.frame.params import MAX_TEXT, Param
+from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
+from ui.frame.sections import Section, narrative
+from ui.frame.state import ensure_valid
+from ui.models import small_model, word_tokenizer
+from ui.views import block as fb
 
 CONFIG = preset("small")
 DEFAULT_SENTENCE = "the cat sat on the mat"
@@ -55,12 +55,6 @@ P = {p.key: p for p in PARAMS}
 
 def init_std(key: str) -> float:
     return core.BERT_INIT_STD if key == "bert" else core.width_matched_std(CONFIG.d_model)
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def block_model(norm: str, seed: int):
-    """The small teaching model with this norm placement. Shared by all sessions: read only."""
-    return build_encoder(preset("small", norm=norm), seed=seed, init_std=TEACHING_INIT_STD)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -122,7 +116,7 @@ seed, layer, step = (
     int(st.session_state["block_layer"]),
     st.session_state["block_step"],
 )
-model = block_model(norm, seed)
+model = small_model(seed, norm)
 tokenizer = word_tokenizer()
 enc = tokenizer.encode(sentence, max_length=model.config.max_positions, truncate=True)
 report_encoding(enc, model.config.max_positions)
@@ -368,7 +362,7 @@ def render_activations() -> None:
 
 def render_norms() -> None:
     other = "pre" if norm == "post" else "post"
-    match = core.compare_weights(block_model(norm, seed), block_model(other, seed))
+    match = core.compare_weights(small_model(seed, norm), small_model(seed, other))
     extra = ", ".join(match.only_in_first + match.only_in_second)
     st.markdown(
         f"**Same seed, same weights.** The post-norm and pre-norm models built from seed {seed} share "
@@ -526,12 +520,6 @@ sections = [
         tab="Parameters",
     ),
 ]
-sections.append(
-    Section(
-        "Check yourself",
-        "A question generated from the model itself: its answer is computed, not typed in.",
-        lambda: check_yourself("block", title=None),
-    )
-)
+sections.append(check_yourself_section("block"))
 lesson.render_sections(sections)
 lesson.finish(PARAMS)

@@ -19,11 +19,17 @@ from encoder_core.lessons.heads import (
     word_index,
 )
 from encoder_core.pretrained import INSTALL_HINT
-from ui import lesson
-from ui.charts import show_figure
-from ui.code import show_code
-from ui.figures import attention_heatmap
-from ui.figures_heads import (
+from ui.frame import sections as lesson
+from ui.frame.charts import show_figure
+from ui.frame.code import show_code
+from ui.frame.inputs import report_encoding, usable_sentence
+from ui.frame.modes import sidebar_seed
+from ui.frame.params import Param
+from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
+from ui.frame.state import ensure_valid
+from ui.models import minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model, word_tokenizer
+from ui.views.figures import attention_heatmap
+from ui.views.heads import (
     concat_figure,
     head_grid,
     head_slices,
@@ -33,12 +39,6 @@ from ui.figures_heads import (
     similarity_figure,
     word_cosine_lines,
 )
-from ui.inputs import report_encoding, usable_sentence
-from ui.minilm_model import minilm, minilm_run, minilm_similarities, minilm_word_cosines
-from ui.models import small_model, word_tokenizer
-from ui.params import Param
-from ui.quiz_widget import QUIZ_SEED, check_yourself
-from ui.state import ensure_valid
 
 DEFAULT_A = "the cat sat on the mat"
 DEFAULT_B = "it was happy"
@@ -101,7 +101,7 @@ c3.radio(
     disabled=pre is None,
     format_func={MINILM: "all-MiniLM-L6-v2 (pretrained)", SMALL: "small seeded model"}.get,
 )
-seed = int(st.session_state.get("seed", 0))
+seed = sidebar_seed()
 small = small_model(seed)
 chosen = pre.model if st.session_state["heads_model"] == MINILM else small
 n_layers, n_heads = chosen.config.n_layers, chosen.config.n_heads
@@ -571,11 +571,7 @@ lesson.render_sections(
             "Mean pooling gives a sentence vector that separates paraphrases from unrelated sentences; [CLS] less so.",
             render_vectors,
         ),
-        lesson.Section(
-            "Check yourself",
-            "A question generated from the model itself: its answer is computed, not typed in.",
-            lambda: check_yourself("heads", title=None),
-        ),
+        check_yourself_section("heads"),
     ]
 )
 lesson.finish(PARAMS)

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-from ui.state import write_url
+from encoder_core.lessons import LESSONS
+from ui.frame.quiz_widget import QUIZ_PAGE, QUIZ_SUMMARY
+from ui.frame.state import write_url
 
 st.title("Encoder Lab")
 st.markdown(
@@ -51,18 +53,7 @@ that computed it. Use the sidebar for the model and its seed; **Lecture mode** p
 one step at a time, large, and every view can be shared as a link.
 """
 )
-LESSON_MAP = [
-    ("pages/attention.py", "Attention", "bidirectional vs causal: what dropping the causal mask costs and buys"),
-    ("pages/padding.py", "Padding", "batches, [PAD], the key padding mask, and the pad leak when it is forgotten"),
-    (
-        "pages/masking.py",
-        "Masked LM",
-        "15% chosen, 80/10/10, labels of -100, the loss only where the answer was hidden",
-    ),
-    ("pages/block.py", "The block", "one post-norm layer step by step: LayerNorm(x + Attn(x)), LayerNorm(x + FFN(x))"),
-    ("pages/heads.py", "Heads", "multi-head attention, and what the heads of a real pretrained encoder do"),
-    ("pages/quiz.py", "Quiz", "questions from every lesson, answered by the model itself"),
-]
-for path, title, what in LESSON_MAP:
-    st.page_link(path, label=f"**{title}**: {what}")
+for lesson in LESSONS:
+    st.page_link(f"pages/{lesson.id}.py", label=f"**{lesson.title}**: {lesson.summary}")
+st.page_link(QUIZ_PAGE, label=f"**Quiz**: {QUIZ_SUMMARY}")
 write_url([])

@@ -5,26 +5,26 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from encoder_core import MAX_SEED
 from encoder_core.checkpoint import fill_mask
 from encoder_core.corpus import nsp_pairs
 from encoder_core.lessons import masking as lesson
 from encoder_core.loss import loss_breakdown
 from encoder_core.masking import exact_counts, mask_tokens
 from encoder_core.train import train_mlm
-from ui import figures_masking as figs
-from ui.charts import show_figure
-from ui.code import show_code
-from ui.inputs import report_encoding, usable_sentence
-from ui.lesson import Section, finish, narrative, render_sections, start
-from ui.mlm_model import cached_leakage, run_leakage, seconds_per_step, trained_mlm
-from ui.models import word_tokenizer
-from ui.params import Param
-from ui.quiz_widget import QUIZ_SEED, check_yourself, escape_md
-from ui.state import ensure_valid
+from ui.frame.charts import show_figure
+from ui.frame.code import show_code
+from ui.frame.inputs import report_encoding, usable_sentence
+from ui.frame.modes import sidebar_seed
+from ui.frame.params import Param
+from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
+from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.frame.state import ensure_valid
+from ui.models import cached_leakage, run_leakage, seconds_per_step, trained_mlm, word_tokenizer
+from ui.views import masking as figs
 
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
 DEFAULT_FILL = "the [MASK] sat on the mat"
-MAX_SEED = 10_000
 MAX_WORDS = 512
 MAX_FILL_CHARTS = 6
 N_NSP_PAIRS = 6
@@ -376,7 +376,7 @@ def render_leakage() -> None:
         "to use the context. Below, two tiny models (d=32, one layer) start from the **same weights** and "
         "see the **same batches**; the only difference is whether the chosen positions are really hidden."
     )
-    steps, seed = int(st.session_state["leak_steps"]), int(st.session_state.get("seed", 0))
+    steps, seed = int(st.session_state["leak_steps"]), sidebar_seed()
     result = cached_leakage(steps, seed)
     if result is None:
         rate = seconds_per_step()
@@ -541,11 +541,7 @@ sections = [
         render_nsp,
         tab="Next-sentence prediction",
     ),
-    Section(
-        "Check yourself",
-        "A question generated from the model itself: its answer is computed, not typed in.",
-        lambda: check_yourself("masking", title=None),
-    ),
+    check_yourself_section("masking"),
 ]
 render_sections(sections)
 finish(PARAMS)

@@ -3,22 +3,23 @@
 import streamlit as st
 
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
-from ui import figures_padding as figs
-from ui.charts import show_figure
-from ui.code import show_code
-from ui.inputs import note_long_text, report_encoding, usable_sentence
-from ui.lesson import Section, finish, narrative, render_sections, start
+from ui.frame.charts import show_figure
+from ui.frame.code import show_code
+from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
+from ui.frame.modes import sidebar_seed
+from ui.frame.params import Param
+from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
+from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.frame.state import ensure_valid
 from ui.models import small_model, word_tokenizer
-from ui.params import Param
-from ui.quiz_widget import QUIZ_SEED, check_yourself
-from ui.state import ensure_valid
+from ui.views import padding as figs
 
 DEFAULT_A, DEFAULT_B, DEFAULT_SINGLE = "the cat sat on the mat", "it was happy", "the cat sat"
 MAX_EXTRA_PADS = 32
 SHORT_ROW = 1  # the batch is [pair, single]; the single sentence is the one that gets padded
 
 
-model = small_model(int(st.session_state.get("seed", 0)))
+model = small_model(sidebar_seed())
 tokenizer = word_tokenizer()
 cfg = model.config
 # Each sequence is cut to leave room for the widest extra padding the slider allows.
@@ -75,7 +76,7 @@ n_real, width = batch.lengths[SHORT_ROW], batch.ids.shape[1]
 attn = padded_attention(model, batch, SHORT_ROW, layer, head)
 leak = pad_leak(model, batch, SHORT_ROW)
 zero_key = zero_key_pad_check()
-fast = fast_path_pad_outputs(model, batch, SHORT_ROW, seed=int(st.session_state.get("seed", 0)))
+fast = fast_path_pad_outputs(model, batch, SHORT_ROW, seed=sidebar_seed())
 
 
 def side_by_side(n_tokens: int):
@@ -259,12 +260,6 @@ sections = [
     ),
     Section("The pad's own output", "Pads get an output too; never read it.", show_pad_rows),
 ]
-sections.append(
-    Section(
-        "Check yourself",
-        "A question generated from the model itself: its answer is computed, not typed in.",
-        lambda: check_yourself("padding", title=None),
-    )
-)
+sections.append(check_yourself_section("padding"))
 render_sections(sections)
 finish(PARAMS)

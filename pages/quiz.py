@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from ui import quiz_widget as quiz
-from ui.lesson import Section, finish, narrative, render_sections, start
+from ui.frame import quiz_widget as quiz
+from ui.frame.sections import Section, finish, narrative, render_sections, start
 
 PARAMS = [quiz.QUIZ_SEED]
 quiz.repair_link_seed()

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from ui.charts import numbers_panel_key
+from ui.frame.charts import numbers_panel_key
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

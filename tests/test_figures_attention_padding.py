@@ -6,8 +6,8 @@ import pytest
 from encoder_core import WordTokenizer, build_encoder, preset
 from encoder_core.lessons.attention import compare_masks, contrast_word, drop_last_token, seed001_reading
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
-from ui import figures_attention as fa
-from ui import figures_padding as fp
+from ui.views import attention as fa
+from ui.views import padding as fp
 
 MARKUP = "<b>x</b> <script>alert(1)</script> &amp; the cat"
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import re
 
 import pytest
 import torch
 
-from tests.apptest_helpers import ROOT, open_page
+from encoder_core.lessons import LESSON_IDS
+from tests.apptest_helpers import open_page
 
 HOSTILE = [
     "",
@@ -25,12 +25,7 @@ HOSTILE = [
 ]
 
 
-def navigation_pages() -> list[str]:
-    text = (ROOT / "app.py").read_text()
-    return re.findall(r'st\.Page\("pages/([a-z_]+)\.py"', text)
-
-
-PAGES = [p for p in navigation_pages() if p != "home"]
+PAGES = [*LESSON_IDS, "quiz"]  # every page in the navigation but home
 
 
 def text_widgets(at):
@@ -78,9 +73,7 @@ def weights_digest(model: torch.nn.Module) -> str:
 
 def shared_models() -> dict[str, torch.nn.Module]:
     """Every model the pages share through st.cache_resource (same process as AppTest)."""
-    from ui.minilm_model import minilm
-    from ui.mlm_model import trained_mlm
-    from ui.models import small_model
+    from ui.models import minilm, small_model, trained_mlm
 
     models = {"small": small_model(0)}
     mlm, _ = trained_mlm()

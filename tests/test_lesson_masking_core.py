@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from encoder_core import IGNORE_INDEX, KEPT, MASKED, NOT_CHOSEN, RANDOM, MaskedLanguageModel, WordTokenizer, preset
 from encoder_core.lessons import masking as lesson
 from encoder_core.masking import MaskCounts, exact_counts, mask_tokens
-from ui import figures_masking as figs
+from ui.views import masking as figs
 
 TOK = WordTokenizer()
 SENTENCE = "the cat sat on the mat and the dog slept on the floor"

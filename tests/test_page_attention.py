@@ -8,10 +8,9 @@ import pytest
 from apptest_helpers import all_text, figures, open_page
 from streamlit.testing.v1 import AppTest
 
-from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core import TEACHING_INIT_STD, WordTokenizer, build_encoder, preset
 from encoder_core.lessons.attention import ROUNDING, compare_masks, contrast_word, drop_last_token
-from ui.code import code_panel_key
-from ui.models import TEACHING_INIT_STD
+from ui.frame.code import code_panel_key
 
 DEFAULT = "the cat sat down"
 BANK = ("she sat on the bank of the river", "she sat on the bank and counted the money")

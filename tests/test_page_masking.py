@@ -10,18 +10,18 @@ import torch
 import torch.nn.functional as F
 from apptest_helpers import all_text, figures, open_numbers, open_page
 
-import ui.mlm_model
+import ui.models
 from encoder_core.checkpoint import fill_mask, load_small_mlm
 from encoder_core.lessons import masking as lesson
 from encoder_core.masking import exact_counts, mask_tokens
-from ui.figures_masking import FATES, fate
+from ui.views.masking import FATES, fate
 
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
 
 
 @pytest.fixture(scope="module")
 def trained():
-    model, tokenizer, _ = load_small_mlm(ui.mlm_model.CHECKPOINT_DIR)
+    model, tokenizer, _ = load_small_mlm(ui.models.CHECKPOINT_DIR)
     return model, tokenizer
 
 
@@ -253,10 +253,10 @@ def test_link_sets_every_control_and_bad_values_give_notices():
 def test_broken_checkpoint_keeps_the_masking_table(monkeypatch, tmp_path, damage):
     folder = tmp_path / "small_mlm"
     if damage == "edited":  # a copy whose vocabulary no longer matches its recorded SHA-256
-        shutil.copytree(ui.mlm_model.CHECKPOINT_DIR, folder)
+        shutil.copytree(ui.models.CHECKPOINT_DIR, folder)
         with open(folder / "vocab.txt", "a", encoding="utf-8") as f:
             f.write("extra\n")
-    monkeypatch.setattr(ui.mlm_model, "CHECKPOINT_DIR", str(folder))
+    monkeypatch.setattr(ui.models, "CHECKPOINT_DIR", str(folder))
     at = open_page("masking")
     no_exception(at)
     message = " ".join(e.value for e in at.error)
@@ -291,7 +291,7 @@ def test_leakage_button_trains_once_and_shows_both_runs():
     assert "leakage_accuracy" not in figures(at)
     at.button(key="leak_train").click().run(timeout=180)
     no_exception(at)
-    result = ui.mlm_model.cached_leakage(10, 3)
+    result = ui.models.cached_leakage(10, 3)
     assert result is not None and result.steps == 10 and result.seed == 3
     acc = figures(at)["leakage_accuracy"]["data"]
     assert [t["name"] for t in acc] == ["correct masking", "leaky: answer left in the input"]
@@ -304,4 +304,4 @@ def test_leakage_button_trains_once_and_shows_both_runs():
     no_exception(at)
     assert "leakage_accuracy" in figures(at)
     assert not any(b.key == "leak_train" for b in at.button)
-    assert ui.mlm_model.cached_leakage(10, 3) is result
+    assert ui.models.cached_leakage(10, 3) is result

@@ -5,9 +5,8 @@ import numpy as np
 from apptest_helpers import all_text, figures, open_numbers, open_page
 from streamlit.testing.v1 import AppTest
 
-from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core import TEACHING_INIT_STD, WordTokenizer, build_encoder, preset
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention
-from ui.models import TEACHING_INIT_STD
 
 TOK = WordTokenizer()
 DEFAULTS = ("the cat sat on the mat", "it was happy", "the cat sat")

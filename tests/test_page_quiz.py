@@ -8,7 +8,7 @@ from apptest_helpers import all_text
 from streamlit.testing.v1 import AppTest
 
 from encoder_core.quiz import CHOICE_KINDS, Question, generators, question_for
-from ui.quiz_widget import escape_md
+from ui.frame.quiz_widget import escape_md
 
 pytestmark = pytest.mark.slow
 
@@ -132,7 +132,7 @@ def test_the_same_quiz_seed_gives_the_same_question_in_fresh_sessions():
 
 
 def lesson_widget_app():
-    from ui.quiz_widget import check_yourself
+    from ui.frame.quiz_widget import check_yourself
 
     check_yourself("masking")
 

@@ -15,7 +15,7 @@ import pytest
 import torch
 from torch import nn
 
-from encoder_core import build_encoder, preset
+from encoder_core import TEACHING_INIT_STD, build_encoder, preset
 from encoder_core.lexicon import default_vocabulary
 from encoder_core.model import POST_NORM_STAGES, PRE_NORM_STAGES
 from encoder_core.quiz import (
@@ -30,7 +30,6 @@ from encoder_core.quiz import (
     question_for,
     question_seed,
 )
-from encoder_core.quiz.base import TEACHING_INIT_STD
 from encoder_core.quiz.block import STAGE_NAMES, block_param_formula
 
 SEEDS = range(20)
@@ -505,7 +504,7 @@ def test_unreadable_shapes(text):
 
 
 def numeric_question(answer: float, tolerance: float) -> Question:
-    return Question("t:0", "attention", "How much?", "numeric", answer, "because", tolerance=tolerance)
+    return Question("How much?", "numeric", answer, "because", id="t:0", lesson="attention", tolerance=tolerance)
 
 
 def test_numeric_grading_messages():
@@ -521,14 +520,14 @@ def test_numeric_grading_messages():
 
 
 def test_exact_grading_of_text_answers():
-    q = Question("t:0", "block", "Name it", "exact", "Post-norm", "because")
+    q = Question("Name it", "exact", "Post-norm", "because", id="t:0", lesson="block")
     assert grade(q, "  post-NORM. ").correct
     assert not grade(q, "pre-norm").correct
     assert not grade(q, "").valid
 
 
 def test_exact_shape_grading_refuses_words():
-    q = Question("t:0", "heads", "Shape?", "exact", "(2, 4, 5, 8)", "because")
+    q = Question("Shape?", "exact", "(2, 4, 5, 8)", "because", id="t:0", lesson="heads")
     g = grade(q, "four by five")
     assert not g.correct and not g.valid and "separated by commas" in g.message
     assert not grade(q, "(2, 4, 5)").correct  # a missing dimension is wrong, not unreadable

@@ -11,8 +11,8 @@ import plotly.graph_objects as go
 import pytest
 from plotly.subplots import make_subplots
 
-from ui.export import ExportedFigure, figure_html, figures_html, table_csv
-from ui.figures import (
+from ui.frame.export import ExportedFigure, figure_html, figures_html, table_csv
+from ui.views.figures import (
     CATEGORICAL,
     COLORBAR_ROOM,
     DIVERGING,

@@ -1,4 +1,4 @@
-"""ui.params.Param: any link value gives a valid control value, and a notice exactly when it was changed."""
+"""ui.frame.params.Param: any link value gives a valid control value, and a notice exactly when it was changed."""
 
 import math
 from urllib.parse import parse_qsl, urlsplit
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ui.params import MAX_TEXT, Param, snippet
-from ui.state import link_for
+from ui.frame.params import MAX_TEXT, Param, snippet
+from ui.frame.state import link_for
 
 LAYER = Param("layer", 0, "int", 0, 5)
 RATE = Param("rate", 0.1, "float", 0.0, 1.0)

@@ -1,28 +1,151 @@
-"""Models shared by every session, built once per server process.
+"""Every model the lessons run on, built or loaded once per server process, and their cached runs.
 
-st.cache_resource hands the SAME object to every session: pages only read these
-(eval mode, under torch.inference_mode) and never train, edit or change their mode.
+st.cache_resource hands the SAME object to every session: pages only read these (eval mode,
+under torch.inference_mode) and never train, edit or change their mode. Training (the leakage
+experiment) always builds fresh models of its own. When a trained checkpoint or the pretrained
+package is missing or fails its check, the loader returns (None, a message naming the fix) and
+the page carries on without it.
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from dataclasses import dataclass
+
 import streamlit as st
 import torch
 
-from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core import WordTokenizer, leakage, teaching_model
+from encoder_core.checkpoint import DEFAULT_DIR, CheckpointError, load_small_mlm
+from encoder_core.lessons.heads import (
+    AttentionRun,
+    Similarities,
+    WordVectorCosines,
+    run_encoder,
+    similarities,
+    word_vector_cosines,
+)
+from encoder_core.pretrained import PretrainedEncoder, PretrainedUnavailable, load_minilm
 
-# A random model with BERT's init (std 0.02) attends almost uniformly; a larger std
-# gives the seeded teaching model sharper, readable attention patterns.
-TEACHING_INIT_STD = 0.2
-MAX_SEED = 10_000
 
-
-@st.cache_resource(show_spinner=False)
-def small_model(seed: int):
+def _one_thread() -> None:
     torch.set_num_threads(1)  # many small requests: one thread each serves a class better
-    return build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
+
+
+# ---- the seeded small model ---------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def small_model(seed: int, norm: str = "post"):
+    """The seeded teaching model (post-norm unless asked otherwise). Same seed, same weights."""
+    _one_thread()
+    return teaching_model(seed, norm)
 
 
 @st.cache_resource(show_spinner=False)
 def word_tokenizer() -> WordTokenizer:
     return WordTokenizer()
+
+
+# ---- the lab's trained masked-language model ----------------------------------------------
+
+# The committed checkpoint, unless the environment names another folder (a freshly trained one, say).
+# A module setting, so a test can point it at a broken folder.
+CHECKPOINT_DIR = os.environ.get("ENCODER_LAB_MLM_CHECKPOINT") or str(DEFAULT_DIR)
+
+
+@dataclass
+class TrainedMLM:
+    model: object  # MaskedLanguageModel, eval mode, shared: read only
+    tokenizer: object  # WordTokenizer with the checkpoint's vocabulary
+    metadata: dict
+
+
+@st.cache_resource(show_spinner="Loading the trained model...")
+def _load_trained(path: str) -> TrainedMLM:
+    _one_thread()
+    model, tokenizer, metadata = load_small_mlm(path)
+    return TrainedMLM(model, tokenizer, dict(metadata or {}))
+
+
+def trained_mlm() -> tuple[TrainedMLM | None, str | None]:
+    """(the model, None), or (None, a message naming the file and how to rebuild it)."""
+    try:
+        return _load_trained(CHECKPOINT_DIR), None
+    except CheckpointError as err:  # not cached: the next run tries again, e.g. after a rebuild
+        return None, str(err)
+
+
+# ---- the leakage experiment: two fresh tiny models trained once per setting ---------------
+
+
+@st.cache_resource(show_spinner=False)
+def _leakage_store() -> tuple[dict, threading.Lock]:
+    """Finished leakage experiments by (steps, seed), shared by every session: a class trains each once."""
+    return {}, threading.Lock()
+
+
+def cached_leakage(steps: int, seed: int):
+    """The finished experiment for these settings, or None if nobody has run it yet."""
+    store, _ = _leakage_store()
+    return store.get((int(steps), int(seed)))
+
+
+def run_leakage(steps: int, seed: int, progress=None):
+    """Train the two tiny models (fresh ones: no shared model is touched), once per setting.
+
+    The lock makes a second click, from this or another session, wait and then reuse the result.
+    """
+    store, lock = _leakage_store()
+    key = (int(steps), int(seed))
+    with lock:
+        if key not in store:
+            store[key] = leakage.leakage_experiment(steps=key[0], seed=key[1], progress=progress)
+        return store[key]
+
+
+def seconds_per_step() -> float | None:
+    """Measured on this server by the runs kept so far (both models together), or None before the first."""
+    store, _ = _leakage_store()
+    runs = list(store.values())
+    if not runs:
+        return None
+    return sum(r.correct.seconds + r.leaky.seconds for r in runs) / sum(r.steps for r in runs)
+
+
+# ---- all-MiniLM-L6-v2, pretrained ----------------------------------------------------------
+
+
+@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2 ...")
+def _load_minilm() -> tuple[PretrainedEncoder | None, str | None]:
+    _one_thread()
+    try:
+        return load_minilm(), None
+    except PretrainedUnavailable as err:
+        return None, str(err)
+
+
+def minilm() -> tuple[PretrainedEncoder | None, str | None]:
+    """(the model, None), or (None, why it cannot be used, with the install command)."""
+    return _load_minilm()
+
+
+# A 512-token run keeps 6 x 12 x 512 x 512 attention weights (75 MB): keep few runs, shared.
+@st.cache_resource(show_spinner=False, max_entries=16)
+def minilm_run(text_a: str, text_b: str | None) -> AttentionRun:
+    pre, _ = minilm()
+    enc = pre.tokenizer.encode(text_a, text_b, max_length=pre.config.max_positions, truncate=True)
+    return run_encoder(pre.model, enc)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def minilm_similarities(texts: tuple[str, ...]) -> Similarities:
+    pre, _ = minilm()
+    return similarities(pre, list(texts))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def minilm_word_cosines(sentence_a: str, sentence_b: str, word: str) -> WordVectorCosines:
+    pre, _ = minilm()
+    return word_vector_cosines(pre.model, pre.tokenizer, sentence_a, sentence_b, word)

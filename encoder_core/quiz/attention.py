@@ -51,8 +51,6 @@ def attention_identical_row(r: random.Random, g: torch.Generator) -> Question:
     ]
     per_row = ", ".join(f"row {i}: {float(gaps[i]):.3f}" for i in range(T))
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=(
             f"The {T} tokens '{' '.join(words)}' go through attention twice with the same queries and keys: "
@@ -91,8 +89,6 @@ def attention_causal_weight(r: random.Random, g: torch.Generator) -> Question:
     w, w_unmasked = float(causal[i, j]), float(full[i, j])
     visible = " + ".join(f"e^{s[m]}" for m in range(i + 1))
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"Query {i} has these scaled scores q·k/√d against keys 0 to {T - 1}: {s}. "
@@ -119,8 +115,6 @@ def attention_future_mass(r: random.Random, g: torch.Generator) -> Question:
     _, causal = attention(q, k, k, causal=True)
     future = float(full[0, 1:].sum())
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"Query 0 (the first token) has scaled scores {s} against keys 0 to {T - 1}. "
@@ -157,8 +151,6 @@ def attention_drop_last(r: random.Random, g: torch.Generator) -> Question:
     outcome = (gap[True] < 1e-9, gap[False] < 1e-9)
     correct = statements[outcome]
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=(
             f"Run attention on '{' '.join(words)}', then drop the last token ('{words[-1]}') and run again. "
@@ -193,8 +185,6 @@ def attention_rows_sum(r: random.Random, g: torch.Generator) -> Question:
     found = [name for name, s in sums.items() if torch.allclose(s, torch.ones_like(s), atol=1e-9)]
     correct = statements[found[0]]
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=(
             f"attention(q, k, v) on '{' '.join(words)}' returns a {T}×{T} grid of weights, rows = queries, "
@@ -229,8 +219,6 @@ def attention_output_value(r: random.Random, g: torch.Generator) -> Question:
     answer = float(out[0, 0])
     terms = " + ".join(f"{float(w[0, j]):.3f}×{values[j]:g}" for j in range(T))
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"A query's scaled scores against three keys are {s}, and the three value vectors have a single "
@@ -264,8 +252,6 @@ def attention_causal_cell(r: random.Random, g: torch.Generator) -> Question:
     correct = cell(*zero[0])
     wrong = [cell(a, b) for a, b in dict.fromkeys(candidates) if (a, b) not in zero]
     return Question(
-        id="",
-        lesson="",
         kind="cell",
         prompt=(
             f"Causal attention on '{' '.join(words)}'. Cells are written (query row, key column). "

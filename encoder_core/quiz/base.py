@@ -18,17 +18,14 @@ from fractions import Fraction
 
 import torch
 
-from ..config import preset
+from ..lessons import LESSON_IDS
 from ..lexicon import ADJECTIVES, ANIMALS, OBJECTS, PEOPLE, PLACES, PREPOSITIONS, VERBS_INTRANSITIVE, VERBS_TRANSITIVE
-from ..model import Encoder, build_encoder
+from ..model import Encoder, teaching_model
 from ..tokenizer import WordTokenizer
 
-LESSONS = ("attention", "padding", "masking", "block", "heads")
+LESSONS = LESSON_IDS
 KINDS = ("exact", "numeric", "choice", "token", "cell")
 CHOICE_KINDS = ("choice", "token", "cell")
-# The seeded teaching model the pages run on: BERT's shape at d=64, with a wider init so a
-# random model's attention is readable (the same value ui.models uses).
-TEACHING_INIT_STD = 0.2
 
 
 @dataclass(frozen=True)
@@ -45,8 +42,6 @@ class QuizFigure:
 
 @dataclass(frozen=True)
 class Question:
-    id: str  # "<generator name>:<seed>", stable across runs
-    lesson: str
     prompt: str
     kind: str  # one of KINDS
     answer: float | str  # a number for "numeric", otherwise the exact text expected (or the right choice)
@@ -56,6 +51,8 @@ class Question:
     figure: QuizFigure | None = None
     table: tuple[tuple[str, ...], tuple[tuple, ...]] | None = None  # (columns, rows) shown with the prompt
     inputs: dict = field(default_factory=dict)
+    id: str = ""  # "<generator name>:<seed>", stable across runs; filled in by @generator
+    lesson: str = ""  # filled in by @generator
 
     @property
     def answer_text(self) -> str:
@@ -287,7 +284,7 @@ def tokenizer() -> WordTokenizer:
 @functools.lru_cache(maxsize=4)
 def small_model(seed: int) -> Encoder:
     """The pages' seeded small model (shared here: read it, never change it)."""
-    return build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
+    return teaching_model(seed)
 
 
 def fmt_list(values, decimals: int = 3) -> str:

@@ -7,7 +7,7 @@ import random
 
 import torch
 
-from ..config import EncoderConfig
+from ..config import TEACHING_INIT_STD, EncoderConfig
 from ..model import EncoderBlock, build_encoder, param_count
 from .base import Question, generator, options
 
@@ -62,8 +62,6 @@ def block_param_count(r: random.Random, g: torch.Generator) -> Question:
     parts = block_param_formula(d, 4 * d)
     total = param_count(built_block(d)) if d in SIZES_BUILT else sum(parts.values())
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"How many trainable parameters does one BERT-style encoder block have for d = {d}? It has W_Q, W_K, "
@@ -96,8 +94,6 @@ def block_next_stage(r: random.Random, g: torch.Generator) -> Question:
     correct = STAGE_NAMES[after]
     name = "post-norm (BERT's order)" if norm == "post" else "pre-norm"
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=f"In a {name} encoder block, what is computed right after {STAGE_NAMES[stage]}?",
         answer=correct,
@@ -136,8 +132,6 @@ def block_formula(r: random.Random, g: torch.Generator) -> Question:
     correct = formulas[found]
     name = "post-norm block (BERT, PyTorch's default norm_first=False)" if norm == "post" else "pre-norm block"
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=f"Which line is the {sub} step of a {name}?",
         answer=correct,
@@ -155,7 +149,7 @@ def block_formula(r: random.Random, g: torch.Generator) -> Question:
 @functools.lru_cache(maxsize=32)
 def stack(norm: str, n_layers: int, seed: int):
     config = EncoderConfig(vocab_size=32, max_positions=16, d_model=32, n_heads=4, n_layers=n_layers, norm=norm)
-    return build_encoder(config, seed=seed, init_std=0.2)
+    return build_encoder(config, seed=seed, init_std=TEACHING_INIT_STD)
 
 
 @generator("block")
@@ -177,8 +171,6 @@ def block_final_norm(r: random.Random, g: torch.Generator) -> Question:
     outcome = (has_final["post"], has_final["pre"])
     correct = statements[outcome]
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt="One kind of encoder stack needs an extra LayerNorm after its last block. Which one, and why?",
         answer=correct,
@@ -202,8 +194,6 @@ def block_stage_shape(r: random.Random, g: torch.Generator) -> Question:
         _, _, trace = built_block(d)(x, return_trace=True)
     shape = tuple(trace[stage].shape)
     return Question(
-        id="",
-        lesson="",
         kind="exact",
         prompt=(
             f"A post-norm block with d = {d} and an FFN of width 4d runs on a batch of shape (B, T, d) = "
@@ -234,8 +224,6 @@ def block_layernorm_output(r: random.Random, g: torch.Generator) -> Question:
 
     answer = measure(vec)
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"A freshly built post-norm block (LayerNorm scale 1 and shift 0, as initialised) with d = {d} runs on "
@@ -261,8 +249,6 @@ def block_ffn_share(r: random.Random, g: torch.Generator) -> Question:
     total = param_count(block)
     share = 100.0 * ffn / total
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"In a BERT-style block with d = {d} and FFN width 4d, what percentage of the block's parameters sit in "

@@ -33,8 +33,6 @@ def heads_d_head(r: random.Random, g: torch.Generator) -> Question:
         sa = built_block(d, h).attention.self
         answer = sa.split_heads(torch.zeros(1, 2, d)).shape[-1]
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"A model of width d = {d} uses {h} attention heads. How many features does each head's query, key and "
@@ -58,8 +56,6 @@ def heads_weight_count(r: random.Random, g: torch.Generator) -> Question:
         _, weights = built_block(d, H).attention.self(x)
     n = weights.numel()
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"One attention layer with {H} heads runs on a batch of {B} sequence(s) of {T} tokens. How many attention "
@@ -94,8 +90,6 @@ def heads_shapes(r: random.Random, g: torch.Generator) -> Question:
     }
     asked = r.choice(list(shapes))
     return Question(
-        id="",
-        lesson="",
         kind="exact",
         prompt=(
             f"Multi-head attention with d = {d} and {H} heads (d_head = {d_head}) runs on a batch of shape (B, T, d) "
@@ -122,8 +116,6 @@ def heads_attention_params(r: random.Random, g: torch.Generator) -> Question:
 
     n, n_other = count(h), count(other)
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"Multi-head attention with d = {d} and {h} heads: how many parameters do W_Q, W_K, W_V and W_O have "
@@ -154,8 +146,6 @@ def heads_top_key(r: random.Random, g: torch.Generator) -> Question:
     correct = label(best, tokens[best])
     wrong = [label(j, tokens[j]) for j in (transposed, ranked[1], i, 0, len(tokens) - 1)]
     return Question(
-        id="",
-        lesson="",
         kind="token",
         prompt=(
             f"The small model (seed {model_seed}) reads '{text}'. The chart is layer {layer}, head {head}: rows are "
@@ -194,8 +184,6 @@ def heads_column_reading(r: random.Random, g: torch.Generator) -> Question:
     second = int(torch.argsort(w[:, j], descending=True)[1])
     wrong = [label(a, words[a]) for a in (row_reading, second, j, (j + 1) % T)]
     return Question(
-        id="",
-        lesson="",
         kind="token",
         prompt=(
             f"In this attention grid for '{' '.join(words)}' (rows are queries, columns keys), which query gives the "
@@ -253,8 +241,6 @@ def heads_pattern(r: random.Random, g: torch.Generator) -> Question:
     masses = ", ".join(f"{p} {m:.2f}" for p, m in found.masses.items())
     correct = found.pattern
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=(
             "Which pattern does this head show? Rule: each pattern's mass is the weight the real query rows put "

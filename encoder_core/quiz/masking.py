@@ -31,8 +31,6 @@ def masking_chosen_count(r: random.Random, g: torch.Generator) -> Question:
     result = mask_tokens(ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, generator=g)
     c = result.counts()
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"A single sentence is tokenized into {N} tokens, [CLS] and [SEP] included. The exact rule chooses 15% "
@@ -54,8 +52,6 @@ def masking_split(r: random.Random, g: torch.Generator) -> Question:
     c = exact_counts(n)
     answer = f"({c.masked}, {c.random}, {c.kept})"
     return Question(
-        id="",
-        lesson="",
         kind="exact",
         prompt=(
             f"A sequence has {n} eligible tokens (special tokens already left out). 15% are chosen; of the chosen "
@@ -108,8 +104,6 @@ def masking_never_chosen(r: random.Random, g: torch.Generator) -> Question:
         candidates["[CLS] and the first [SEP] only"] = ["[CLS]", "[SEP]"]
     correct = next(text for text, expected in candidates.items() if expected == left)
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=(f"Masking is run on {shown} with the rate turned up to 100%. Which positions are still not chosen?"),
         answer=correct,
@@ -136,8 +130,6 @@ def masking_loss_value(r: random.Random, g: torch.Generator) -> Question:
     ce = [round(float(x), 3) for x in every.per_position[0]]
     rows = tuple((t, "yes" if t in chosen else "no", ce[t]) for t in range(T))
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"A {T}-position sequence has {n} chosen (masked) positions. The table gives the cross-entropy the model "
@@ -187,8 +179,6 @@ def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
     total = float(loss.per_position.sum())
     correct = next(text for text, c in counts.items() if abs(total / c - loss.mean) < 1e-9)
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=(
             f"A batch of {B} sequence(s) of {T} tokens, vocabulary {V}; {n} positions were chosen for the MLM loss "
@@ -237,8 +227,6 @@ def masking_label_of(r: random.Random, g: torch.Generator) -> Question:
     label_value = int(result.labels[0, pos])
     correct = by_value[label_value]
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=(
             f"'{text}' is prepared for MLM. Position {pos}, the word '{word}' (id {original}), {what}. "
@@ -287,8 +275,6 @@ def masking_shapes(r: random.Random, g: torch.Generator) -> Question:
     asked = r.choice(list(shapes))
     answer = str(shapes[asked])
     return Question(
-        id="",
-        lesson="",
         kind="exact",
         prompt=(
             f"A batch of {B} sequences of length {T}, model width {D}, vocabulary {V}; {n} positions are masked in "
@@ -325,8 +311,6 @@ def masking_cannot_generate(r: random.Random, g: torch.Generator) -> Question:
         "The [MASK] token may appear only once per input.",
     ]
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt="An MLM encoder predicts tokens. Why can it not write text left to right, one token at a time?",
         answer=correct,

@@ -28,8 +28,6 @@ def padding_pad_weight(r: random.Random, g: torch.Generator) -> Question:
     taken = float(unmasked[row, pads].sum())
     parts = " + ".join(f"{float(unmasked[row, t]):.3f}" for t in pads)
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"The small model (seed {model_seed}) reads '{text}' followed by {n_pads} [PAD] tokens, and nobody passed "
@@ -76,8 +74,6 @@ def padding_batch_shape(r: random.Random, g: torch.Generator) -> Question:
         for e, (_, b) in zip(encodings, texts)
     )
     return Question(
-        id="",
-        lesson="",
         kind="exact",
         prompt=(
             f"These {n_seq} inputs are tokenized BERT-style ([CLS] first, [SEP] after each sentence, one token per "
@@ -104,8 +100,6 @@ def padding_pad_count(r: random.Random, g: torch.Generator) -> Question:
     batch = tok.pad([pair, one])
     pads = int(batch.key_padding_mask[1].sum())
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"A batch holds the sentence pair '{a}' + '{b}' and the single sentence '{single}', tokenized "
@@ -142,8 +136,6 @@ def padding_true_means(r: random.Random, g: torch.Generator) -> Question:
     row = ["True" if bool(x) else "False" for x in batch.key_padding_mask[1]]
     added = ["0" if float(x) == 0 else "−∞" for x in mask[1, 0, 0]]
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=(
             f"A batch holds '{long_text}' and '{short_text}'. The short one's row of key_padding_mask is "
@@ -172,8 +164,6 @@ def padding_zero_key_weight(r: random.Random, g: torch.Generator) -> Question:
     w = float(unmasked[0, 3])
     total = " + ".join(f"e^{x}" for x in s)
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             f"Three real tokens are followed by one pad whose key and value vectors are all zeros. A real query's "
@@ -203,8 +193,6 @@ def padding_mean_pool(r: random.Random, g: torch.Generator) -> Question:
     everything = float(mean_pool(hidden)[0, 0])
     n_real = n_words + 2
     return Question(
-        id="",
-        lesson="",
         kind="numeric",
         prompt=(
             "The table lists one feature of the encoder's output vectors for a padded sentence. What does the "
@@ -245,8 +233,6 @@ def padding_masked_gap(r: random.Random, g: torch.Generator) -> Question:
     correct = statements[outcome]
     words = sentence(r, 3).split()
     return Question(
-        id="",
-        lesson="",
         kind="choice",
         prompt=(
             f"Take the three tokens '{' '.join(words)}' and append one pad whose key and value are zero vectors. "

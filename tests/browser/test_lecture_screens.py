@@ -5,12 +5,13 @@ contrast, and the figure exports as a browser delivers them."""
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from encoder_core.lessons import LESSON_IDS
 
 from .driver import assert_no_exception, wait_idle
 
@@ -21,18 +22,7 @@ NEXT_KEY_CLASS = ".st-key-lecture_next"  # Streamlit also renders a hidden copy 
 LOAD_MS = 90_000  # a cold lesson builds its model on first use; the test machine is shared
 
 
-def navigation_lessons() -> list[str]:
-    """The url_path of every page in app.py's navigation (the home page has none)."""
-    paths = []
-    for node in ast.walk(ast.parse((ROOT / "app.py").read_text())):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page":
-            for kw in node.keywords:
-                if kw.arg == "url_path" and isinstance(kw.value, ast.Constant):
-                    paths.append(kw.value.value)
-    return paths
-
-
-LESSONS = navigation_lessons()
+LESSONS = [*LESSON_IDS, "quiz"]  # every page in the navigation with a URL path
 
 
 def step_headings(page) -> list[str]:

@@ -12,15 +12,15 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
-from encoder_core import build_encoder, preset
+from encoder_core import TEACHING_INIT_STD, build_encoder, preset
+from encoder_core.lessons import LESSON_IDS
 from encoder_core.lessons.attention import compare_masks
 from encoder_core.tokenizer import WordTokenizer
-from tests.apptest_helpers import ROOT, decode
-from ui.models import TEACHING_INIT_STD
+from tests.apptest_helpers import decode
 
 from .driver import CHART, assert_no_exception, chart_data, wait_chart_change, wait_charts, wait_idle
 
-LESSONS = re.findall(r'url_path="([a-z_]+)"', (ROOT / "app.py").read_text())
+LESSONS = [*LESSON_IDS, "quiz"]  # every page in the navigation with a URL path
 NEW_SENTENCE = "the dog ran to the park"
 
 

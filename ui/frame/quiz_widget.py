@@ -18,22 +18,19 @@ from datetime import datetime
 import pandas as pd
 import streamlit as st
 
+from encoder_core.lessons import LESSON_TITLES
 from encoder_core.quiz import CHOICE_KINDS, LESSONS, Question, grade, question_for
+from ui.views.figures import attention_heatmap, token_labels
 
 from .charts import show_figure
-from .figures import attention_heatmap, token_labels
 from .params import Param
+from .sections import Section
 from .state import show_notices
 
+QUIZ_PAGE = "pages/quiz.py"
+QUIZ_SUMMARY = "questions from every lesson, answered by the model itself"
 MAX_QUIZ_SEED = 999_999
 QUIZ_SEED = Param("quiz_seed", 0, "int", 0, MAX_QUIZ_SEED)
-LESSON_TITLES = {
-    "attention": "Attention",
-    "padding": "Padding",
-    "masking": "Masked LM",
-    "block": "The block",
-    "heads": "Heads",
-}
 LOG_COLUMNS = ["time", "lesson", "question id", "question", "your answer", "correct answer", "result"]
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
@@ -48,7 +45,7 @@ def fresh_quiz_seed() -> int:
 
 
 def repair_link_seed() -> None:
-    """Call before ui.lesson.start on the Quiz page: a quiz_seed in the link that is not a number at all is
+    """Call before ui.frame.sections.start on the Quiz page: a quiz_seed in the link that is not a number at all is
     replaced by a fresh quiz number, written back to the link (so it reproduces), with a notice.
     Numbers out of range or with decimals are left to QUIZ_SEED.parse, which clamps or rounds them."""
     if not st.session_state.get("_quiz_link_checked"):
@@ -275,3 +272,12 @@ __all__ = [
     "results_download",
     "scores",
 ]
+
+
+def check_yourself_section(lesson: str) -> Section:
+    """The last section of every lesson: one question from that lesson's generators."""
+    return Section(
+        "Check yourself",
+        "A question generated from the model itself: its answer is computed, not typed in.",
+        lambda: check_yourself(lesson, title=None),
+    )

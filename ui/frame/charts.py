@@ -6,8 +6,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from ui.views.figures import styled
+
 from .export import ExportedFigure, figure_html, figures_html, table_csv
-from .figures import styled
+from .modes import current_page, figures_key, high_contrast, lecture_mode
 
 PLOTLY_CONFIG = {
     "displaylogo": False,
@@ -20,14 +22,6 @@ def numbers_panel_key(chart_key: str) -> str:
     return f"numbers_{chart_key}"
 
 
-def _page() -> str:
-    return st.session_state.get("_page", "lesson")
-
-
-def _figures_key() -> str:
-    return f"_figures_{_page()}"
-
-
 def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | None = None) -> None:
     """Draw fig; alt is the one-sentence text alternative; table the numbers behind it.
 
@@ -35,14 +29,12 @@ def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | Non
     and the downloads (CSV, interactive HTML; PNG from the chart's camera button) sit in a panel
     that is filled only once it is opened.
     """
-    from .lesson import high_contrast, lecture_mode
-
     # Every figure reaching here was built for this run, so it is styled in place.
     fig = styled(fig, lecture=lecture_mode(), high_contrast=high_contrast(), copy=False)
     config = {**PLOTLY_CONFIG, "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"], "filename": key}}
     st.plotly_chart(fig, key=f"chart_{key}", config=config, alt=alt)
     st.caption(alt)
-    st.session_state.setdefault(_figures_key(), []).append(ExportedFigure(key, fig, alt))
+    st.session_state.setdefault(figures_key(), []).append(ExportedFigure(key, fig, alt))
     label = "Numbers behind this chart, downloads" if table is not None else "Download this chart"
     # Lazy, like the code panels: a closed panel sends nothing, so a rerun does not serialise
     # every table and the browser does not build a data grid per chart that nobody opened.
@@ -76,13 +68,13 @@ def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | Non
 
 def all_figures_download() -> None:
     """One HTML file with every figure shown on this run of the page (in lecture mode: this step's)."""
-    figures = st.session_state.get(_figures_key(), [])
+    figures = st.session_state.get(figures_key(), [])
     if not figures:
         return
     items = [f if isinstance(f, ExportedFigure) else ExportedFigure(f[0], f[1]) for f in figures]
     st.divider()
-    page = _page()
-    what = "this step's" if st.session_state.get("lecture") else "this lesson's"
+    page = current_page()
+    what = "this step's" if lecture_mode() else "this lesson's"
     st.download_button(
         f"Download {what} {len(items)} figure{'s' if len(items) != 1 else ''} as one HTML file",
         data=lambda: figures_html(items, title=f"Encoder Lab: {page}"),

@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 from encoder_core.lessons.padding import FastPathPads, PaddedAttention, PadLeak, ZeroKeyPadCheck
 from encoder_core.tokenizer import Batch
 
+from .attention import pair_long_table
 from .figures import PAIR, as_array, esc, grouped_bars, heatmap_pair, label_room, line_chart, token_labels
-from .figures_attention import pair_long_table
 
 ZERO_KEY_LABELS = ("x0", "x1", "x2", "[PAD]")
 SEQUENCE_NAMES = ("pair", "single")

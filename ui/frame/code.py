@@ -6,7 +6,7 @@ import inspect
 
 import streamlit as st
 
-USED_KEYS = "_code_panels"  # emptied by ui.lesson.start at the top of every run
+USED_KEYS = "_code_panels"  # emptied by ui.frame.sections.start at the top of every run
 
 
 def code_panel_key(*objects) -> str:

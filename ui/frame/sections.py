@@ -14,10 +14,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from .charts import all_figures_download
 from .code import USED_KEYS as USED_CODE_KEYS
-from .frame import leave_legacy_pages_mode
+from .modes import PAGE_KEY, current_page, every_section, figures_key, lecture_mode
 from .params import Param
-from .state import ALL_SECTIONS, STEP, read_url, show_notices, write_url
+from .shell import leave_legacy_pages_mode
+from .state import STEP, read_url, show_notices, write_url
 
 
 @dataclass
@@ -32,23 +34,11 @@ class Section:
         return self.tab or self.title
 
 
-def lecture_mode() -> bool:
-    return bool(st.session_state.get("lecture", False))
-
-
-def every_section() -> bool:
-    return bool(st.session_state.get(ALL_SECTIONS.key, False))
-
-
-def high_contrast() -> bool:
-    return bool(st.session_state.get("contrast", False))
-
-
 def start(page: str, params: list[Param]) -> None:
     """Call first on a page: seeds the controls from the link and shows what had to change."""
     leave_legacy_pages_mode()
-    st.session_state["_page"] = page
-    st.session_state[f"_figures_{page}"] = []
+    st.session_state[PAGE_KEY] = page
+    st.session_state[figures_key(page)] = []
     st.session_state[USED_CODE_KEYS] = set()
     show_notices(read_url(page, params))
 
@@ -83,7 +73,7 @@ SCROLL_SCRIPT = (
 
 
 def _scroll_to_step_when_it_changes(step: int, where) -> None:
-    shown = (st.session_state.get("_page"), step)
+    shown = (current_page(), step)
     if st.session_state.get("_scrolled_to") != shown:
         st.session_state["_scrolled_to"] = shown
         where.html(SCROLL_SCRIPT.format(step=step, anchor="#" + STEP_ANCHOR), unsafe_allow_javascript=True)
@@ -201,6 +191,4 @@ def _render_lecture(sections: list[Section]) -> None:
 def finish(params: list[Param]) -> None:
     """Call last: mirrors the view into the URL and offers the lesson's figures as one file."""
     write_url(params)
-    from .charts import all_figures_download
-
     all_figures_download()

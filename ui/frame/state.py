@@ -1,6 +1,6 @@
 """Every control bound to the URL, so a link reproduces the view.
 
-On a page's first run in a session the URL's values are read, checked (ui.params) and
+On a page's first run in a session the URL's values are read, checked (ui.frame.params) and
 put into st.session_state under the widget keys; every notice of a changed value is
 shown. After the widgets run, the URL is rewritten from the current values (defaults
 are left out, to keep links short).
@@ -12,13 +12,15 @@ from urllib.parse import quote, urlencode
 
 import streamlit as st
 
+from encoder_core.config import MAX_SEED
+
 from .params import Param, snippet
 
 LECTURE = Param("lecture", False, "bool")
 CONTRAST = Param("contrast", False, "bool")
 STEP = Param("step", 0, "int", 0, 50)
 ALL_SECTIONS = Param("all", False, "bool")
-SEED = Param("seed", 0, "int", 0, 10_000)
+SEED = Param("seed", 0, "int", 0, MAX_SEED)
 MODEL = Param("model", "small", "choice", options=("small",))
 GLOBAL_PARAMS = (LECTURE, CONTRAST, ALL_SECTIONS, STEP, SEED, MODEL)
 
