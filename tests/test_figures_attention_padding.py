@@ -3,23 +3,12 @@
 import numpy as np
 import pytest
 
-from encoder_core import WordTokenizer, build_encoder, preset
 from encoder_core.lessons.attention import compare_masks, contrast_word, drop_last_token, seed001_reading
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
 from ui.views import attention as fa
 from ui.views import padding as fp
 
 MARKUP = "<b>x</b> <script>alert(1)</script> &amp; the cat"
-
-
-@pytest.fixture(scope="module")
-def model():
-    return build_encoder(preset("small"), seed=0, init_std=0.2)
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return WordTokenizer()
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +26,9 @@ def all_labels(fig) -> list[str]:
     return out
 
 
-def test_mask_pair_figures_draw_the_comparison(model, tok):
+def test_mask_pair_figures_draw_the_comparison(small_model, tok):
     tokens = ["[CLS]", "the", "<b>x</b>", "&", "[SEP]"]  # label text as a user could make it
-    c = compare_masks(model, tok.encode("the cat sat").ids, 1, 2)
+    c = compare_masks(small_model, tok.encode("the cat sat").ids, 1, 2)
     bi, causal = fa.mask_pair_figures(c, tokens)
     np.testing.assert_array_equal(bi.data[0].z, c.bidirectional.numpy().astype(np.float64))
     np.testing.assert_array_equal(causal.data[0].z, c.causal.numpy().astype(np.float64))
@@ -55,9 +44,9 @@ def test_mask_pair_figures_draw_the_comparison(model, tok):
     assert sums["row sum, causal"].tolist() == c.row_sums_causal
 
 
-def test_drop_last_figure(model, tok):
+def test_drop_last_figure(small_model, tok):
     enc = tok.encode("the cat sat down")
-    r = drop_last_token(model, enc.ids)
+    r = drop_last_token(small_model, enc.ids)
     fig = fa.drop_last_figure(r, enc.tokens)
     assert [t.name for t in fig.data] == ["causal mask", "bidirectional"]
     np.testing.assert_array_equal(fig.data[0].y, r.shift_causal)
@@ -67,9 +56,9 @@ def test_drop_last_figure(model, tok):
     assert fa.drop_last_table(r, enc.tokens)["shift, causal"].tolist() == r.shift_causal
 
 
-def test_word_contrast_figure(model, tok):
+def test_word_contrast_figure(small_model, tok):
     a, b = tok.encode("she sat on the bank of the river"), tok.encode("she sat on the bank and counted the money")
-    r = contrast_word(model, a.ids, b.ids, a.tokens, b.tokens, "bank")
+    r = contrast_word(small_model, a.ids, b.ids, a.tokens, b.tokens, "bank")
     fig = fa.word_contrast_figure(r)
     assert list(fig.data[0].x) == ["embeddings", "after layer 1", "after layer 2"]
     np.testing.assert_array_equal(fig.data[0].y, r.distance_causal)
@@ -105,9 +94,9 @@ def test_batch_table_shows_tokens_ids_segments_and_mask(batch):
     assert pair.loc["segment", "7"] == "A" and pair.loc["segment", "8"] == "B"
 
 
-def test_padding_figures(model, batch):
+def test_padding_figures(small_model, batch):
     tokens = batch.tokens[1]
-    pa = padded_attention(model, batch, 1, 0, 0)
+    pa = padded_attention(small_model, batch, 1, 0, 0)
     masked, unmasked = fp.padded_attention_figures(pa, tokens)
     np.testing.assert_array_equal(masked.data[0].z, pa.masked.numpy().astype(np.float64))
     np.testing.assert_array_equal(unmasked.data[0].z, pa.unmasked.numpy().astype(np.float64))
@@ -117,7 +106,7 @@ def test_padding_figures(model, batch):
     np.testing.assert_allclose(mass.data[1].y, pa.pad_mass_unmasked)
     assert len(fp.padded_attention_table(pa, tokens)) == 144
 
-    leak = pad_leak(model, batch, 1)
+    leak = pad_leak(small_model, batch, 1)
     curve = fp.leak_curve_figure(leak)
     np.testing.assert_array_equal(curve.data[0].x, leak.pad_counts)
     np.testing.assert_array_equal(curve.data[0].y, leak.curve_masked)
@@ -136,20 +125,20 @@ def test_padding_figures(model, batch):
     np.testing.assert_array_equal(zm.data[0].z[:, 3], [0, 0, 0, 0])
     assert fp.zero_key_outputs_table(check)["alone"].iloc[3] == "—"
 
-    fast = fast_path_pad_outputs(model, batch, 1)
+    fast = fast_path_pad_outputs(small_model, batch, 1)
     bars = fp.fast_path_figure(fast)
     np.testing.assert_allclose(bars.data[0].y, fast.norms_train)
     np.testing.assert_array_equal(bars.data[1].y, fast.norms_eval)
     assert list(bars.data[0].x) == [f"pos {p}" for p in range(5, 12)]
 
 
-def test_user_markup_never_reaches_a_label_unescaped(model, tok):
+def test_user_markup_never_reaches_a_label_unescaped(small_model, tok):
     enc = tok.encode(MARKUP)
     tokens = [MARKUP, *enc.tokens[1:]]  # even a raw label is escaped by the builders
-    c = compare_masks(model, enc.ids, 0, 0)
-    figs = [*fa.mask_pair_figures(c, tokens), fa.drop_last_figure(drop_last_token(model, enc.ids), tokens)]
+    c = compare_masks(small_model, enc.ids, 0, 0)
+    figs = [*fa.mask_pair_figures(c, tokens), fa.drop_last_figure(drop_last_token(small_model, enc.ids), tokens)]
     b = tok.pad([enc, tok.encode("the cat")])
-    pa = padded_attention(model, b, 1, 0, 0)
+    pa = padded_attention(small_model, b, 1, 0, 0)
     padded_tokens = [MARKUP, *b.tokens[1][1:]]
     figs += [*fp.padded_attention_figures(pa, padded_tokens), fp.pad_mass_figure(pa, padded_tokens)]
     for fig in figs:

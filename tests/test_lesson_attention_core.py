@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core import build_encoder, preset
 from encoder_core.lessons.attention import (
     ROUNDING,
     compare_masks,
@@ -19,16 +19,6 @@ from encoder_core.lessons.attention import (
 BANK_A = "she sat on the bank of the river"
 BANK_B = "she sat on the bank and counted the money"
 SENTENCES = ["the cat sat down", "the old dog slept on the warm mat near the river because it was tired"]
-
-
-@pytest.fixture(scope="module")
-def model():
-    return build_encoder(preset("small"), seed=0, init_std=0.2)
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return WordTokenizer()
 
 
 def reference_weights(block, x, head, causal):
@@ -46,11 +36,11 @@ def reference_weights(block, x, head, causal):
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
-def test_mask_comparison_invariants_at_every_layer_and_head(model, tok, sentence):
+def test_mask_comparison_invariants_at_every_layer_and_head(small_model, tok, sentence):
     ids = tok.encode(sentence).ids
-    for layer in range(model.config.n_layers):
-        for head in range(model.config.n_heads):
-            c = compare_masks(model, ids, layer, head)
+    for layer in range(small_model.config.n_layers):
+        for head in range(small_model.config.n_heads):
+            c = compare_masks(small_model, ids, layer, head)
             T = len(ids)
             assert c.bidirectional.shape == c.causal.shape == (T, T)
             assert max(abs(s - 1) for s in c.row_sums_bidirectional + c.row_sums_causal) < 1e-5
@@ -62,25 +52,27 @@ def test_mask_comparison_invariants_at_every_layer_and_head(model, tok, sentence
             assert float((c.bidirectional - c.causal).abs().max()) > 1e-3
 
 
-def test_mask_comparison_matches_a_hand_written_attention_and_the_model_runs(model, tok):
+def test_mask_comparison_matches_a_hand_written_attention_and_the_model_runs(small_model, tok):
     ids = torch.tensor([tok.encode(SENTENCES[0]).ids])
     with torch.inference_mode():
-        bi_run, causal_run = model(ids), model(ids, causal=True)
-    for layer in range(model.config.n_layers):
+        bi_run, causal_run = small_model(ids), small_model(ids, causal=True)
+    for layer in range(small_model.config.n_layers):
         x = bi_run.hidden_states[layer][0]
-        for head in range(model.config.n_heads):
-            c = compare_masks(model, ids[0], layer, head)
+        for head in range(small_model.config.n_heads):
+            c = compare_masks(small_model, ids[0], layer, head)
             assert torch.equal(c.layer_input, x)
-            torch.testing.assert_close(c.bidirectional, reference_weights(model.encoder.layer[layer], x, head, False))
-            torch.testing.assert_close(c.causal, reference_weights(model.encoder.layer[layer], x, head, True))
-            # The bidirectional grid is the model's own attention at that layer.
+            torch.testing.assert_close(
+                c.bidirectional, reference_weights(small_model.encoder.layer[layer], x, head, False)
+            )
+            torch.testing.assert_close(c.causal, reference_weights(small_model.encoder.layer[layer], x, head, True))
+            # The bidirectional grid is the small_model's own attention at that layer.
             torch.testing.assert_close(c.bidirectional, bi_run.attentions[layer][0, head])
-    # At layer 0 both runs share their input, so the causal grid is the causal model's own.
-    c0 = compare_masks(model, ids[0], 0, 1)
+    # At layer 0 both runs share their input, so the causal grid is the causal small_model's own.
+    c0 = compare_masks(small_model, ids[0], 0, 1)
     torch.testing.assert_close(c0.causal, causal_run.attentions[0][0, 1])
     assert c0.last_row_diff_own_runs == 0.0
-    # Deeper, a fully causal model feeds the layer another input: its last row differs.
-    assert compare_masks(model, ids[0], 1, 0).last_row_diff_own_runs > 1e-3
+    # Deeper, a fully causal small_model feeds the layer another input: its last row differs.
+    assert compare_masks(small_model, ids[0], 1, 0).last_row_diff_own_runs > 1e-3
 
 
 def test_layer_attention_handles_pre_norm_blocks():
@@ -92,30 +84,30 @@ def test_layer_attention_handles_pre_norm_blocks():
     torch.testing.assert_close(w, run.attentions[1])
 
 
-def test_compare_masks_rejects_out_of_range_layer_and_head(model):
+def test_compare_masks_rejects_out_of_range_layer_and_head(small_model):
     with pytest.raises(ValueError, match="layer"):
-        compare_masks(model, [2, 5, 3], model.config.n_layers, 0)
+        compare_masks(small_model, [2, 5, 3], small_model.config.n_layers, 0)
     with pytest.raises(ValueError, match="head"):
-        compare_masks(model, [2, 5, 3], 0, -1)
+        compare_masks(small_model, [2, 5, 3], 0, -1)
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
-def test_drop_last_token_causal_gap_is_zero_to_rounding(model, tok, sentence):
+def test_drop_last_token_causal_gap_is_zero_to_rounding(small_model, tok, sentence):
     ids = tok.encode(sentence).ids
-    r = drop_last_token(model, ids)
+    r = drop_last_token(small_model, ids)
     assert r.positions == len(ids) - 1 == len(r.shift_causal) == len(r.shift_bidirectional)
     assert r.max_causal < ROUNDING and all(s < ROUNDING for s in r.shift_causal)
     assert r.max_bidirectional > 1e-3 and min(r.shift_bidirectional) > 1e-3
 
 
-def test_drop_last_token_agrees_with_direct_runs(model, tok):
+def test_drop_last_token_agrees_with_direct_runs(small_model, tok):
     ids = torch.tensor([tok.encode(SENTENCES[0]).ids])
     with torch.inference_mode():
-        full, short = model(ids).hidden[0, :-1], model(ids[:, :-1]).hidden[0]
+        full, short = small_model(ids).hidden[0, :-1], small_model(ids[:, :-1]).hidden[0]
     expected = [float(torch.linalg.vector_norm(a - b)) for a, b in zip(full, short)]
-    assert drop_last_token(model, ids[0]).shift_bidirectional == pytest.approx(expected, rel=1e-6)
+    assert drop_last_token(small_model, ids[0]).shift_bidirectional == pytest.approx(expected, rel=1e-6)
     with pytest.raises(ValueError):
-        drop_last_token(model, [2])
+        drop_last_token(small_model, [2])
 
 
 def test_bank_pair_is_in_the_vocabulary_and_shares_its_prefix(tok):
@@ -125,11 +117,11 @@ def test_bank_pair_is_in_the_vocabulary_and_shares_its_prefix(tok):
     assert a.tokens[6] != b.tokens[6]
 
 
-def test_bank_vector_identical_under_causal_mask_and_not_without(model, tok):
+def test_bank_vector_identical_under_causal_mask_and_not_without(small_model, tok):
     a, b = tok.encode(BANK_A), tok.encode(BANK_B)
-    r = contrast_word(model, a.ids, b.ids, a.tokens, b.tokens, "bank")
+    r = contrast_word(small_model, a.ids, b.ids, a.tokens, b.tokens, "bank")
     assert r.position == 5
-    assert len(r.distance_causal) == model.config.n_layers + 1
+    assert len(r.distance_causal) == small_model.config.n_layers + 1
     assert max(r.distance_causal) < ROUNDING and r.final_distance_causal < ROUNDING
     assert r.cosine_causal == pytest.approx(1.0, abs=1e-6)
     assert r.distance_bidirectional[0] == 0.0  # the embeddings do not see the other words yet
@@ -137,17 +129,17 @@ def test_bank_vector_identical_under_causal_mask_and_not_without(model, tok):
     assert r.cosine_bidirectional < 1 - 1e-4
     # Independent check of the final distance and cosine.
     with torch.inference_mode():
-        va = model(torch.tensor([a.ids])).hidden[0, 5]
-        vb = model(torch.tensor([b.ids])).hidden[0, 5]
+        va = small_model(torch.tensor([a.ids])).hidden[0, 5]
+        vb = small_model(torch.tensor([b.ids])).hidden[0, 5]
     assert r.final_distance_bidirectional == pytest.approx(float((va - vb).norm()), rel=1e-6)
     cos = float(va @ vb / (va.norm() * vb.norm()))
     assert r.cosine_bidirectional == pytest.approx(cos, rel=1e-5)
 
 
-def test_contrast_word_refuses_sentences_that_differ_before_the_word(model, tok):
+def test_contrast_word_refuses_sentences_that_differ_before_the_word(small_model, tok):
     a, b = tok.encode("she sat on the bank"), tok.encode("he sat on the bank")
     with pytest.raises(ValueError, match="identical"):
-        contrast_word(model, a.ids, b.ids, a.tokens, b.tokens, "bank")
+        contrast_word(small_model, a.ids, b.ids, a.tokens, b.tokens, "bank")
     with pytest.raises(ValueError, match="not among"):
         shared_prefix_word(a.tokens, b.tokens, "river")
 

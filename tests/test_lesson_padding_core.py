@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 import torch
 
-from encoder_core import WordTokenizer, build_encoder, preset
 from encoder_core.examples import seed001_example
 from encoder_core.lessons.padding import (
     fast_path_pad_outputs,
@@ -13,16 +12,6 @@ from encoder_core.lessons.padding import (
     seed001_tensors,
     zero_key_pad_check,
 )
-
-
-@pytest.fixture(scope="module")
-def model():
-    return build_encoder(preset("small"), seed=0, init_std=0.2)
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return WordTokenizer()
 
 
 def seed_batch(tok, extra_pads=0):
@@ -41,11 +30,11 @@ def test_default_batch_is_the_seed_batch(tok):
 
 
 @pytest.mark.parametrize("extra", [0, 9])
-def test_masked_pad_columns_are_exactly_zero_at_every_layer_and_head(model, tok, extra):
+def test_masked_pad_columns_are_exactly_zero_at_every_layer_and_head(small_model, tok, extra):
     b = seed_batch(tok, extra)
-    for layer in range(model.config.n_layers):
-        for head in range(model.config.n_heads):
-            pa = padded_attention(model, b, 1, layer, head)
+    for layer in range(small_model.config.n_layers):
+        for head in range(small_model.config.n_heads):
+            pa = padded_attention(small_model, b, 1, layer, head)
             n = pa.n_real
             assert n == 5 and pa.masked.shape == (12 + extra, 12 + extra)
             assert bool((pa.masked[:, n:] == 0).all()) and pa.masked_pad_column_max == 0.0
@@ -56,15 +45,15 @@ def test_masked_pad_columns_are_exactly_zero_at_every_layer_and_head(model, tok,
             torch.testing.assert_close(torch.tensor(pa.pad_mass_unmasked), pa.unmasked[:n, n:].sum(-1))
 
 
-def test_padded_attention_rejects_a_bad_row(model, tok):
+def test_padded_attention_rejects_a_bad_row(small_model, tok):
     with pytest.raises(ValueError):
-        padded_attention(model, seed_batch(tok), 2, 0, 0)
+        padded_attention(small_model, seed_batch(tok), 2, 0, 0)
 
 
 @pytest.mark.parametrize("extra", [0, 5, 32])
-def test_pad_leak_gap_is_zero_with_the_mask_and_not_without(model, tok, extra):
+def test_pad_leak_gap_is_zero_with_the_mask_and_not_without(small_model, tok, extra):
     b = seed_batch(tok, extra)
-    leak = pad_leak(model, b, 1)
+    leak = pad_leak(small_model, b, 1)
     assert leak.n_pads == 7 + extra
     assert leak.gap_masked <= 1e-6
     assert leak.gap_unmasked > 1e-4
@@ -78,28 +67,28 @@ def test_pad_leak_gap_is_zero_with_the_mask_and_not_without(model, tok, extra):
     assert len(set(np.round(leak.curve_unmasked[1:], 9))) > 1  # it depends on how many pads there are
 
 
-def test_pad_leak_in_float32_would_only_show_rounding_noise(model, tok):
+def test_pad_leak_in_float32_would_only_show_rounding_noise(small_model, tok):
     """Why the gap is computed in float64: in float32 a masked batch differs by a few rounding units."""
     b = seed_batch(tok)
     with torch.inference_mode():
-        alone = model(b.ids[1:, :5], b.segments[1:, :5]).hidden[0]
-        batched = model(b.ids, b.segments, b.key_padding_mask).hidden[1, :5]
+        alone = small_model(b.ids[1:, :5], b.segments[1:, :5]).hidden[0]
+        batched = small_model(b.ids, b.segments, b.key_padding_mask).hidden[1, :5]
     assert float((alone - batched).abs().max()) < 1e-4
-    assert pad_leak(model, b, 1).gap_masked < 1e-12
+    assert pad_leak(small_model, b, 1).gap_masked < 1e-12
 
 
-def test_pad_leak_leaves_the_model_untouched(model, tok):
-    before = {k: v.clone() for k, v in model.state_dict().items()}
-    pad_leak(model, seed_batch(tok), 1)
-    fast_path_pad_outputs(model, seed_batch(tok), 1)
-    after = model.state_dict()
+def test_pad_leak_leaves_the_model_untouched(small_model, tok):
+    before = {k: v.clone() for k, v in small_model.state_dict().items()}
+    pad_leak(small_model, seed_batch(tok), 1)
+    fast_path_pad_outputs(small_model, seed_batch(tok), 1)
+    after = small_model.state_dict()
     assert all(after[k].dtype == torch.float32 and torch.equal(after[k], v) for k, v in before.items())
-    assert not model.training
+    assert not small_model.training
 
 
-def test_pad_leak_with_a_row_that_has_no_pads(model, tok):
+def test_pad_leak_with_a_row_that_has_no_pads(small_model, tok):
     b = tok.pad([tok.encode("the cat sat")])
-    leak = pad_leak(model, b, 0)
+    leak = pad_leak(small_model, b, 0)
     assert leak.n_pads == 0 and leak.pad_counts == [0]
     assert leak.gap_masked == leak.gap_unmasked == 0.0
 
@@ -132,13 +121,13 @@ def test_zero_key_pad_check_against_numpy():
     torch.testing.assert_close(c.outputs_masked[:3], c.outputs_alone)
 
 
-def test_fast_path_zeroes_pad_outputs_in_eval_mode_only(model, tok):
+def test_fast_path_zeroes_pad_outputs_in_eval_mode_only(small_model, tok):
     b = seed_batch(tok, 3)
     state = torch.random.get_rng_state()
-    fp = fast_path_pad_outputs(model, b, 1, seed=4)
+    fp = fast_path_pad_outputs(small_model, b, 1, seed=4)
     assert torch.equal(state, torch.random.get_rng_state())  # the fresh module's init did not touch global RNG
     assert fp.pad_positions == list(range(5, 15))
     assert fp.norms_eval == [0.0] * 10
     assert min(fp.norms_train) > 1.0
     assert fp.real_max_diff < 1e-4
-    assert fast_path_pad_outputs(model, b, 1, seed=4).norms_train == fp.norms_train  # seeded: repeatable
+    assert fast_path_pad_outputs(small_model, b, 1, seed=4).norms_train == fp.norms_train  # seeded: repeatable

@@ -140,26 +140,36 @@ def heatmap_pair(
 
 def matrix_heatmap(
     values,
-    row_labels: Sequence[str],
+    row_labels: Sequence[str] | None,
     *,
     title: str = "",
     x_title: str = "feature",
     y_title: str = "token",
     symmetric: bool = True,
     col_labels: Sequence[str] | None = None,
+    zrange: tuple[float, float] | None = None,
+    height: int | None = None,
 ) -> go.Figure:
-    """A [T, d]-style tensor: rows are tokens, columns features; diverging scale centred on 0."""
+    """A [T, d]-style tensor: rows are tokens (or, with row_labels None, numbered rows such as positions),
+    columns features; a diverging scale centred on 0 unless symmetric is False. zrange fixes the scale
+    (a cosine's -1..1, say) instead of fitting it to the values."""
     v = as_array(values)
-    bound = float(np.abs(v).max()) if v.size else 1.0
+    if zrange is None:
+        bound = float(np.abs(v).max()) if v.size else 1.0
+        bound = bound or 1.0
+        zrange = (-bound, bound) if symmetric else (float(v.min()), float(v.max())) if v.size else (0.0, 1.0)
+    bound = max(abs(zrange[0]), abs(zrange[1]))
+    rows = token_labels(row_labels) if row_labels is not None else None
+    room_labels = [f"{i} {t}" for i, t in enumerate(row_labels)] if row_labels is not None else [str(len(v) - 1)]
     return go.Figure(
         go.Heatmap(
             z=v,
-            y=token_labels(row_labels),
+            y=rows,
             x=list(col_labels) if col_labels is not None else None,
             colorscale=DIVERGING if symmetric else SEQUENTIAL,
             zmid=0.0 if symmetric else None,
-            zmin=-bound if symmetric else None,
-            zmax=bound if symmetric else None,
+            zmin=zrange[0],
+            zmax=zrange[1],
             hovertemplate=y_title + " %{y}, " + x_title + " %{x}: %{z:.3f}<extra></extra>",
             colorbar={"x": COLORBAR_X},
         ),
@@ -168,12 +178,12 @@ def matrix_heatmap(
             "xaxis": {"title": {"text": x_title}},
             "yaxis": {"title": {"text": y_title}, "autorange": "reversed"},
             "margin": {
-                "l": label_room([f"{i} {t}" for i, t in enumerate(row_labels)], titled=bool(y_title)),
+                "l": label_room(room_labels, titled=bool(y_title)),
                 "r": colorbar_room(bound) if symmetric else COLORBAR_ROOM,
                 "t": 60,
                 "b": AXIS_BELOW_ROOM if x_title else 40,
             },
-            "height": max(260, 22 * v.shape[0] + 120),
+            "height": height or max(260, 22 * v.shape[0] + 120),
         },
     )
 
