@@ -9,10 +9,11 @@ from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
 from ui.frame.modes import sidebar_seed
 from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.frame.sections import Section, finish, narrative, render_sections, side_by_side, start
 from ui.frame.state import ensure_valid
 from ui.models import small_model, word_tokenizer
 from ui.views import attention as figs
+from ui.views.figures import numbers_text, short_number
 
 DEFAULT_SENTENCE = "the cat sat down"
 BANK_SENTENCES = ("she sat on the bank of the river", "she sat on the bank and counted the money")
@@ -56,20 +57,6 @@ st.code(" ".join(tokens), language="text", wrap_lines=True)
 seed = seed001_reading()  # tiny (four 3-d vectors), and its number is in a section's takeaway
 
 
-def num(x: float) -> str:
-    """3 significant digits; an exact zero as 0.0."""
-    return "0.0" if x == 0 else f"{x:.3g}"
-
-
-def side_by_side(n_tokens: int):
-    """Two heatmaps next to each other while they are small enough to read; else one under the other."""
-    return st.columns(2) if n_tokens <= 8 else (st.container(), st.container())
-
-
-def fmt_sums(values: list[float]) -> str:
-    return ", ".join(f"{v:.3f}" for v in values)
-
-
 def show_masks() -> None:
     comparison = compare_masks(model, enc.ids, layer, head)
     fig_bi, fig_causal = figs.mask_pair_figures(comparison, tokens)
@@ -102,8 +89,7 @@ def show_masks() -> None:
     )
     # A plain table of text: a few short rows, lighter for the browser to redraw than a data grid, and
     # much cheaper to send than a pandas Styler (which cost more server time than the model here).
-    sums = figs.row_sums_table(comparison, tokens).set_index("query")
-    st.table(sums.map("{:.7f}".format))
+    st.table(figs.row_sums_text(comparison, tokens))
     narrative(
         "Each **row** is one query token and how it shares its attention among the keys: a softmax, so every "
         "row adds up to 1 in both grids (the sums are in the table above). The causal grid is zero above the "
@@ -129,13 +115,13 @@ def show_drop_last() -> None:
     show_figure(
         figs.drop_last_figure(dropped, tokens),
         "drop_last",
-        alt=f"Removing the last token moves the earlier outputs by at most {num(dropped.max_causal)} with the "
-        f"causal mask and by up to {num(dropped.max_bidirectional)} without it.",
+        alt=f"Removing the last token moves the earlier outputs by at most {short_number(dropped.max_causal)} with the "
+        f"causal mask and by up to {short_number(dropped.max_bidirectional)} without it.",
         table=figs.drop_last_table(dropped, tokens),
     )
     m1, m2 = st.columns(2)
-    m1.metric("Largest shift, causal mask", f"{num(dropped.max_causal)}")
-    m2.metric("Largest shift, bidirectional", f"{num(dropped.max_bidirectional)}")
+    m1.metric("Largest shift, causal mask", f"{short_number(dropped.max_causal)}")
+    m2.metric("Largest shift, bidirectional", f"{short_number(dropped.max_bidirectional)}")
     narrative(
         "Run the sentence, then run it again without its last token, and measure how far each earlier token's "
         f"final vector moves. With the causal mask nothing moves: no earlier token ever looked at the last one "
@@ -153,21 +139,18 @@ def show_bank() -> None:
     bank_a, bank_b = (tokenizer.encode(s) for s in BANK_SENTENCES)
     bank = contrast_word(model, bank_a.ids, bank_b.ids, bank_a.tokens, bank_b.tokens, BANK_WORD)
     st.markdown("Two sentences that agree word for word up to and including “bank”, and differ only after it:")
-    st.dataframe(
-        {"sentence": list(BANK_SENTENCES), "tokens": [" ".join(bank_a.tokens), " ".join(bank_b.tokens)]},
-        hide_index=True,
-    )
+    st.dataframe(figs.sentence_pair_table(BANK_SENTENCES, (bank_a.tokens, bank_b.tokens)), hide_index=True)
     show_figure(
         figs.word_contrast_figure(bank),
         "bank",
-        alt=f"The final vector of 'bank' is {num(bank.final_distance_causal)} apart between the two sentences "
-        f"with the causal mask and {num(bank.final_distance_bidirectional)} apart without it.",
+        alt=f"The final vector of 'bank' is {short_number(bank.final_distance_causal)} apart between the two sentences "
+        f"with the causal mask and {short_number(bank.final_distance_bidirectional)} apart without it.",
         table=figs.word_contrast_table(bank),
     )
     m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Distance, causal", f"{num(bank.final_distance_causal)}")
+    m1.metric("Distance, causal", f"{short_number(bank.final_distance_causal)}")
     m2.metric("Cosine, causal", f"{bank.cosine_causal:.4f}")
-    m3.metric("Distance, bidirectional", f"{num(bank.final_distance_bidirectional)}")
+    m3.metric("Distance, bidirectional", f"{short_number(bank.final_distance_bidirectional)}")
     m4.metric("Cosine, bidirectional", f"{bank.cosine_bidirectional:.4f}")
     narrative(
         "Under the causal mask, “bank” only sees *she sat on the bank*, identical in both sentences, so its "
@@ -189,7 +172,8 @@ def show_seed() -> None:
         show_figure(
             fig_bi,
             "seed001_bidirectional",
-            alt=f"Worked example without a mask: row 0 is {fmt_sums(ex.row0)}, so {ex.future_mass_row0} of its weight "
+            alt=f"Worked example without a mask: row 0 is {numbers_text(ex.row0)}, so {ex.future_mass_row0} "
+            "of its weight "
             "is on later positions.",
             table=table,
         )
@@ -211,7 +195,7 @@ def show_seed() -> None:
         f"{seed.self_weight:.3f} of its attention to itself and {seed.top_weight:.3f} to x{seed.top_key}, the "
         f"last one: {ex.future_mass_row0:.3f} in total goes to tokens that come **after** it. Under a causal "
         "mask that row could only look at itself (weight 1.000). Every row still sums to "
-        f"{fmt_sums(ex.row_sums)}."
+        f"{numbers_text(ex.row_sums)}."
     )
     show_code(seed001_reading)
 

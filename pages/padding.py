@@ -9,10 +9,11 @@ from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
 from ui.frame.modes import sidebar_seed
 from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.frame.sections import Section, finish, narrative, render_sections, side_by_side, start
 from ui.frame.state import ensure_valid
 from ui.models import small_model, word_tokenizer
 from ui.views import padding as figs
+from ui.views.figures import numbers_text
 
 DEFAULT_A, DEFAULT_B, DEFAULT_SINGLE = "the cat sat on the mat", "it was happy", "the cat sat"
 MAX_EXTRA_PADS = 32
@@ -79,15 +80,6 @@ zero_key = zero_key_pad_check()
 fast = fast_path_pad_outputs(model, batch, SHORT_ROW, seed=sidebar_seed())
 
 
-def side_by_side(n_tokens: int):
-    """Two heatmaps next to each other while they are small enough to read; else one under the other."""
-    return st.columns(2) if n_tokens <= 8 else (st.container(), st.container())
-
-
-def fmt(values: list[float]) -> str:
-    return ", ".join(f"{v:.3f}" for v in values)
-
-
 def show_batch() -> None:
     show_figure(
         figs.batch_figure(batch),
@@ -131,8 +123,8 @@ def show_attention() -> None:
     show_figure(
         figs.pad_mass_figure(attn, tokens),
         "pad_mass",
-        alt=f"Attention on pads per real token: {fmt(attn.pad_mass_masked)} with the mask, "
-        f"{fmt(attn.pad_mass_unmasked)} without.",
+        alt=f"Attention on pads per real token: {numbers_text(attn.pad_mass_masked)} with the mask, "
+        f"{numbers_text(attn.pad_mass_unmasked)} without.",
         table=figs.pad_mass_table(attn, tokens),
     )
     narrative(
@@ -185,7 +177,7 @@ def show_zero_key() -> None:
         show_figure(
             fig_u,
             "zero_key_unmasked",
-            alt=f"Unmasked, the zero-key pad takes weight {fmt(zero_key.pad_weight_unmasked)} from the three "
+            alt=f"Unmasked, the zero-key pad takes weight {numbers_text(zero_key.pad_weight_unmasked)} from the three "
             "real rows.",
             table=table,
         )
@@ -198,7 +190,8 @@ def show_zero_key() -> None:
             table=table,
         )
     st.markdown(
-        f"**No mask:** rows x0, x1, x2 give the pad {fmt(zero_key.pad_weight_unmasked)}; their outputs move by up "
+        f"**No mask:** rows x0, x1, x2 give the pad {numbers_text(zero_key.pad_weight_unmasked)}; "
+        "their outputs move by up "
         f"to {zero_key.gap_unmasked:.3f}. **Masked:** the pad gets 0 and the gap is {zero_key.gap_masked:.1f}."
     )
     narrative(

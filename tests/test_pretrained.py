@@ -4,7 +4,6 @@ Skipped when the model package is not installed, except under CI=true, where the
 part of the setup and its absence must fail.
 """
 
-import importlib.util
 import os
 import shutil
 
@@ -21,7 +20,6 @@ from encoder_core.heads import mean_pool  # noqa: E402
 from encoder_core.pretrained import (  # noqa: E402
     EXPECTED_SHA256,
     INSTALL_HINT,
-    PACKAGE,
     PretrainedUnavailable,
     checkpoint_state_dict,
     load_minilm,
@@ -37,13 +35,6 @@ SENTENCES = [
     ("Unbelievably, tokenization fragments rare words.", None),
     ("Hi", None),
 ]
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    if importlib.util.find_spec(PACKAGE) is None and os.environ.get("CI") != "true":
-        pytest.skip(f"pretrained MiniLM not installed: {INSTALL_HINT}")
-    return load_minilm()
 
 
 @pytest.fixture(scope="module")

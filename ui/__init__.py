@@ -1,1 +1,4 @@
-"""Streamlit and Plotly layer: figures (pure), state bound to the URL, lesson layout."""
+"""The Streamlit and Plotly layer.
+
+frame/: the app frame; models.py: every cached model; views/: per-lesson figures and tables.
+"""

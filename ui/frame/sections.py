@@ -43,6 +43,14 @@ def start(page: str, params: list[Param]) -> None:
     show_notices(read_url(page, params))
 
 
+SIDE_BY_SIDE_MAX_TOKENS = 8
+
+
+def side_by_side(n_tokens: int):
+    """Two heatmaps next to each other while they are small enough to read; else one under the other."""
+    return st.columns(2) if n_tokens <= SIDE_BY_SIDE_MAX_TOKENS else (st.container(), st.container())
+
+
 def narrative(text: str) -> None:
     """Explanatory prose: inline normally, folded away in lecture mode."""
     if lecture_mode():

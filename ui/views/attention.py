@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from encoder_core.lessons.attention import DropLastResult, MaskComparison, SeedReading, WordContrast
 
-from .figures import PAIR, as_array, esc, grouped_bars, heatmap_pair, token_labels
+from .figures import as_array, esc, grouped_bars, heatmap_pair, token_labels
 
 SEED_LABELS = ("x0", "x1", "x2", "x3")
 
@@ -46,6 +46,15 @@ def row_sums_table(cmp: MaskComparison, tokens: Sequence[str]) -> pd.DataFrame:
     )
 
 
+def row_sums_text(cmp: MaskComparison, tokens: Sequence[str]) -> pd.DataFrame:
+    """The row sums as text with 7 decimals, indexed by query: a light table to redraw (st.table)."""
+    return row_sums_table(cmp, tokens).set_index("query").map("{:.7f}".format)
+
+
+def sentence_pair_table(sentences: Sequence[str], tokens: Sequence[Sequence[str]]) -> pd.DataFrame:
+    return pd.DataFrame({"sentence": list(sentences), "tokens": [" ".join(t) for t in tokens]})
+
+
 def drop_last_figure(res: DropLastResult, tokens: Sequence[str]) -> go.Figure:
     """Grouped bars: per earlier token, how far its final vector moved when the last token went."""
     fig = grouped_bars(
@@ -53,9 +62,9 @@ def drop_last_figure(res: DropLastResult, tokens: Sequence[str]) -> go.Figure:
         {"causal mask": res.shift_causal, "bidirectional": res.shift_bidirectional},
         title=f"Drop the last token ({esc(tokens[res.positions])}): how far each earlier output moves",
         y_title="L2 distance of the final vector",
+        x_title="earlier token",
+        text_format=".3g",
     )
-    fig.update_traces(texttemplate="%{y:.3g}", textposition="outside")  # a 0 bar is invisible without its label
-    fig.update_layout(xaxis={"title": {"text": "earlier token"}})
     return fig
 
 
@@ -76,29 +85,14 @@ def stage_names(n_stages: int) -> list[str]:
 
 def word_contrast_figure(res: WordContrast) -> go.Figure:
     """Distance between the word's vectors in the two sentences, at every stage of the model."""
-    stages = stage_names(len(res.distance_causal))
-    fig = go.Figure()
-    for name, values, color in (
-        ("causal mask", res.distance_causal, PAIR[0]),
-        ("bidirectional", res.distance_bidirectional, PAIR[1]),
-    ):
-        fig.add_bar(
-            x=stages,
-            y=as_array(values),
-            name=name,
-            marker_color=color,
-            text=[f"{v:.3g}" for v in values],
-            textposition="outside",
-            hovertemplate="%{x}: %{y:.4g}<extra>" + name + "</extra>",
-        )
-    fig.update_layout(
-        barmode="group",
-        title={"text": f"“{esc(res.word)}” in the two sentences: distance between its vectors"},
-        yaxis={"title": {"text": "L2 distance"}},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        height=360,
+    return grouped_bars(
+        stage_names(len(res.distance_causal)),
+        {"causal mask": res.distance_causal, "bidirectional": res.distance_bidirectional},
+        title=f"“{res.word}” in the two sentences: distance between its vectors",
+        y_title="L2 distance",
+        numbered=False,
+        text_format=".3g",
     )
-    return fig
 
 
 def word_contrast_table(res: WordContrast) -> pd.DataFrame:

@@ -37,6 +37,16 @@ def token_labels(tokens: Sequence[str]) -> list[str]:
     return [f"{i} {esc(t)}" for i, t in enumerate(tokens)]
 
 
+def numbers_text(values: Iterable[float], decimals: int = 3) -> str:
+    """A short list of numbers for a caption or a sentence: '0.258, 0.020, 0.044'."""
+    return ", ".join(f"{float(v):.{decimals}f}" for v in values)
+
+
+def short_number(x: float) -> str:
+    """3 significant digits; an exact zero as 0.0 (so a reader sees it is exactly zero)."""
+    return "0.0" if x == 0 else f"{x:.3g}"
+
+
 def as_array(x) -> np.ndarray:
     if hasattr(x, "detach"):
         x = x.detach().cpu().numpy()
@@ -225,20 +235,30 @@ def grouped_bars(
     *,
     title: str = "",
     y_title: str = "",
+    x_title: str = "",
     colors: Sequence[str] = PAIR,
+    numbered: bool = True,
+    text_format: str | None = None,
 ) -> go.Figure:
+    """Bars side by side, one colour per series. numbered: labels are tokens (position first, so repeats
+    stay apart); text_format: print each bar's value on it (a zero bar is invisible without its label)."""
+    x = token_labels(labels) if numbered else [esc(label) for label in labels]
     fig = go.Figure()
     for (name, values), color in zip(series.items(), list(colors) * len(series)):
+        v = as_array(values)
         fig.add_bar(
-            x=token_labels(labels),
-            y=as_array(values),
+            x=x,
+            y=v,
             name=esc(name),
             marker_color=color,
+            text=[format(float(value), text_format) for value in v] if text_format else None,
+            textposition="outside" if text_format else None,
             hovertemplate="%{x}: %{y:.4g}<extra>" + esc(name) + "</extra>",
         )
     fig.update_layout(
         barmode="group",
         title={"text": esc(title)},
+        xaxis={"title": {"text": x_title}},
         yaxis={"title": {"text": y_title}},
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
         height=360,

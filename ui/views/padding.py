@@ -11,7 +11,7 @@ from encoder_core.lessons.padding import FastPathPads, PaddedAttention, PadLeak,
 from encoder_core.tokenizer import Batch
 
 from .attention import pair_long_table
-from .figures import PAIR, as_array, esc, grouped_bars, heatmap_pair, label_room, line_chart, token_labels
+from .figures import as_array, esc, grouped_bars, heatmap_pair, label_room, line_chart, token_labels
 
 ZERO_KEY_LABELS = ("x0", "x1", "x2", "[PAD]")
 SEQUENCE_NAMES = ("pair", "single")
@@ -87,8 +87,8 @@ def pad_mass_figure(pa: PaddedAttention, tokens: Sequence[str]) -> go.Figure:
         {"with mask": pa.pad_mass_masked, "without mask": pa.pad_mass_unmasked},
         title="Attention each real token puts on the pads",
         y_title="total weight on [PAD] keys",
+        text_format=".3f",
     )
-    fig.update_traces(texttemplate="%{y:.3f}", textposition="outside")
     fig.update_layout(yaxis={"range": [0, 1.1]})
     return fig
 
@@ -169,30 +169,15 @@ def zero_key_outputs_table(check: ZeroKeyPadCheck) -> pd.DataFrame:
 
 def fast_path_figure(fp: FastPathPads) -> go.Figure:
     """Pad rows' output norms from torch.nn.TransformerEncoder in train vs eval mode."""
-    x = [f"pos {p}" for p in fp.pad_positions]
-    fig = go.Figure()
-    for name, values, color in (
-        ("train mode (dropout 0)", fp.norms_train, PAIR[0]),
-        ("eval mode (fast path)", fp.norms_eval, PAIR[1]),
-    ):
-        fig.add_bar(
-            x=x,
-            y=as_array(values),
-            name=name,
-            marker_color=color,
-            text=[f"{v:.2f}" for v in values],  # a zero bar is invisible without its label
-            textposition="outside",
-            hovertemplate="%{x}: %{y:.4g}<extra>" + name + "</extra>",
-        )
-    fig.update_layout(
-        barmode="group",
-        title={"text": "nn.TransformerEncoder: the [PAD] rows' output norms"},
-        xaxis={"title": {"text": "pad position"}},
-        yaxis={"title": {"text": "L2 norm of the output"}},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        height=360,
+    return grouped_bars(
+        [f"pos {p}" for p in fp.pad_positions],
+        {"train mode (dropout 0)": fp.norms_train, "eval mode (fast path)": fp.norms_eval},
+        title="nn.TransformerEncoder: the [PAD] rows' output norms",
+        x_title="pad position",
+        y_title="L2 norm of the output",
+        numbered=False,
+        text_format=".2f",
     )
-    return fig
 
 
 def fast_path_table(fp: FastPathPads) -> pd.DataFrame:

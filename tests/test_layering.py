@@ -1,0 +1,131 @@
+"""The house's rules, read from the source: which layer may import what, and no import cycles in ui/.
+
+- encoder_core never imports streamlit, plotly or pandas (the computation stands alone);
+- ui/views never imports streamlit (figures and tables are pure functions);
+- a page holds controls, narrative and layout: no torch, no DataFrame built, at most MAX_PAGE_LINES lines;
+- every lesson in the registry has its page, its view and its core module; every page is in the navigation.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from encoder_core.lessons import LESSON_IDS
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_PAGE_LINES = 350
+
+
+def python_files(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Every module a file imports, absolute, at any depth (function-level imports included)."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1]) if path.is_relative_to(ROOT) else ""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.add(module)
+            # "from ui.frame import sections" imports the module ui.frame.sections
+            found |= {f"{module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+@pytest.mark.parametrize("path", python_files("encoder_core"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_encoder_core_imports_no_ui_library(path):
+    assert not top_level(imported_modules(path)) & {"streamlit", "plotly", "pandas", "ui", "pages"}
+
+
+@pytest.mark.parametrize("path", python_files("ui/views"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_views_are_pure(path):
+    assert "streamlit" not in top_level(imported_modules(path))
+
+
+PAGES = sorted((ROOT / "pages").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+def test_a_page_holds_no_maths_and_no_tables(path):
+    source = path.read_text(encoding="utf-8")
+    assert not top_level(imported_modules(path)) & {"torch", "pandas", "numpy"}, f"{path.name} imports maths"
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "DataFrame":
+            pytest.fail(f"{path.name}:{node.lineno} builds a DataFrame; build it in its ui/views module")
+    assert len(source.splitlines()) <= MAX_PAGE_LINES, f"{path.name} has {len(source.splitlines())} lines"
+
+
+def test_the_page_rule_can_fail(tmp_path):
+    page = tmp_path / "bad.py"
+    page.write_text("import pandas as pd\ntable = pd.DataFrame({'a': [1]})\n")
+    assert "pandas" in top_level(imported_modules(page))
+    calls = [n for n in ast.walk(ast.parse(page.read_text())) if isinstance(n, ast.Call)]
+    assert any(getattr(c.func, "attr", "") == "DataFrame" for c in calls)
+
+
+def ui_import_graph() -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in python_files("ui")}
+    return {name: {m for m in imported_modules(path) if m in modules and m != name} for name, path in modules.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle in a directed graph as a list of nodes, or None (depth-first search with colours)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt) :] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_ui_has_no_import_cycle():
+    graph = ui_import_graph()
+    assert "ui.frame.sections" in graph and "ui.frame.charts" in graph["ui.frame.sections"]
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph))
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+@pytest.mark.parametrize("lesson", LESSON_IDS)
+def test_every_lesson_has_its_three_layers(lesson):
+    for path in (f"pages/{lesson}.py", f"ui/views/{lesson}.py", f"encoder_core/lessons/{lesson}.py"):
+        assert (ROOT / path).is_file(), f"{lesson} has no {path}"
+
+
+def test_every_page_file_is_in_the_navigation():
+    assert {p.stem for p in PAGES} == {"home", "quiz", *LESSON_IDS}
