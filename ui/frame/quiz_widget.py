@@ -27,6 +27,13 @@ from .params import Param
 from .sections import Section
 from .state import show_notices
 
+# Session-state keys (the module docstring says what each holds).
+LINK_CHECKED_KEY = "_quiz_link_checked"
+LINK_NOTICE_KEY = "_quiz_link_notice"
+SESSION_SEED_KEY = "_quiz_seed"
+POSITIONS_KEY = "_quiz_position"
+FEEDBACK_KEY = "_quiz_feedback"
+LOG_KEY = "_quiz_log"
 QUIZ_PAGE = "pages/quiz.py"
 QUIZ_SUMMARY = "questions from every lesson, answered by the model itself"
 MAX_QUIZ_SEED = 999_999
@@ -48,21 +55,21 @@ def repair_link_seed() -> None:
     """Call before ui.frame.sections.start on the Quiz page: a quiz_seed in the link that is not a number at all is
     replaced by a fresh quiz number, written back to the link (so it reproduces), with a notice.
     Numbers out of range or with decimals are left to QUIZ_SEED.parse, which clamps or rounds them."""
-    if not st.session_state.get("_quiz_link_checked"):
-        st.session_state["_quiz_link_checked"] = True
+    if not st.session_state.get(LINK_CHECKED_KEY):
+        st.session_state[LINK_CHECKED_KEY] = True
         raw = st.query_params.get(QUIZ_SEED.key)
         if raw is not None and not _is_number(raw):
             fresh = fresh_quiz_seed()
             st.query_params[QUIZ_SEED.key] = str(fresh)
             shown = "".join(ch if ch.isprintable() and ch != "`" else "?" for ch in raw[:24])
             shown += "..." if len(raw) > 24 else ""
-            st.session_state["_quiz_link_notice"] = (
+            st.session_state[LINK_NOTICE_KEY] = (
                 f"`quiz_seed={shown}` is not a quiz number, so a new quiz ({fresh}) was started; "
                 "the link in the address bar now opens this same quiz."
             )
-    if "_quiz_seed" in st.session_state and QUIZ_SEED.key not in st.session_state:
-        st.session_state[QUIZ_SEED.key] = st.session_state["_quiz_seed"]  # coming back from another page
-    notice = st.session_state.get("_quiz_link_notice")
+    if SESSION_SEED_KEY in st.session_state and QUIZ_SEED.key not in st.session_state:
+        st.session_state[QUIZ_SEED.key] = st.session_state[SESSION_SEED_KEY]  # coming back from another page
+    notice = st.session_state.get(LINK_NOTICE_KEY)
     if notice:
         show_notices([notice])
 
@@ -83,12 +90,12 @@ def current_quiz_seed() -> int:
     """The quiz number in force: the Quiz page's control if it ran, else the session's, else the link's, else 0."""
     if QUIZ_SEED.key in st.session_state:
         seed = QUIZ_SEED.clamp(int(st.session_state[QUIZ_SEED.key]))
-    elif "_quiz_seed" in st.session_state:
-        seed = st.session_state["_quiz_seed"]
+    elif SESSION_SEED_KEY in st.session_state:
+        seed = st.session_state[SESSION_SEED_KEY]
     else:
         raw = st.query_params.get(QUIZ_SEED.key)
         seed = QUIZ_SEED.parse(raw)[0] if raw is not None and _is_number(raw) else QUIZ_SEED.default
-    st.session_state["_quiz_seed"] = seed
+    st.session_state[SESSION_SEED_KEY] = seed
     return seed
 
 
@@ -98,20 +105,20 @@ def answer_key(prefix: str, question: Question) -> str:
 
 
 def _position(prefix: str, quiz_seed: int) -> int:
-    positions = st.session_state.setdefault("_quiz_position", {})
+    positions = st.session_state.setdefault(POSITIONS_KEY, {})
     seed, index = positions.get(prefix, (quiz_seed, 0))
     if seed != quiz_seed:  # another quiz: start it from its first question
         index = 0
-        st.session_state.setdefault("_quiz_feedback", {}).pop(prefix, None)
+        st.session_state.setdefault(FEEDBACK_KEY, {}).pop(prefix, None)
     positions[prefix] = (quiz_seed, index)
     return index
 
 
 def _next_question(prefix: str) -> None:
-    positions = st.session_state.setdefault("_quiz_position", {})
+    positions = st.session_state.setdefault(POSITIONS_KEY, {})
     seed, index = positions[prefix]
     positions[prefix] = (seed, index + 1)
-    st.session_state.setdefault("_quiz_feedback", {}).pop(prefix, None)
+    st.session_state.setdefault(FEEDBACK_KEY, {}).pop(prefix, None)
 
 
 def _submit(prefix: str, question: Question) -> None:
@@ -119,7 +126,7 @@ def _submit(prefix: str, question: Question) -> None:
     g = grade(question, response)
     feedback = {"id": question.id, "correct": g.correct, "valid": g.valid, "message": g.message, "counted": False}
     if g.valid:
-        log = st.session_state.setdefault("_quiz_log", [])
+        log = st.session_state.setdefault(LOG_KEY, [])
         if not any(row["question id"] == question.id for row in log):  # the first answer is the one that counts
             feedback["counted"] = True
             log.append(
@@ -133,11 +140,11 @@ def _submit(prefix: str, question: Question) -> None:
                     "result": "right" if g.correct else "wrong",
                 }
             )
-    st.session_state.setdefault("_quiz_feedback", {})[prefix] = feedback
+    st.session_state.setdefault(FEEDBACK_KEY, {})[prefix] = feedback
 
 
 def results_log() -> list[dict]:
-    return list(st.session_state.get("_quiz_log", []))
+    return list(st.session_state.get(LOG_KEY, []))
 
 
 def scores() -> pd.DataFrame:
@@ -233,7 +240,7 @@ def check_yourself(lesson: str | None, *, key_prefix: str | None = None, title: 
             "Submit", key=f"{prefix}_submit", type="primary", on_click=_submit, args=(prefix, question)
         )
 
-    feedback = st.session_state.get("_quiz_feedback", {}).get(prefix)
+    feedback = st.session_state.get(FEEDBACK_KEY, {}).get(prefix)
     if feedback and feedback["id"] == question.id:
         _show_feedback(question, feedback, prefix)
 

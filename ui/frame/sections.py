@@ -70,6 +70,7 @@ def _move(delta: int, n: int) -> None:
 
 
 STEP_ANCHOR = "lecture-step"
+SCROLLED_TO_KEY = "_scrolled_to"  # (page, step) the window was last scrolled to
 # Our own constant script, never user text: bring the step's heading to the top of the window, as a
 # slide would be, so that on a 720-pixel screen the figure is in view and not below the controls.
 # Tried again shortly after, in case the content below was still loading and the page was too short.
@@ -82,8 +83,8 @@ SCROLL_SCRIPT = (
 
 def _scroll_to_step_when_it_changes(step: int, where) -> None:
     shown = (current_page(), step)
-    if st.session_state.get("_scrolled_to") != shown:
-        st.session_state["_scrolled_to"] = shown
+    if st.session_state.get(SCROLLED_TO_KEY) != shown:
+        st.session_state[SCROLLED_TO_KEY] = shown
         where.html(SCROLL_SCRIPT.format(step=step, anchor="#" + STEP_ANCHOR), unsafe_allow_javascript=True)
 
 
@@ -108,7 +109,7 @@ def render_sections(sections: list[Section]) -> None:
     if lecture_mode():
         _render_lecture(sections)
         return
-    st.session_state.pop("_scrolled_to", None)
+    st.session_state.pop(SCROLLED_TO_KEY, None)
     if every_section():
         for s in sections:
             st.subheader(s.title)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from .state import ALL_SECTIONS, CONTRAST, LECTURE, STEP, current_link
 
+CURRENT_PAGE_KEY = "_current_page"  # the page of the previous run, to tell a move to another lesson
 LONG_LINK = 300  # characters: past this the link box scrolls instead of growing down the sidebar
 
 # Our own stylesheets, never user text. Selectors are Streamlit's stable data-testids.
@@ -97,10 +98,10 @@ def enter_page(page_id: str) -> None:
 
     The first page of a session keeps the step its link asked for (app.py read it from the URL).
     """
-    previous = st.session_state.get("_current_page")
+    previous = st.session_state.get(CURRENT_PAGE_KEY)
     if previous is not None and previous != page_id:
         st.session_state[STEP.key] = STEP.default
-    st.session_state["_current_page"] = page_id
+    st.session_state[CURRENT_PAGE_KEY] = page_id
 
 
 def share_link(slot) -> None:
