@@ -95,7 +95,7 @@ class Embeddings(nn.Module):
 
 
 class SelfOutput(nn.Module):
-    """The attention sublayer's output projection W_O and its LayerNorm (BertSelfOutput)."""
+    """No forward: W_O and LayerNorm 1 under BertSelfOutput's names, kept so a BERT checkpoint loads strictly."""
 
     def __init__(self, config: EncoderConfig):
         super().__init__()
@@ -105,6 +105,8 @@ class SelfOutput(nn.Module):
 
 
 class AttentionSublayer(nn.Module):
+    """No forward: a shell named like BertAttention, kept so a BERT checkpoint's names load strictly."""
+
     def __init__(self, config: EncoderConfig):
         super().__init__()
         self.self = SelfAttention(config)
@@ -112,12 +114,16 @@ class AttentionSublayer(nn.Module):
 
 
 class Intermediate(nn.Module):
+    """No forward: W_1 under BertIntermediate's name, kept so a BERT checkpoint loads strictly."""
+
     def __init__(self, config: EncoderConfig):
         super().__init__()
         self.dense = nn.Linear(config.d_model, config.d_ff)
 
 
 class FFNOutput(nn.Module):
+    """No forward: W_2 and LayerNorm 2 under BertOutput's names, kept so a BERT checkpoint loads strictly."""
+
     def __init__(self, config: EncoderConfig):
         super().__init__()
         self.dense = nn.Linear(config.d_ff, config.d_model)
@@ -146,34 +152,57 @@ class EncoderBlock(nn.Module):
         need_weights: bool = True,
         return_trace: bool = False,
     ):
-        """Returns (output (B,T,D), weights (B,H,T,T) or None, trace dict or None)."""
+        """Returns (output (B,T,D), weights (B,H,T,T) or None, trace dict or None).
+
+        Each `# stage: <name>` comment marks the lines that compute that traced stage, up to the next
+        marker or blank line ("(post-norm)" / "(pre-norm)": that placement only). The block lesson shows
+        them by these markers, so the code may be rearranged freely as long as every stage keeps one.
+        """
         attn, ffn_in_proj, ffn_out = self.attention, self.intermediate.dense, self.output
         ln1, ln2 = attn.output.LayerNorm, ffn_out.LayerNorm
+        post_norm = self.config.norm == "post"
+        # stage: input
         t = {"input": x}
-        if self.config.norm == "post":
+        if post_norm:
+            # stage: attention (post-norm)
             a, w = attn.self(x, causal=causal, key_padding_mask=key_padding_mask, need_weights=need_weights)
             t["attention"] = attn.output.dropout(attn.output.dense(a))
-            t["residual_1"] = x + t["attention"]
-            t["norm_1"] = h = ln1(t["residual_1"])
-            t["ffn_hidden"] = ffn_in_proj(h)
-            t["ffn_activated"] = self.act(t["ffn_hidden"])
-            t["ffn_output"] = ffn_out.dropout(ffn_out.dense(t["ffn_activated"]))
-            t["residual_2"] = h + t["ffn_output"]
-            t["norm_2"] = out = ln2(t["residual_2"])
+            # stage: residual_1 (post-norm)
+            t["residual_1"] = r = x + t["attention"]
+            # stage: norm_1 (post-norm)
+            t["norm_1"] = h = ln1(r)
         else:
+            # stage: norm_1 (pre-norm)
             t["norm_1"] = h = ln1(x)
+            # stage: attention (pre-norm)
             a, w = attn.self(h, causal=causal, key_padding_mask=key_padding_mask, need_weights=need_weights)
             t["attention"] = attn.output.dropout(attn.output.dense(a))
+            # stage: residual_1 (pre-norm)
             t["residual_1"] = r = x + t["attention"]
+            # stage: norm_2 (pre-norm)
             t["norm_2"] = h = ln2(r)
-            t["ffn_hidden"] = ffn_in_proj(h)
-            t["ffn_activated"] = self.act(t["ffn_hidden"])
-            t["ffn_output"] = ffn_out.dropout(ffn_out.dense(t["ffn_activated"]))
+        # The FFN is the same for both placements: it reads h, the normalised stream.
+        # stage: ffn_hidden
+        t["ffn_hidden"] = ffn_in_proj(h)
+        # stage: ffn_activated
+        t["ffn_activated"] = self.act(t["ffn_hidden"])
+        # stage: ffn_output
+        t["ffn_output"] = ffn_out.dropout(ffn_out.dense(t["ffn_activated"]))
+
+        if post_norm:
+            # stage: residual_2 (post-norm)
+            t["residual_2"] = h + t["ffn_output"]
+            # stage: norm_2 (post-norm)
+            t["norm_2"] = out = ln2(t["residual_2"])
+        else:
+            # stage: residual_2 (pre-norm)
             t["residual_2"] = out = r + t["ffn_output"]
         return out, w, (t if return_trace else None)
 
 
 class BlockStack(nn.Module):
+    """No forward (Encoder runs the blocks): named like BertEncoder so a BERT checkpoint loads strictly."""
+
     def __init__(self, config: EncoderConfig):
         super().__init__()
         self.layer = nn.ModuleList(EncoderBlock(config) for _ in range(config.n_layers))

@@ -1,7 +1,8 @@
 """Heads: multi-head attention taken apart on the small model, and what the heads of a real
 pretrained encoder (all-MiniLM-L6-v2) do on the student's own sentence."""
 
-import pandas as pd
+from dataclasses import replace
+
 import streamlit as st
 
 from encoder_core.head_patterns import label_heads, layer_averages
@@ -10,13 +11,14 @@ from encoder_core.lessons.heads import (
     BANK_RIVER,
     BANK_RIVER_AGAIN,
     BANK_WORD,
-    fragmentation,
+    all_unknown,
     head_mechanics,
+    piece_spans,
     run_encoder,
     same_word_mass,
+    sentence_splits,
     similarities,
     sink_summary,
-    word_index,
 )
 from encoder_core.pretrained import INSTALL_HINT
 from ui.frame import sections as lesson
@@ -28,17 +30,8 @@ from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.state import ensure_valid
 from ui.models import minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model, word_tokenizer
+from ui.views import heads as views
 from ui.views.figures import attention_heatmap
-from ui.views.heads import (
-    concat_figure,
-    head_grid,
-    head_slices,
-    layer_head_heatmap,
-    output_projection_figure,
-    pattern_lines,
-    similarity_figure,
-    word_cosine_lines,
-)
 
 DEFAULT_A = "the cat sat on the mat"
 DEFAULT_B = "it was happy"
@@ -54,7 +47,6 @@ PIECES_EXAMPLE = "the unbelievably fluffy cat sat on the doormat"
 MAX_SENTENCES = 8
 GRID_MAX_TOKENS = 40  # thumbnails beyond this many tokens are too small to read and slow to draw
 MAP_MAX_TOKENS = 64
-SPECIAL = ("[CLS]", "[SEP]", "[PAD]")
 MINILM, SMALL = "MiniLM", "small"
 
 PARAMS = [
@@ -105,22 +97,25 @@ seed = sidebar_seed()
 small = small_model(seed)
 chosen = pre.model if st.session_state["heads_model"] == MINILM else small
 n_layers, n_heads = chosen.config.n_layers, chosen.config.n_heads
-before = (st.session_state["heads_layer"], st.session_state["heads_head"])
-ensure_valid(
-    [
-        Param("heads_layer", 0, "int", 0, n_layers - 1),
-        Param("heads_head", 0, "int", 0, n_heads - 1),
-    ]
-)
-layer, head = int(st.session_state["heads_layer"]), int(st.session_state["heads_head"])
-# A slider whose range changed is a new widget to Streamlit, which would start it at its minimum:
-# writing the values back makes them the ones the new sliders show.
-st.session_state["heads_layer"], st.session_state["heads_head"] = layer, head
-if (layer, head) != before:
-    st.info(
-        f"This model has {n_layers} layers and {n_heads} heads per layer, "
-        f"so layer {before[0]}, head {before[1]} became layer {layer}, head {head}."
-    )
+
+
+def fit_layer_and_head() -> tuple[int, int]:
+    """The layer and head controls clamped to the chosen model's (PARAMS allow MiniLM's 6 x 12), with a notice."""
+    before = (st.session_state["heads_layer"], st.session_state["heads_head"])
+    ensure_valid([replace(P["heads_layer"], hi=n_layers - 1), replace(P["heads_head"], hi=n_heads - 1)])
+    fitted = int(st.session_state["heads_layer"]), int(st.session_state["heads_head"])
+    # A slider whose range changed is a new widget to Streamlit, which would start it at its minimum:
+    # writing the values back makes them the ones the new sliders show.
+    st.session_state["heads_layer"], st.session_state["heads_head"] = fitted
+    if fitted != before:
+        st.info(
+            f"This model has {n_layers} layers and {n_heads} heads per layer, "
+            f"so layer {before[0]}, head {before[1]} became layer {fitted[0]}, head {fitted[1]}."
+        )
+    return fitted
+
+
+layer, head = fit_layer_and_head()
 c4.slider("Layer", 0, n_layers - 1, key="heads_layer", help="Counting from 0, the layer nearest the input.")
 c5.slider("Head", 0, n_heads - 1, key="heads_head")
 with st.expander("Sentences to compare as whole-sentence vectors (last step)"):
@@ -139,6 +134,7 @@ tok_small = word_tokenizer()
 enc_small = tok_small.encode(text_a, text_b, max_length=small.config.max_positions, truncate=True)
 small_layer, small_head = min(layer, small.config.n_layers - 1), min(head, small.config.n_heads - 1)
 mech = head_mechanics(small, enc_small, small_layer, small_head)
+T_small = len(enc_small)
 
 if st.session_state["heads_model"] == MINILM:
     run = minilm_run(text_a, text_b)
@@ -147,8 +143,7 @@ else:
     run = run_encoder(small, enc_small)
     model_name = f"the small model (seed {seed})"
 report_encoding(run, chosen.config.max_positions)
-content = [t for t in run.tokens if t not in SPECIAL]
-if content and all(t == "[UNK]" for t in content):
+if all_unknown(run.tokens):
     st.warning(
         "Every word became [UNK]: the model sees no content, only the unknown-word token. "
         "The maps below show how it attends when it knows nothing about the words."
@@ -157,23 +152,8 @@ labels = label_heads(run.attentions, run.tokens)
 averages = layer_averages(run.attentions, run.tokens)
 sinks = sink_summary(labels)
 T = len(run.tokens)
-
-
-def shape(t) -> str:
-    return " × ".join(str(n) for n in t)
-
-
-def frame(matrix, rows, row_name: str, col_names=None, *, numbered: bool = True) -> pd.DataFrame:
-    """The numbers of a matrix as a table: one named row per token (or feature), string column names."""
-    values = matrix.numpy()
-    cols = col_names if col_names is not None else [f"d{j}" for j in range(values.shape[1])]
-    df = pd.DataFrame(values, columns=cols).round(4)
-    df.insert(0, row_name, [f"{i} {r}" if numbered else str(r) for i, r in enumerate(rows)])
-    return df
-
-
-def token_columns(tokens) -> list[str]:
-    return [f"{i} {t}" for i, t in enumerate(tokens)]
+chosen_label = labels[layer * n_heads + head]
+shape = views.shape_text
 
 
 # ---- sections ----
@@ -191,15 +171,12 @@ def render_split() -> None:
             f"The small model has {cfg.n_layers} layers and {cfg.n_heads} heads, "
             f"so this step shows its layer {small_layer}, head {small_head}."
         )
-    st.dataframe(
-        pd.DataFrame([{"tensor": name, "shape": shape(s)} for name, s in mech.shapes()]),
-        hide_index=True,
-    )
+    st.dataframe(views.shapes_table(mech), hide_index=True)
     cols = st.columns(3)
     for col, name, matrix in zip(cols, "QKV", (mech.q, mech.k, mech.v)):
         with col:
             show_figure(
-                head_slices(
+                views.head_slices(
                     matrix,
                     mech.tokens,
                     title=f"{name} of head {small_head} [{shape(matrix.shape)}]",
@@ -208,7 +185,7 @@ def render_split() -> None:
                 f"heads_{name.lower()}",
                 alt=f"{name} slice of head {small_head}, layer {small_layer}: {shape(matrix.shape)}, "
                 f"values from {float(matrix.min()):.2f} to {float(matrix.max()):.2f}.",
-                table=frame(matrix, mech.tokens, "token"),
+                table=views.matrix_table(matrix, mech.tokens, "token"),
             )
     w = mech.weights
     top = w.argmax(dim=-1)
@@ -217,7 +194,7 @@ def render_split() -> None:
         "heads_small_weights",
         alt=f"Attention weights of the small model's layer {small_layer}, head {small_head}; "
         f"row 0 ({mech.tokens[0]}) puts most weight ({float(w[0].max()):.2f}) on token {int(top[0])}.",
-        table=frame(w, mech.tokens, "query", token_columns(mech.tokens)),
+        table=views.weights_table(w, mech.tokens),
     )
     show_code(head_mechanics)
 
@@ -232,31 +209,32 @@ def render_concat() -> None:
         "sublayer's output, before the residual and LayerNorm."
     )
     show_figure(
-        concat_figure(
+        views.concat_figure(
             mech.concat, mech.tokens, cfg.n_heads, title=f"Concatenated head outputs [{shape(mech.concat.shape)}]"
         ),
         "heads_concat",
         alt=f"The {cfg.n_heads} head outputs side by side, {shape(mech.concat.shape)}, layer {small_layer}.",
-        table=frame(mech.concat, mech.tokens, "token"),
+        table=views.matrix_table(mech.concat, mech.tokens, "token"),
     )
     show_figure(
-        output_projection_figure(mech.w_o, cfg.n_heads, title=f"W_O [{shape(mech.w_o.shape)}], layer {small_layer}"),
+        views.output_projection_figure(
+            mech.w_o, cfg.n_heads, title=f"W_O [{shape(mech.w_o.shape)}], layer {small_layer}"
+        ),
         "heads_w_o",
         alt=f"The output projection W_O of layer {small_layer}, {shape(mech.w_o.shape)}, as nn.Linear stores it "
         "(output feature x input feature); column blocks belong to the heads.",
-        table=frame(mech.w_o, range(mech.w_o.shape[0]), "output feature", numbered=False),
+        table=views.w_o_table(mech),
     )
-    ok = mech.max_abs_error <= 1e-6
     st.metric(
         "max |concat · W_Oᵀ + b − the block's attention output|",
         f"{mech.max_abs_error:.1e}",
         help="Recomputed here from the weight matrices, compared with what the block itself produced.",
     )
-    (st.success if ok else st.error)(
+    (st.success if mech.agrees else st.error)(
         "Recomputing every head from the weight matrices, concatenating and applying W_O gives the block's own "
         f"attention output: the largest difference is {mech.max_abs_error:.1e} (at most float32 rounding). "
         "The heads really are just slices of one computation."
-        if ok
+        if mech.agrees
         else f"The recomputation differs from the block's output by {mech.max_abs_error:.1e}."
     )
     show_code(head_mechanics)
@@ -272,14 +250,13 @@ def render_grid() -> None:
     )
     if n < T:
         st.info(f"The thumbnails show the first {n} of {T} tokens; the labels use all of them.")
-    grid = head_grid(
+    grid = views.head_grid(
         run.attentions[:, :, :n, :n],
         labels,
         (layer, head),
         title=f"{n_layers} layers × {n_heads} heads",
         captions=not lesson.lecture_mode(),
     )
-    chosen_label = labels[layer * n_heads + head]
     show_figure(
         grid,
         "heads_grid",
@@ -290,19 +267,17 @@ def render_grid() -> None:
     if m < T:
         st.info(f"The large map shows the first {m} of {T} tokens.")
     w = run.attentions[layer, head, :m, :m]
-    fig = attention_heatmap(w, run.tokens[:m], title=f"Layer {layer}, head {head}")
-    fig.update_layout(height=min(fig.layout.height, 1100))
     show_figure(
-        fig,
+        views.head_map(w, run.tokens[:m], title=f"Layer {layer}, head {head}"),
         "heads_chosen",
         alt=f"Layer {layer}, head {head} of {model_name}: {chosen_label.pattern}, "
         f"mass {chosen_label.mass:.2f} ({T} tokens).",
-        table=frame(w, run.tokens[:m], "query", token_columns(run.tokens[:m])),
+        table=views.weights_table(w, run.tokens[:m]),
     )
 
 
 def render_labels() -> None:
-    c = labels[layer * n_heads + head]
+    c = chosen_label
     lesson.narrative(
         "Each head gets a name from its own weights: for every pattern we average, over the query rows, the weight "
         "it puts on the previous token, the next token, [CLS], [SEP], or itself. The largest of the five names the "
@@ -311,21 +286,14 @@ def render_labels() -> None:
     m1, m2 = st.columns(2)
     m1.metric(f"Layer {layer}, head {head}: pattern", c.pattern)
     m2.metric("mass behind the label", f"{c.mass:.2f}")
-    table = pd.DataFrame(
-        [
-            {"layer": lab.layer, "head": lab.head, "pattern": lab.pattern, "mass": round(lab.mass, 3)}
-            | {p: round(v, 3) for p, v in lab.masses.items()}
-            for lab in labels
-        ]
-    )
-    st.dataframe(table, hide_index=True, height=300)
+    st.dataframe(views.labels_table(labels), hide_index=True, height=300)
     show_figure(
-        pattern_lines(averages, title=f"Each pattern's mass, averaged over the heads of a layer ({model_name})"),
+        views.pattern_lines(averages, title=f"Each pattern's mass, averaged over the heads of a layer ({model_name})"),
         "heads_layer_averages",
         alt="Per layer mean mass of each pattern: "
         + "; ".join(f"layer {i}: [CLS] {row['[CLS]']:.2f}, [SEP] {row['[SEP]']:.2f}" for i, row in enumerate(averages))
         + ".",
-        table=pd.DataFrame(averages).round(4).reset_index(names="layer"),
+        table=views.averages_table(averages),
     )
     st.markdown(
         f"On this input, **{sinks.n_cls}** of {sinks.n_heads} heads are labelled [CLS] and **{sinks.n_sep}** [SEP]; "
@@ -371,21 +339,12 @@ def render_pieces() -> None:
         "A WordPiece tokenizer has 30,522 entries. A word it does not hold whole is cut into known pieces; "
         "pieces after the first start with ##. Characters it has no piece for become [UNK]."
     )
-    rows = []
-    for which, text in (("A", text_a), ("B", text_b)):
-        if text is None:
-            continue
-        for split in fragmentation(pre.tokenizer, text):
-            rows.append(
-                {"sentence": which, "word": split.word, "pieces": " ".join(split.pieces), "count": split.n_pieces}
-            )
-    table = pd.DataFrame(rows, columns=["sentence", "word", "pieces", "count"])
-    n_split = int((table["count"] > 1).sum()) if len(table) else 0
+    splits = sentence_splits(pre.tokenizer, [("A", text_a), ("B", text_b)])
     a, b, c = st.columns(3)
-    a.metric("words", len(table))
-    b.metric("word pieces", int(table["count"].sum()) if len(table) else 0)
-    c.metric("words split into pieces", n_split)
-    st.dataframe(table, hide_index=True)
+    a.metric("words", splits.n_words)
+    b.metric("word pieces", splits.n_pieces)
+    c.metric("words split into pieces", splits.n_split_words)
+    st.dataframe(views.fragmentation_table(splits), hide_index=True)
     mini_run = run if st.session_state["heads_model"] == MINILM else minilm_run(text_a, text_b)
     same = same_word_mass(mini_run.attentions, mini_run.tokens)
     if same is None:
@@ -397,9 +356,8 @@ def render_pieces() -> None:
             help=f"Sets the sentence to “{PIECES_EXAMPLE}”.",
         )
         return
-    best = int(same.mass.argmax())
-    bl, bh = divmod(best, same.mass.shape[1])
-    best_label = label_heads(mini_run.attentions, mini_run.tokens)[best]
+    bl, bh = same.best_head
+    best_label = label_heads(mini_run.attentions, mini_run.tokens)[bl * same.mass.shape[1] + bh]
     chosen_text = (
         "that is the most of any head"
         if (bl, bh) == (layer, head)
@@ -418,44 +376,23 @@ def render_pieces() -> None:
         + positional
     )
     show_figure(
-        layer_head_heatmap(same.mass, title="Weight on the other pieces of the same word, per head", colorbar="weight"),
+        views.layer_head_heatmap(
+            same.mass, title="Weight on the other pieces of the same word, per head", colorbar="weight"
+        ),
         "heads_same_word",
         alt=f"Same-word weight per head of all-MiniLM-L6-v2: highest in layer {bl}, head {bh} "
         f"({float(same.mass[bl, bh]):.2f}); uniform would be {same.uniform:.2f}.",
-        table=frame(
-            same.mass,
-            range(same.mass.shape[0]),
-            "layer",
-            [f"head {h}" for h in range(same.mass.shape[1])],
-            numbered=False,
-        ),
+        table=views.layer_head_table(same.mass),
     )
     m = min(len(mini_run.tokens), MAP_MAX_TOKENS)
-    fig = attention_heatmap(
-        mini_run.attentions[layer, head, :m, :m], mini_run.tokens[:m], title=f"Layer {layer}, head {head}, with pieces"
-    )
-    # Outline the blocks where a word's pieces meet each other.
-    groups = word_index(mini_run.tokens[:m])
-    shapes, i = [], 0
-    while i < m:
-        j = i
-        while j + 1 < m and groups[j + 1] == groups[i] and groups[i] >= 0:
-            j += 1
-        if j > i:
-            shapes.append(
-                {
-                    "type": "rect",
-                    "x0": i - 0.5,
-                    "x1": j + 0.5,
-                    "y0": i - 0.5,
-                    "y1": j + 0.5,
-                    "line": {"color": "#ff7f0e", "width": 3},
-                }
-            )
-        i = j + 1
-    fig.update_layout(shapes=shapes, height=min(fig.layout.height, 1100))
+    tokens = mini_run.tokens[:m]
     show_figure(
-        fig,
+        views.pieces_map(
+            mini_run.attentions[layer, head, :m, :m],
+            tokens,
+            piece_spans(tokens),
+            title=f"Layer {layer}, head {head}, with pieces",
+        ),
         "heads_pieces_map",
         alt=f"Layer {layer}, head {head} of all-MiniLM-L6-v2 on the word pieces; outlined blocks are pieces of "
         f"one word; same-word weight {float(same.mass[layer, head]):.2f}.",
@@ -486,17 +423,11 @@ def render_vectors() -> None:
     for col, name, matrix in ((cols[0], "mean pooling", sims.mean), (cols[1], "[CLS] vector", sims.cls)):
         with col:
             show_figure(
-                similarity_figure(matrix, sims.texts, title=f"Cosine similarity, {name}"),
+                views.similarity_figure(matrix, sims.texts, title=f"Cosine similarity, {name}"),
                 f"heads_sim_{'mean' if name.startswith('mean') else 'cls'}",
                 alt=f"Cosine similarity of {len(lines)} sentences by {name}; sentences 1 and 2: "
                 f"{float(matrix[0, 1]):.2f}.",
-                table=frame(
-                    matrix,
-                    [f"{i + 1}: {t}" for i, t in enumerate(sims.texts)],
-                    "sentence",
-                    [str(i + 1) for i in range(len(lines))],
-                    numbered=False,
-                ),
+                table=views.similarity_table(matrix, sims.texts),
             )
     st.markdown(
         f"Sentences 1 and 2: **{float(sims.mean[0, 1]):.2f}** with mean pooling, **{float(sims.cls[0, 1]):.2f}** "
@@ -514,20 +445,14 @@ def render_vectors() -> None:
     a.metric("river vs money", f"{river.final:.3f}", help="cosine after the last layer")
     b.metric("river vs river", f"{same_sense.final:.3f}", help="cosine after the last layer")
     show_figure(
-        word_cosine_lines(
+        views.word_cosine_lines(
             {"river vs money (different sense)": river.per_layer, "river vs river (same sense)": same_sense.per_layer},
             title=f"Cosine between two vectors of “{BANK_WORD}”, layer by layer",
         ),
         "heads_bank",
         alt=f"Cosine between the vectors of {BANK_WORD} in two sentences: river vs money falls from "
         f"{float(river.per_layer[0]):.2f} to {river.final:.2f}; river vs river ends at {same_sense.final:.2f}.",
-        table=pd.DataFrame(
-            {
-                "depth": range(len(river.per_layer)),
-                "river vs money": river.per_layer,
-                "river vs river": same_sense.per_layer,
-            }
-        ).round(4),
+        table=views.bank_table(river, same_sense),
     )
     lesson.narrative(
         "At depth 0 the two vectors are the same token embedding at the same position, so the cosine is 1. "
@@ -537,7 +462,6 @@ def render_vectors() -> None:
     show_code(similarities)
 
 
-T_small = len(enc_small)
 lesson.render_sections(
     [
         lesson.Section(

@@ -23,6 +23,10 @@ from ..model import Encoder
 from ..tokenizer import Encoding
 
 SPECIALS = ("[CLS]", "[SEP]", "[PAD]", "[MASK]")
+# The tokens an encoding puts around the text. A [MASK] typed by hand is part of the text.
+FRAMING = ("[CLS]", "[SEP]", "[PAD]")
+# Recomputing a block's attention head by head agrees with the block up to float32 rounding.
+MECHANICS_TOLERANCE = 1e-6
 
 # The "bank" sentences of the home page, and a sentence that uses "bank" in the same sense as the first.
 BANK_RIVER = "she sat on the bank of the river"
@@ -75,6 +79,12 @@ class HeadMechanics:
     block_attention: torch.Tensor  # (T, D): the block's own "attention" stage from its trace
     max_abs_error: float  # max |projected - block_attention|
     weights_error: float  # max |all_weights - the weights the model returned|
+    tolerance: float = MECHANICS_TOLERANCE  # the largest max_abs_error that still counts as agreement
+
+    @property
+    def agrees(self) -> bool:
+        """True when the recomputation gives the block's own attention output (within the tolerance)."""
+        return self.max_abs_error <= self.tolerance
 
     @property
     def n_heads(self) -> int:
@@ -197,6 +207,39 @@ def fragmentation(tokenizer, text: str) -> list[WordSplit]:
     return [WordSplit(word, list(pieces)) for word, pieces in tokenizer.split_words(text)]
 
 
+@dataclass
+class SentenceSplits:
+    """How the words of one or more named sentences split into word pieces, in reading order."""
+
+    splits: list[tuple[str, WordSplit]]  # (the sentence's name, one word's split)
+
+    @property
+    def n_words(self) -> int:
+        return len(self.splits)
+
+    @property
+    def n_pieces(self) -> int:
+        return sum(split.n_pieces for _, split in self.splits)
+
+    @property
+    def n_split_words(self) -> int:
+        """Words cut into two or more pieces."""
+        return sum(split.n_pieces > 1 for _, split in self.splits)
+
+
+def sentence_splits(tokenizer, sentences: Sequence[tuple[str, str | None]]) -> SentenceSplits:
+    """fragmentation of each (name, text); a text of None (no second sentence) is left out."""
+    return SentenceSplits(
+        [(name, split) for name, text in sentences if text is not None for split in fragmentation(tokenizer, text)]
+    )
+
+
+def all_unknown(tokens: Sequence[str]) -> bool:
+    """True when the text became nothing but [UNK]: the model sees no word it knows."""
+    content = [t for t in tokens if t not in FRAMING]
+    return bool(content) and all(t == "[UNK]" for t in content)
+
+
 def word_index(tokens: Sequence[str]) -> list[int]:
     """Which word each token belongs to (-1 for special tokens). A WordPiece token starting with
     '##' continues the word before it; any other token starts a new word."""
@@ -212,6 +255,20 @@ def word_index(tokens: Sequence[str]) -> list[int]:
     return out
 
 
+def piece_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
+    """(first, last) positions, both included, of every word made of two or more pieces."""
+    groups = word_index(tokens)
+    spans, i = [], 0
+    while i < len(groups):
+        j = i
+        while j + 1 < len(groups) and groups[i] >= 0 and groups[j + 1] == groups[i]:
+            j += 1
+        if j > i:
+            spans.append((i, j))
+        i = j + 1
+    return spans
+
+
 @dataclass
 class SameWordMass:
     """How much the pieces of split words attend to the other pieces of the same word."""
@@ -220,6 +277,12 @@ class SameWordMass:
     uniform: float  # what a head spreading weight evenly over all tokens would give
     n_pieces: int  # pieces that belong to a word of two or more pieces
     n_split_words: int
+
+    @property
+    def best_head(self) -> tuple[int, int]:
+        """(layer, head) that puts the most weight on sibling pieces (the first one on a tie)."""
+        layer, head = divmod(int(self.mass.argmax()), self.mass.shape[1])
+        return layer, head
 
 
 def same_word_mass(attentions: torch.Tensor, tokens: Sequence[str]) -> SameWordMass | None:

@@ -1,24 +1,27 @@
-"""Figures of the heads lesson: pure builders, numbers in -> plotly Figure out (no model runs)."""
+"""Figures and tables of the heads lesson: pure builders, numbers in -> plotly Figure or pandas
+DataFrame out (no model runs)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
+from encoder_core.head_patterns import HeadLabel
+from encoder_core.lessons.heads import HeadMechanics, SentenceSplits, WordVectorCosines
+
 from .figures import (
-    AXIS_BELOW_ROOM,
     COLORBAR_X,
     DIVERGING,
     PAIR,
     SEQUENTIAL,
     as_array,
-    colorbar_room,
+    attention_heatmap,
     esc,
-    label_room,
-    token_labels,
+    matrix_heatmap,
 )
 
 # Okabe-Ito: five colours that stay distinct under the common colour-vision deficiencies.
@@ -32,6 +35,7 @@ PATTERN_SHORT = {
     "broad": "broad",
 }
 SELECTED_COLOUR = "#ff7f0e"
+MAP_MAX_HEIGHT = 1100  # px: a long sentence's single map stays within a screen or two
 
 
 GRID_WIDTH_PX = 850  # a typical main-column width: sizes the gap that holds each caption
@@ -168,31 +172,11 @@ def pattern_lines(averages: Sequence[dict[str, float]], *, title: str = "") -> g
 
 def head_slices(matrix, tokens: Sequence[str], *, title: str, x_title: str) -> go.Figure:
     """A [T, d_head] (or [T, D]) activation: tokens are rows, features columns, centred at 0."""
-    v = as_array(matrix)
-    bound = float(np.abs(v).max()) or 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=v,
-            y=token_labels(tokens),
-            colorscale=DIVERGING,
-            zmid=0.0,
-            zmin=-bound,
-            zmax=bound,
-            hovertemplate="token %{y}, feature %{x}: %{z:.3f}<extra></extra>",
-        )
+    fig = matrix_heatmap(
+        matrix, tokens, title=title, x_title=x_title, y_title="", height=max(260, 22 * len(tokens) + 130)
     )
-    fig.update_layout(
-        title={"text": esc(title)},
-        xaxis={"title": {"text": x_title}},
-        yaxis={"autorange": "reversed"},
-        margin={
-            "l": label_room([f"{i} {t}" for i, t in enumerate(tokens)], titled=False),
-            "r": colorbar_room(bound),
-            "t": 60,
-            "b": AXIS_BELOW_ROOM,
-        },
-        height=max(260, 22 * v.shape[0] + 130),
-    )
+    # The rows are tokens whatever the columns are called.
+    fig.update_traces(hovertemplate="token %{y}, feature %{x}: %{z:.3f}<extra></extra>")
     return fig
 
 
@@ -251,25 +235,21 @@ def concat_figure(concat, tokens: Sequence[str], n_heads: int, *, title: str) ->
 
 def output_projection_figure(w_o, n_heads: int, *, title: str) -> go.Figure:
     """W_O as nn.Linear stores it, (out, in): column block h reads head h's output."""
-    w = as_array(w_o)
-    d_head = w.shape[1] // n_heads
-    bound = float(np.abs(w).max()) or 1.0
-    fig = go.Figure(
-        go.Heatmap(
-            z=w,
-            colorscale=DIVERGING,
-            zmid=0.0,
-            zmin=-bound,
-            zmax=bound,
-            hovertemplate="output feature %{y}, input feature %{x}: %{z:.3f}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title={"text": esc(title)},
-        xaxis={"title": {"text": "input feature (from the concatenation)"}, "constrain": "domain"},
-        yaxis={"title": {"text": "output feature"}, "autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
-        margin={"l": 10, "r": 10, "t": 90, "b": 10},
+    d_head = as_array(w_o).shape[1] // n_heads
+    fig = matrix_heatmap(
+        w_o,
+        None,
+        title=title,
+        x_title="input feature (from the concatenation)",
+        y_title="output feature",
         height=520,
+    )
+    fig.update_traces(hovertemplate="output feature %{y}, input feature %{x}: %{z:.3f}<extra></extra>")
+    # Square cells, so the head blocks read as the D x D matrix they are.
+    fig.update_layout(
+        xaxis={"constrain": "domain"},
+        yaxis={"scaleanchor": "x", "constrain": "domain"},
+        margin={"l": 10, "r": 10, "t": 90, "b": 10},
     )
     _head_boundaries(fig, n_heads, d_head)
     return fig
@@ -360,3 +340,111 @@ def word_cosine_lines(series: dict[str, object], *, title: str) -> go.Figure:
 def _short(text: str, n: int = 28) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def head_map(weights, tokens: Sequence[str], *, title: str) -> go.Figure:
+    """One head's (T, T) weights as the large map, no taller than MAP_MAX_HEIGHT."""
+    fig = attention_heatmap(weights, tokens, title=title)
+    fig.update_layout(height=min(fig.layout.height, MAP_MAX_HEIGHT))
+    return fig
+
+
+def pieces_map(weights, tokens: Sequence[str], spans: Sequence[tuple[int, int]], *, title: str) -> go.Figure:
+    """One head's map with the blocks outlined where a split word's pieces meet each other.
+
+    spans: (first, last) positions of each split word's pieces, both included (piece_spans)."""
+    fig = attention_heatmap(weights, tokens, title=title)
+    outlines = [
+        {
+            "type": "rect",
+            "x0": first - 0.5,
+            "x1": last + 0.5,
+            "y0": first - 0.5,
+            "y1": last + 0.5,
+            "line": {"color": SELECTED_COLOUR, "width": 3},
+        }
+        for first, last in spans
+    ]
+    fig.update_layout(shapes=outlines, height=min(fig.layout.height, MAP_MAX_HEIGHT))
+    return fig
+
+
+# ---- tables: the numbers behind the figures ----
+
+
+def shape_text(shape: Iterable[int]) -> str:
+    return " × ".join(str(n) for n in shape)
+
+
+def token_columns(tokens: Sequence[str]) -> list[str]:
+    return [f"{i} {t}" for i, t in enumerate(tokens)]
+
+
+def matrix_table(
+    matrix, rows: Iterable, row_name: str, col_names: Sequence[str] | None = None, *, numbered: bool = True
+) -> pd.DataFrame:
+    """The numbers of a matrix as a table: one named row per token (or feature), string column names."""
+    values = np.asarray(matrix)  # a tensor keeps its own dtype, so the rounding is the one shown
+    cols = col_names if col_names is not None else [f"d{j}" for j in range(values.shape[1])]
+    df = pd.DataFrame(values, columns=cols).round(4)
+    df.insert(0, row_name, [f"{i} {r}" if numbered else str(r) for i, r in enumerate(rows)])
+    return df
+
+
+def weights_table(weights, tokens: Sequence[str]) -> pd.DataFrame:
+    """A (T, T) attention map: one row per query, one column per key."""
+    return matrix_table(weights, tokens, "query", token_columns(tokens))
+
+
+def shapes_table(mech: HeadMechanics) -> pd.DataFrame:
+    return pd.DataFrame([{"tensor": name, "shape": shape_text(s)} for name, s in mech.shapes()])
+
+
+def w_o_table(mech: HeadMechanics) -> pd.DataFrame:
+    return matrix_table(mech.w_o, range(mech.w_o.shape[0]), "output feature", numbered=False)
+
+
+def labels_table(labels: Sequence[HeadLabel]) -> pd.DataFrame:
+    """One row per head: its label, the mass behind it, and every pattern's mass."""
+    return pd.DataFrame(
+        [
+            {"layer": lab.layer, "head": lab.head, "pattern": lab.pattern, "mass": round(lab.mass, 3)}
+            | {p: round(v, 3) for p, v in lab.masses.items()}
+            for lab in labels
+        ]
+    )
+
+
+def averages_table(averages: Sequence[dict[str, float]]) -> pd.DataFrame:
+    return pd.DataFrame(averages).round(4).reset_index(names="layer")
+
+
+def layer_head_table(values) -> pd.DataFrame:
+    """An (L, H) table of one number per head: a row per layer, a column per head."""
+    n_layers, n_heads = values.shape
+    return matrix_table(values, range(n_layers), "layer", [f"head {h}" for h in range(n_heads)], numbered=False)
+
+
+def fragmentation_table(splits: SentenceSplits) -> pd.DataFrame:
+    rows = [
+        {"sentence": name, "word": split.word, "pieces": " ".join(split.pieces), "count": split.n_pieces}
+        for name, split in splits.splits
+    ]
+    return pd.DataFrame(rows, columns=["sentence", "word", "pieces", "count"])
+
+
+def similarity_table(matrix, texts: Sequence[str]) -> pd.DataFrame:
+    """(N, N) cosines, rows and columns numbered from 1 as in the figure."""
+    names = [f"{i + 1}: {t}" for i, t in enumerate(texts)]
+    return matrix_table(matrix, names, "sentence", [str(i + 1) for i in range(len(texts))], numbered=False)
+
+
+def bank_table(different: WordVectorCosines, same: WordVectorCosines) -> pd.DataFrame:
+    """The two cosine curves of the bank pair: a different sense and the same sense, by depth."""
+    return pd.DataFrame(
+        {
+            "depth": range(len(different.per_layer)),
+            "river vs money": different.per_layer,
+            "river vs river": same.per_layer,
+        }
+    ).round(4)
