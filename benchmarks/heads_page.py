@@ -1,4 +1,5 @@
-"""The heads lesson's costs: MiniLM's forward pass, the all-heads figure, and whole-page reruns.
+"""The heads lesson's costs: MiniLM's forward pass, the all-heads figure, the small model's mechanics
+figures, and whole-page reruns.
 Prints medians; not a test (the machines are shared and noisy).
 
     .venv/bin/python -m benchmarks.heads_page [--repeats 30] [--reruns 8]
@@ -15,9 +16,11 @@ import time
 
 import torch
 
+from encoder_core import WordTokenizer, teaching_model
 from encoder_core.head_patterns import label_heads
-from encoder_core.lessons.heads import run_encoder
+from encoder_core.lessons.heads import head_mechanics, run_encoder
 from encoder_core.pretrained import load_minilm
+from ui.views import heads as views
 from ui.views.heads import head_grid
 
 SENTENCE_16 = "the quick brown fox jumps over the lazy dog near the old river bank"  # 16 tokens with [CLS]/[SEP]
@@ -31,6 +34,14 @@ def median_ms(fn, repeats: int) -> float:
         fn()
         times.append((time.perf_counter() - t0) * 1000)
     return statistics.median(times)
+
+
+def mechanics_figures(mech) -> None:
+    """The figures of the first two steps: Q, K, V of one head, its weights, the concatenation, W_O."""
+    for name in mech.slices():
+        views.slice_figure(mech, name).to_json()
+    for build in (views.own_weights_figure, views.concatenation_figure, views.w_o_figure):
+        build(mech).to_json()
 
 
 def page_reruns(reruns: int) -> tuple[float, float, float]:
@@ -98,6 +109,9 @@ def main() -> None:
             median_ms(lambda: head_grid(long_run.attentions, long_labels, (0, 2)), args.repeats),
         )
     )
+    mech = head_mechanics(teaching_model(0), WordTokenizer().encode("the cat sat on the mat", "it was happy"), 1, 2)
+    mechanics_ms = median_ms(lambda: mechanics_figures(mech), args.repeats)
+    rows.append(("mechanics figures build + JSON (small model, 12 tokens)", mechanics_ms))
     print("| what | median (ms) |")
     print("|---|---|")
     for name, ms in rows:

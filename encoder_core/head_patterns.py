@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import torch
 
 PATTERNS = ("previous token", "next token", "[CLS]", "[SEP]", "self")
+NEIGHBOUR_PATTERNS = PATTERNS[:2]  # the positional ones: the head looks one token to the side
 BROAD = "broad"
 DEFAULT_THRESHOLD = 0.4
 
@@ -125,3 +126,11 @@ def layer_averages(
     """Per layer, each pattern's mass averaged over the layer's heads."""
     m = pattern_masses(attn, tokens, key_padding_mask).mean(dim=1)  # (L, P)
     return [{p: float(v) for p, v in zip(PATTERNS, row)} for row in m]
+
+
+def head_label(labels: Sequence[HeadLabel], layer: int, head: int) -> HeadLabel:
+    """The label of one head, from label_heads' list."""
+    for lab in labels:
+        if (lab.layer, lab.head) == (layer, head):
+            return lab
+    raise ValueError(f"no label for layer {layer}, head {head}")

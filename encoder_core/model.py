@@ -154,9 +154,9 @@ class EncoderBlock(nn.Module):
     ):
         """Returns (output (B,T,D), weights (B,H,T,T) or None, trace dict or None).
 
-        Each `# stage: <name>` comment marks the lines that compute that traced stage, up to the next
-        marker or blank line ("(post-norm)" / "(pre-norm)": that placement only). The block lesson shows
-        them by these markers, so the code may be rearranged freely as long as every stage keeps one.
+        Each `# stage: <name>` comment marks the statements that compute that traced stage, up to the
+        next marker or the end of their block; "(post-norm)" / "(pre-norm)" after the name: that placement
+        only. The block lesson finds its code lines by these markers, not by the code's layout.
         """
         attn, ffn_in_proj, ffn_out = self.attention, self.intermediate.dense, self.output
         ln1, ln2 = attn.output.LayerNorm, ffn_out.LayerNorm
@@ -168,9 +168,9 @@ class EncoderBlock(nn.Module):
             a, w = attn.self(x, causal=causal, key_padding_mask=key_padding_mask, need_weights=need_weights)
             t["attention"] = attn.output.dropout(attn.output.dense(a))
             # stage: residual_1 (post-norm)
-            t["residual_1"] = r = x + t["attention"]
+            t["residual_1"] = x + t["attention"]
             # stage: norm_1 (post-norm)
-            t["norm_1"] = h = ln1(r)
+            t["norm_1"] = h = ln1(t["residual_1"])
         else:
             # stage: norm_1 (pre-norm)
             t["norm_1"] = h = ln1(x)
@@ -188,7 +188,6 @@ class EncoderBlock(nn.Module):
         t["ffn_activated"] = self.act(t["ffn_hidden"])
         # stage: ffn_output
         t["ffn_output"] = ffn_out.dropout(ffn_out.dense(t["ffn_activated"]))
-
         if post_norm:
             # stage: residual_2 (post-norm)
             t["residual_2"] = h + t["ffn_output"]

@@ -12,6 +12,10 @@ from torch import nn
 
 from .model import EncoderBlock
 
+# float32 rounding alone keeps the two within this on one block at BERT's scale; a wiring
+# mistake (a swapped weight, a misplaced LayerNorm) lands orders of magnitude above it.
+FLOAT32_TOLERANCE = 1e-5
+
 
 def to_torch_layer(block: EncoderBlock) -> nn.TransformerEncoderLayer:
     """A new nn.TransformerEncoderLayer (batch_first, dropout 0, eval mode) with a copy of block's weights."""

@@ -1,25 +1,11 @@
-"""Heads: multi-head attention taken apart on the small model, and what the heads of a real
-pretrained encoder (all-MiniLM-L6-v2) do on the student's own sentence."""
+"""Heads: multi-head attention taken apart on the small model; a pretrained encoder's heads on your sentence."""
 
 from dataclasses import replace
 
 import streamlit as st
 
-from encoder_core.head_patterns import label_heads, layer_averages
-from encoder_core.lessons.heads import (
-    BANK_MONEY,
-    BANK_RIVER,
-    BANK_RIVER_AGAIN,
-    BANK_WORD,
-    all_unknown,
-    head_mechanics,
-    piece_spans,
-    run_encoder,
-    same_word_mass,
-    sentence_splits,
-    similarities,
-    sink_summary,
-)
+from encoder_core.head_patterns import head_label, label_heads, layer_averages
+from encoder_core.lessons import heads as core
 from encoder_core.pretrained import INSTALL_HINT
 from ui.frame import sections as lesson
 from ui.frame.charts import show_figure
@@ -31,31 +17,22 @@ from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.state import ensure_valid
 from ui.models import minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model, word_tokenizer
 from ui.views import heads as views
-from ui.views.figures import attention_heatmap
 
-DEFAULT_A = "the cat sat on the mat"
-DEFAULT_B = "it was happy"
-DEFAULT_SENTENCES = "\n".join(
-    [
-        "the cat sat on the mat",
-        "a cat was sitting on the rug",
-        "the dog played in the garden",
-        "interest rates rose again this quarter",
-    ]
-)
+DEFAULT_A, DEFAULT_B = "the cat sat on the mat", "it was happy"
 PIECES_EXAMPLE = "the unbelievably fluffy cat sat on the doormat"
 MAX_SENTENCES = 8
 GRID_MAX_TOKENS = 40  # thumbnails beyond this many tokens are too small to read and slow to draw
 MAP_MAX_TOKENS = 64
 MINILM, SMALL = "MiniLM", "small"
+POOLING_NAMES = ("mean pooling", "[CLS] vector")
 
 PARAMS = [
     Param("heads_sentence", DEFAULT_A, "text"),
     Param("heads_sentence_b", DEFAULT_B, "text"),
     Param("heads_model", MINILM, "choice", options=(MINILM, SMALL)),
-    Param("heads_layer", 0, "int", 0, 5),
+    Param("heads_layer", 0, "int", 0, 5),  # MiniLM's range, narrowed below to the chosen model's
     Param("heads_head", 2, "int", 0, 11),
-    Param("heads_sentences", DEFAULT_SENTENCES, "text"),
+    Param("heads_sentences", "\n".join(core.SENTENCE_EXAMPLES), "text"),
     QUIZ_SEED,
 ]
 P = {p.key: p for p in PARAMS}
@@ -75,6 +52,12 @@ if pre is None:
     )
     st.caption(f"Reason: {unavailable}")
     st.session_state["heads_model"] = SMALL
+use_minilm = st.session_state["heads_model"] == MINILM
+seed = sidebar_seed()
+small = small_model(seed)
+cfg = small.config  # the mechanics always run on the small model
+chosen = pre.model if use_minilm else small
+n_layers, n_heads = chosen.config.n_layers, chosen.config.n_heads
 
 # ---- controls (always shown, also in lecture mode) ----
 c1, c2 = st.columns(2)
@@ -93,72 +76,45 @@ c3.radio(
     disabled=pre is None,
     format_func={MINILM: "all-MiniLM-L6-v2 (pretrained)", SMALL: "small seeded model"}.get,
 )
-seed = sidebar_seed()
-small = small_model(seed)
-chosen = pre.model if st.session_state["heads_model"] == MINILM else small
-n_layers, n_heads = chosen.config.n_layers, chosen.config.n_heads
-
-
-def fit_layer_and_head() -> tuple[int, int]:
-    """The layer and head controls clamped to the chosen model's (PARAMS allow MiniLM's 6 x 12), with a notice."""
-    before = (st.session_state["heads_layer"], st.session_state["heads_head"])
-    ensure_valid([replace(P["heads_layer"], hi=n_layers - 1), replace(P["heads_head"], hi=n_heads - 1)])
-    fitted = int(st.session_state["heads_layer"]), int(st.session_state["heads_head"])
-    # A slider whose range changed is a new widget to Streamlit, which would start it at its minimum:
-    # writing the values back makes them the ones the new sliders show.
-    st.session_state["heads_layer"], st.session_state["heads_head"] = fitted
-    if fitted != before:
-        st.info(
-            f"This model has {n_layers} layers and {n_heads} heads per layer, "
-            f"so layer {before[0]}, head {before[1]} became layer {fitted[0]}, head {fitted[1]}."
-        )
-    return fitted
-
-
-layer, head = fit_layer_and_head()
+# The layer and head as the chosen model has them: PARAMS allow MiniLM's 6 layers x 12 heads. Before the sliders exist.
+before = (st.session_state["heads_layer"], st.session_state["heads_head"])
+ensure_valid([replace(P["heads_layer"], hi=n_layers - 1), replace(P["heads_head"], hi=n_heads - 1)])
+layer, head = int(st.session_state["heads_layer"]), int(st.session_state["heads_head"])
+# A slider whose range changed is a new widget to Streamlit, which would start it at its minimum:
+# writing the values back makes them the ones the new sliders show.
+st.session_state["heads_layer"], st.session_state["heads_head"] = layer, head
+if (layer, head) != before:
+    st.info(
+        f"This model has {n_layers} layers and {n_heads} heads per layer, "
+        f"so layer {before[0]}, head {before[1]} became layer {layer}, head {head}."
+    )
 c4.slider("Layer", 0, n_layers - 1, key="heads_layer", help="Counting from 0, the layer nearest the input.")
 c5.slider("Head", 0, n_heads - 1, key="heads_head")
 with st.expander("Sentences to compare as whole-sentence vectors (last step)"):
-    st.text_area(
-        f"One sentence per line (up to {MAX_SENTENCES})",
-        key="heads_sentences",
-        height=150,
-    )
+    st.text_area(f"One sentence per line (up to {MAX_SENTENCES})", key="heads_sentences", height=150)
 
-# ---- inputs made safe ----
+# ---- inputs made safe, and the runs every section reads ----
 text_a = usable_sentence(st.session_state["heads_sentence"], DEFAULT_A)
-raw_b = st.session_state["heads_sentence_b"] or ""
-text_b = raw_b if raw_b.strip() else None
+text_b = st.session_state["heads_sentence_b"] if (st.session_state["heads_sentence_b"] or "").strip() else None
+enc_small = word_tokenizer().encode(text_a, text_b, max_length=cfg.max_positions, truncate=True)
+small_layer, small_head = min(layer, cfg.n_layers - 1), min(head, cfg.n_heads - 1)
+mech = core.head_mechanics(small, enc_small, small_layer, small_head)
 
-tok_small = word_tokenizer()
-enc_small = tok_small.encode(text_a, text_b, max_length=small.config.max_positions, truncate=True)
-small_layer, small_head = min(layer, small.config.n_layers - 1), min(head, small.config.n_heads - 1)
-mech = head_mechanics(small, enc_small, small_layer, small_head)
-T_small = len(enc_small)
-
-if st.session_state["heads_model"] == MINILM:
-    run = minilm_run(text_a, text_b)
-    model_name = "all-MiniLM-L6-v2"
-else:
-    run = run_encoder(small, enc_small)
-    model_name = f"the small model (seed {seed})"
+run = minilm_run(text_a, text_b) if use_minilm else core.run_encoder(small, enc_small)
+model_name = "all-MiniLM-L6-v2" if use_minilm else f"the small model (seed {seed})"
 report_encoding(run, chosen.config.max_positions)
-if all_unknown(run.tokens):
+if core.all_unknown(run.tokens):
     st.warning(
         "Every word became [UNK]: the model sees no content, only the unknown-word token. "
         "The maps below show how it attends when it knows nothing about the words."
     )
 labels = label_heads(run.attentions, run.tokens)
-averages = layer_averages(run.attentions, run.tokens)
-sinks = sink_summary(labels)
+chosen_label = head_label(labels, layer, head)
 T = len(run.tokens)
-chosen_label = labels[layer * n_heads + head]
-shape = views.shape_text
 
 
 # ---- sections ----
 def render_split() -> None:
-    cfg = small.config
     lesson.narrative(
         f"The small model has d = {cfg.d_model} and {cfg.n_heads} heads, so each head works in "
         f"d/h = {cfg.d_model} / {cfg.n_heads} = {cfg.d_head} dimensions. There is no separate matrix per head: "
@@ -172,59 +128,26 @@ def render_split() -> None:
             f"so this step shows its layer {small_layer}, head {small_head}."
         )
     st.dataframe(views.shapes_table(mech), hide_index=True)
-    cols = st.columns(3)
-    for col, name, matrix in zip(cols, "QKV", (mech.q, mech.k, mech.v)):
+    for col, (name, matrix) in zip(st.columns(3), mech.slices().items()):
         with col:
-            show_figure(
-                views.head_slices(
-                    matrix,
-                    mech.tokens,
-                    title=f"{name} of head {small_head} [{shape(matrix.shape)}]",
-                    x_title=f"dimension of head {small_head}",
-                ),
-                f"heads_{name.lower()}",
-                alt=f"{name} slice of head {small_head}, layer {small_layer}: {shape(matrix.shape)}, "
-                f"values from {float(matrix.min()):.2f} to {float(matrix.max()):.2f}.",
-                table=views.matrix_table(matrix, mech.tokens, "token"),
-            )
-    w = mech.weights
-    top = w.argmax(dim=-1)
-    show_figure(
-        attention_heatmap(w, mech.tokens, title=f"Head {small_head}'s own weights [{shape(w.shape)}]"),
-        "heads_small_weights",
-        alt=f"Attention weights of the small model's layer {small_layer}, head {small_head}; "
-        f"row 0 ({mech.tokens[0]}) puts most weight ({float(w[0].max()):.2f}) on token {int(top[0])}.",
-        table=views.weights_table(w, mech.tokens),
-    )
-    show_code(head_mechanics)
+            figure, alt = views.slice_figure(mech, name), views.slice_alt(mech, name)
+            show_figure(figure, f"heads_{name.lower()}", alt=alt, table=views.token_table(matrix, mech.tokens))
+    weights, alt = views.own_weights_figure(mech), views.own_weights_alt(mech)
+    show_figure(weights, "heads_small_weights", alt=alt, table=views.weights_table(mech.weights, mech.tokens))
+    show_code(core.head_mechanics)
 
 
 def render_concat() -> None:
-    cfg = small.config
     lesson.narrative(
-        f"Each of the {cfg.n_heads} heads returns weights @ V, a [{T_small} × {cfg.d_head}] matrix. "
-        f"Laid side by side they form a [{T_small} × {cfg.d_model}] concatenation, back to the model's width. "
-        f"The output projection W_O [{cfg.d_model} × {cfg.d_model}] then mixes the heads: every output "
+        f"Each of the {cfg.n_heads} heads returns weights @ V, a [{len(enc_small)} × {cfg.d_head}] matrix. "
+        f"Laid side by side they form a [{len(enc_small)} × {cfg.d_model}] concatenation, back to the model's "
+        f"width. The output projection W_O [{cfg.d_model} × {cfg.d_model}] then mixes the heads: every output "
         "feature reads from every head's block of columns (dashed lines). This is the attention "
         "sublayer's output, before the residual and LayerNorm."
     )
-    show_figure(
-        views.concat_figure(
-            mech.concat, mech.tokens, cfg.n_heads, title=f"Concatenated head outputs [{shape(mech.concat.shape)}]"
-        ),
-        "heads_concat",
-        alt=f"The {cfg.n_heads} head outputs side by side, {shape(mech.concat.shape)}, layer {small_layer}.",
-        table=views.matrix_table(mech.concat, mech.tokens, "token"),
-    )
-    show_figure(
-        views.output_projection_figure(
-            mech.w_o, cfg.n_heads, title=f"W_O [{shape(mech.w_o.shape)}], layer {small_layer}"
-        ),
-        "heads_w_o",
-        alt=f"The output projection W_O of layer {small_layer}, {shape(mech.w_o.shape)}, as nn.Linear stores it "
-        "(output feature x input feature); column blocks belong to the heads.",
-        table=views.w_o_table(mech),
-    )
+    concat = views.concatenation_figure(mech)
+    show_figure(concat, "heads_concat", alt=views.concat_alt(mech), table=views.token_table(mech.concat, mech.tokens))
+    show_figure(views.w_o_figure(mech), "heads_w_o", alt=views.w_o_alt(mech), table=views.w_o_table(mech))
     st.metric(
         "max |concat · W_Oᵀ + b − the block's attention output|",
         f"{mech.max_abs_error:.1e}",
@@ -237,11 +160,11 @@ def render_concat() -> None:
         if mech.agrees
         else f"The recomputation differs from the block's output by {mech.max_abs_error:.1e}."
     )
-    show_code(head_mechanics)
+    show_code(core.head_mechanics)
 
 
 def render_grid() -> None:
-    n = min(T, GRID_MAX_TOKENS)
+    n, m = min(T, GRID_MAX_TOKENS), min(T, MAP_MAX_TOKENS)
     lesson.narrative(
         f"All {n_layers * n_heads} heads of {model_name} on your sentence, one small map each: rows are layers, "
         "columns heads; inside each map, rows are queries and columns keys, as in the large map below. "
@@ -250,60 +173,32 @@ def render_grid() -> None:
     )
     if n < T:
         st.info(f"The thumbnails show the first {n} of {T} tokens; the labels use all of them.")
-    grid = views.head_grid(
-        run.attentions[:, :, :n, :n],
-        labels,
-        (layer, head),
-        title=f"{n_layers} layers × {n_heads} heads",
-        captions=not lesson.lecture_mode(),
-    )
-    show_figure(
-        grid,
-        "heads_grid",
-        alt=f"Attention maps of all {n_layers * n_heads} heads of {model_name}. The chosen head, layer {layer} "
-        f"head {head}, is labelled {chosen_label.pattern} with mass {chosen_label.mass:.2f}.",
-    )
-    m = min(T, MAP_MAX_TOKENS)
+    title, captions = f"{n_layers} layers × {n_heads} heads", not lesson.lecture_mode()
+    grid = views.head_grid(run.attentions[:, :, :n, :n], labels, (layer, head), title=title, captions=captions)
+    show_figure(grid, "heads_grid", alt=views.grid_alt(chosen_label, n_layers * n_heads, model_name))
     if m < T:
         st.info(f"The large map shows the first {m} of {T} tokens.")
-    w = run.attentions[layer, head, :m, :m]
-    show_figure(
-        views.head_map(w, run.tokens[:m], title=f"Layer {layer}, head {head}"),
-        "heads_chosen",
-        alt=f"Layer {layer}, head {head} of {model_name}: {chosen_label.pattern}, "
-        f"mass {chosen_label.mass:.2f} ({T} tokens).",
-        table=views.weights_table(w, run.tokens[:m]),
-    )
+    weights, tokens = run.attentions[layer, head, :m, :m], run.tokens[:m]
+    large = views.head_map(weights, tokens, title=f"Layer {layer}, head {head}")
+    alt = views.head_map_alt(chosen_label, T, model_name)
+    show_figure(large, "heads_chosen", alt=alt, table=views.weights_table(weights, tokens))
 
 
 def render_labels() -> None:
-    c = chosen_label
+    averages, sinks = layer_averages(run.attentions, run.tokens), core.sink_summary(labels)
     lesson.narrative(
         "Each head gets a name from its own weights: for every pattern we average, over the query rows, the weight "
         "it puts on the previous token, the next token, [CLS], [SEP], or itself. The largest of the five names the "
         "head if it reaches 0.4; otherwise the head is *broad*. The mass is that largest average."
     )
     m1, m2 = st.columns(2)
-    m1.metric(f"Layer {layer}, head {head}: pattern", c.pattern)
-    m2.metric("mass behind the label", f"{c.mass:.2f}")
+    m1.metric(f"Layer {layer}, head {head}: pattern", chosen_label.pattern)
+    m2.metric("mass behind the label", f"{chosen_label.mass:.2f}")
     st.dataframe(views.labels_table(labels), hide_index=True, height=300)
-    show_figure(
-        views.pattern_lines(averages, title=f"Each pattern's mass, averaged over the heads of a layer ({model_name})"),
-        "heads_layer_averages",
-        alt="Per layer mean mass of each pattern: "
-        + "; ".join(f"layer {i}: [CLS] {row['[CLS]']:.2f}, [SEP] {row['[SEP]']:.2f}" for i, row in enumerate(averages))
-        + ".",
-        table=views.averages_table(averages),
-    )
-    st.markdown(
-        f"On this input, **{sinks.n_cls}** of {sinks.n_heads} heads are labelled [CLS] and **{sinks.n_sep}** [SEP]; "
-        f"{sinks.n_more_cls} heads put more weight on [CLS] than on [SEP]. Averaged over all heads, [CLS] receives "
-        f"**{sinks.mean_cls:.2f}** of each row's weight and [SEP] **{sinks.mean_sep:.2f}**. "
-        + "All labels: "
-        + ", ".join(f"{n} {p}" for p, n in sinks.counts.items())
-        + "."
-    )
-    if st.session_state["heads_model"] == MINILM:
+    lines, alt = views.averages_figure(averages, model_name), views.averages_alt(averages)
+    show_figure(lines, "heads_layer_averages", alt=alt, table=views.averages_table(averages))
+    st.markdown(views.sinks_text(sinks))
+    if use_minilm:
         here = (
             f"the parking place is mostly [CLS]: {sinks.n_cls} [CLS] heads against {sinks.n_sep} [SEP] heads on "
             "your sentence."
@@ -339,14 +234,14 @@ def render_pieces() -> None:
         "A WordPiece tokenizer has 30,522 entries. A word it does not hold whole is cut into known pieces; "
         "pieces after the first start with ##. Characters it has no piece for become [UNK]."
     )
-    splits = sentence_splits(pre.tokenizer, [("A", text_a), ("B", text_b)])
+    splits = core.sentence_splits(pre.tokenizer, [("A", text_a), ("B", text_b)])
     a, b, c = st.columns(3)
     a.metric("words", splits.n_words)
     b.metric("word pieces", splits.n_pieces)
     c.metric("words split into pieces", splits.n_split_words)
     st.dataframe(views.fragmentation_table(splits), hide_index=True)
-    mini_run = run if st.session_state["heads_model"] == MINILM else minilm_run(text_a, text_b)
-    same = same_word_mass(mini_run.attentions, mini_run.tokens)
+    mini_run = run if use_minilm else minilm_run(text_a, text_b)
+    same = core.same_word_mass(mini_run.attentions, mini_run.tokens)
     if same is None:
         st.info("No word of your sentence was split. Try a rare or long word, such as “unbelievably”.")
         st.button(
@@ -356,48 +251,15 @@ def render_pieces() -> None:
             help=f"Sets the sentence to “{PIECES_EXAMPLE}”.",
         )
         return
-    bl, bh = same.best_head
-    best_label = label_heads(mini_run.attentions, mini_run.tokens)[bl * same.mass.shape[1] + bh]
-    chosen_text = (
-        "that is the most of any head"
-        if (bl, bh) == (layer, head)
-        else f"the most goes in layer {bl}, head {bh}: **{float(same.mass[bl, bh]):.2f}**"
-    )
-    positional = (
-        f" Layer {bl}, head {bh} is a {best_label.pattern} head: inside a split word the neighbouring token is "
-        "a piece of the same word, so a head that looks at its neighbour joins the pieces without trying."
-        if best_label.pattern in ("previous token", "next token")
-        else ""
-    )
-    st.markdown(
-        f"The pieces of the {same.n_split_words} split word(s) ({same.n_pieces} pieces) put on average "
-        f"**{float(same.mass[layer, head]):.2f}** of their weight on the other pieces of the same word in layer "
-        f"{layer}, head {head}; {chosen_text}. A head spreading its weight evenly would give {same.uniform:.2f}."
-        + positional
-    )
-    show_figure(
-        views.layer_head_heatmap(
-            same.mass, title="Weight on the other pieces of the same word, per head", colorbar="weight"
-        ),
-        "heads_same_word",
-        alt=f"Same-word weight per head of all-MiniLM-L6-v2: highest in layer {bl}, head {bh} "
-        f"({float(same.mass[bl, bh]):.2f}); uniform would be {same.uniform:.2f}.",
-        table=views.layer_head_table(same.mass),
-    )
+    mini_labels = labels if use_minilm else label_heads(mini_run.attentions, mini_run.tokens)
+    st.markdown(views.same_word_text(same, layer, head, head_label(mini_labels, *same.best_head).pattern))
+    same_word, alt = views.same_word_figure(same), views.same_word_alt(same)
+    show_figure(same_word, "heads_same_word", alt=alt, table=views.layer_head_table(same.mass))
     m = min(len(mini_run.tokens), MAP_MAX_TOKENS)
-    tokens = mini_run.tokens[:m]
-    show_figure(
-        views.pieces_map(
-            mini_run.attentions[layer, head, :m, :m],
-            tokens,
-            piece_spans(tokens),
-            title=f"Layer {layer}, head {head}, with pieces",
-        ),
-        "heads_pieces_map",
-        alt=f"Layer {layer}, head {head} of all-MiniLM-L6-v2 on the word pieces; outlined blocks are pieces of "
-        f"one word; same-word weight {float(same.mass[layer, head]):.2f}.",
-    )
-    show_code(same_word_mass)
+    tokens, title = mini_run.tokens[:m], f"Layer {layer}, head {head}, with pieces"
+    pieces = views.pieces_map(mini_run.attentions[layer, head, :m, :m], tokens, core.piece_spans(tokens), title=title)
+    show_figure(pieces, "heads_pieces_map", alt=views.pieces_map_alt(same, layer, head))
+    show_code(core.same_word_mass)
 
 
 def render_vectors() -> None:
@@ -410,7 +272,7 @@ def render_vectors() -> None:
         lines = lines[:MAX_SENTENCES]
     if len(lines) < 2:
         st.info("Give at least two sentences, one per line; showing the example sentences instead.")
-        lines = DEFAULT_SENTENCES.splitlines()
+        lines = list(core.SENTENCE_EXAMPLES)
     lesson.narrative(
         "One vector for a whole sentence: take the [CLS] token's final vector, or the mean of all real (non-pad) "
         "token vectors. all-MiniLM-L6-v2 was trained for sentence similarity with the mean, so that is the vector "
@@ -418,55 +280,37 @@ def render_vectors() -> None:
         "directions: 1 means the same direction, 0 unrelated."
     )
     sims = minilm_similarities(tuple(lines))
-    (lo_mean, hi_mean), (lo_cls, hi_cls) = sims.pair_range("mean"), sims.pair_range("cls")
-    cols = st.columns(2)
-    for col, name, matrix in ((cols[0], "mean pooling", sims.mean), (cols[1], "[CLS] vector", sims.cls)):
+    for col, pooling, name, matrix in zip(st.columns(2), ("mean", "cls"), POOLING_NAMES, (sims.mean, sims.cls)):
         with col:
-            show_figure(
-                views.similarity_figure(matrix, sims.texts, title=f"Cosine similarity, {name}"),
-                f"heads_sim_{'mean' if name.startswith('mean') else 'cls'}",
-                alt=f"Cosine similarity of {len(lines)} sentences by {name}; sentences 1 and 2: "
-                f"{float(matrix[0, 1]):.2f}.",
-                table=views.similarity_table(matrix, sims.texts),
-            )
+            figure = views.similarity_figure(matrix, sims.texts, title=f"Cosine similarity, {name}")
+            table = views.similarity_table(matrix, sims.texts)
+            show_figure(figure, f"heads_sim_{pooling}", alt=views.similarity_alt(matrix, name), table=table)
+    st.markdown(views.similarities_text(sims))
+    river = minilm_word_cosines(core.BANK_RIVER, core.BANK_MONEY, core.BANK_WORD)
+    same_sense = minilm_word_cosines(core.BANK_RIVER, core.BANK_RIVER_AGAIN, core.BANK_WORD)
     st.markdown(
-        f"Sentences 1 and 2: **{float(sims.mean[0, 1]):.2f}** with mean pooling, **{float(sims.cls[0, 1]):.2f}** "
-        f"with [CLS]. Across the pairs of different sentences, mean pooling ranges from {lo_mean:.2f} to "
-        f"{hi_mean:.2f}, [CLS] from {lo_cls:.2f} to {hi_cls:.2f}: the narrower the range, the less the vector "
-        "tells related sentences from unrelated ones."
-    )
-    river = minilm_word_cosines(BANK_RIVER, BANK_MONEY, BANK_WORD)
-    same_sense = minilm_word_cosines(BANK_RIVER, BANK_RIVER_AGAIN, BANK_WORD)
-    st.markdown(
-        f"**The “{BANK_WORD}” pair again, now with a trained model.** The vector of “{BANK_WORD}” in "
-        f"“{BANK_RIVER}” against the one in “{BANK_MONEY}”, and against “{BANK_RIVER_AGAIN}” (same sense)."
+        f"**The “{core.BANK_WORD}” pair again, now with a trained model.** The vector of “{core.BANK_WORD}” in "
+        f"“{core.BANK_RIVER}” against the one in “{core.BANK_MONEY}”, and against “{core.BANK_RIVER_AGAIN}” "
+        "(same sense)."
     )
     a, b = st.columns(2)
     a.metric("river vs money", f"{river.final:.3f}", help="cosine after the last layer")
     b.metric("river vs river", f"{same_sense.final:.3f}", help="cosine after the last layer")
-    show_figure(
-        views.word_cosine_lines(
-            {"river vs money (different sense)": river.per_layer, "river vs river (same sense)": same_sense.per_layer},
-            title=f"Cosine between two vectors of “{BANK_WORD}”, layer by layer",
-        ),
-        "heads_bank",
-        alt=f"Cosine between the vectors of {BANK_WORD} in two sentences: river vs money falls from "
-        f"{float(river.per_layer[0]):.2f} to {river.final:.2f}; river vs river ends at {same_sense.final:.2f}.",
-        table=views.bank_table(river, same_sense),
-    )
+    bank = views.bank_figure(river, same_sense)
+    show_figure(bank, "heads_bank", alt=views.bank_alt(river, same_sense), table=views.bank_table(river, same_sense))
     lesson.narrative(
         "At depth 0 the two vectors are the same token embedding at the same position, so the cosine is 1. "
         "Every layer mixes in the context through attention, and the two “bank”s drift apart when the "
         "context differs, much less when it means the same thing."
     )
-    show_code(similarities)
+    show_code(core.similarities)
 
 
 lesson.render_sections(
     [
         lesson.Section(
             "Split d into heads",
-            f"Each head works on its own {small.config.d_head}-dimensional slice of Q, K and V, "
+            f"Each head works on its own {cfg.d_head}-dimensional slice of Q, K and V, "
             "and computes its own attention map.",
             render_split,
         ),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from dataclasses import replace
+
 import streamlit as st
 
 from encoder_core import MAX_SEED
@@ -28,7 +29,9 @@ DEFAULT_FILL = "the [MASK] sat on the mat"
 MAX_WORDS = 512
 MAX_FILL_CHARTS = 6
 N_NSP_PAIRS = 6
+LEAK_REQUEST = "_leak_requested"  # set by the button's callback, so a rerun before the button cannot lose the click
 
+FILL_POSITION = Param("fill_position", 0, "int", 0, MAX_WORDS)
 PARAMS = [
     Param("mlm_sentence", DEFAULT_SENTENCE, "text"),
     Param("mlm_rate", 0.15, "float", 0.0, 1.0),
@@ -36,19 +39,20 @@ PARAMS = [
     Param("mlm_seed", 0, "int", 0, MAX_SEED),
     Param("mlm_n", 200, "int", 0, 1_000_000),
     Param("fill_sentence", DEFAULT_FILL, "text"),
-    Param("fill_position", 0, "int", 0, MAX_WORDS),
+    FILL_POSITION,
     Param("leak_steps", 300, "int", 10, 2000),
     QUIZ_SEED,
 ]
 
 
+def fill_position_param(n_words: int) -> Param:
+    """The hide-a-word control for a sentence of n_words: 0 (none) or one of its words."""
+    return replace(FILL_POSITION, hi=n_words)
+
+
 def draw_again() -> None:
     """Dynamic masking: a new pattern per draw. The seed moves on, so the link still reproduces the view."""
     st.session_state["mlm_seed"] = (int(st.session_state.get("mlm_seed", 0)) + 1) % (MAX_SEED + 1)
-
-
-def fmt_mean(value: float) -> str:
-    return "undefined" if value != value else f"{value:.4f}"  # nan: nothing was chosen, no positions to average
 
 
 start("masking", PARAMS)
@@ -85,7 +89,7 @@ with st.container(border=True):
     f1.text_input("Sentence with [MASK]", key="fill_sentence", max_chars=2000, help="Type [MASK] where a word goes.")
     fill_text = usable_sentence(st.session_state["fill_sentence"], DEFAULT_FILL)
     fill_words = tokenizer.split(fill_text)[:MAX_WORDS]
-    ensure_valid([Param("fill_position", 0, "int", 0, len(fill_words))])
+    ensure_valid([fill_position_param(len(fill_words))])
     f2.selectbox(
         "Or hide one word",
         list(range(len(fill_words) + 1)),
@@ -108,14 +112,15 @@ if load_error:
 sentence = usable_sentence(st.session_state["mlm_sentence"], DEFAULT_SENTENCE)
 enc = tokenizer.encode(sentence, max_length=max_positions, truncate=True)
 report_encoding(enc, max_positions)
-draw = lesson.draw_masks(
-    tokenizer,
-    enc.ids,
-    rate=st.session_state["mlm_rate"],
-    exact=st.session_state["mlm_exact"],
-    seed=st.session_state["mlm_seed"],
+draw_settings = {name: st.session_state[f"mlm_{name}"] for name in ("rate", "exact", "seed")}
+draw = lesson.draw_masks(tokenizer, enc.ids, **draw_settings)
+forward = (
+    lesson.mlm_forward(trained.model, draw.result.inputs, draw.result.labels, tokenizer=tokenizer) if trained else None
 )
-forward = lesson.mlm_forward(trained.model, draw.result.inputs, draw.result.labels) if trained else None
+
+
+def show_chart(key: str, chart: figs.Chart) -> None:
+    show_figure(chart.figure, key, alt=chart.alt, table=chart.table)
 
 
 def needs_model() -> bool:
@@ -126,45 +131,18 @@ def needs_model() -> bool:
 
 # ---- 1. choose, corrupt, label ----
 def render_draw() -> None:
-    counts, rule = draw.counts, draw.rule
+    counts = draw.counts
     if counts.eligible == 0:
         st.warning(
             "This sentence has no ordinary token to choose: [CLS], [SEP], [PAD] (and here [UNK] and a typed "
             "[MASK]) are never eligible, so nothing is masked and there is nothing to learn from it."
         )
     elif counts.chosen == 0:
-        st.warning(
-            f"Nothing was chosen (rate {draw.rate:g} of {counts.eligible} eligible tokens), so every label is "
-            "-100: this sentence would add no loss and teach the model nothing."
-        )
-    m = st.columns(5)
-    m[0].metric("eligible", counts.eligible)
-    m[1].metric("chosen", counts.chosen)
-    m[2].metric("[MASK]", counts.masked)
-    m[3].metric("random token", counts.random)
-    m[4].metric("kept", counts.kept)
-    if draw.exact:
-        verdict = "matches" if draw.follows_rule else "does NOT match"
-        st.markdown(
-            f"The rule for **{rule.eligible}** eligible tokens at rate **{draw.rate:g}**: "
-            f"round({draw.rate:g} x {rule.eligible}) = **{rule.chosen}** chosen, then 80/10/10 gives "
-            f"**{rule.masked}** [MASK], **{rule.random}** random, **{rule.kept}** kept. This draw {verdict} it."
-        )
-    else:
-        st.markdown(
-            f"Coin flip: each of the {counts.eligible} eligible tokens is chosen with probability {draw.rate:g}, "
-            f"so on average {draw.expected_chosen:.2f} are chosen (give or take {draw.chosen_spread:.2f}); this "
-            f"draw chose **{counts.chosen}**. The exact rule would choose {rule.chosen}."
-        )
-    rows = draw.rows()
-    show_figure(
-        figs.draw_figure(rows, title=f"This draw: {counts.chosen} of {counts.eligible} eligible tokens chosen"),
-        "masking_draw",
-        alt=f"Of {counts.eligible} eligible tokens in the sentence, {counts.chosen} were chosen: {counts.masked} "
-        f"became [MASK], {counts.random} a random token and {counts.kept} were kept; every other position is "
-        "labelled -100.",
-        table=pd.DataFrame(rows),
-    )
+        st.warning(figs.nothing_chosen_text(draw))
+    for column, (name, value) in zip(st.columns(5), figs.count_metrics(counts)):
+        column.metric(name, value)
+    st.markdown(figs.rule_text(draw))
+    show_chart("masking_draw", figs.draw_chart(draw))
     narrative(
         "Only chosen positions get a label (their original id); every other position is labelled **-100**, "
         "the value PyTorch's cross-entropy skips. Why not always [MASK]? [MASK] never occurs when the model is "
@@ -172,38 +150,13 @@ def render_draw() -> None:
         "positions need a good vector. A random word, or the true word left in place, means any position might "
         "be scored, so every position's vector has to stay honest."
     )
-    n = int(st.session_state["mlm_n"])
-    worked = exact_counts(n, draw.rate)
-    st.markdown(
-        f"**Worked count.** {n} eligible tokens at rate {draw.rate:g}: round({draw.rate:g} x {n}) = "
-        f"**{worked.chosen}** chosen, of which round(0.8 x {worked.chosen}) = **{worked.masked}** [MASK], "
-        f"**{worked.random}** random and **{worked.kept}** kept."
-    )
-    show_figure(
-        figs.split_bar(worked, title=f"{n} eligible tokens at rate {draw.rate:g}"),
-        "masking_split",
-        alt=f"Of {n} eligible tokens, {worked.chosen} are chosen: {worked.masked} become [MASK], "
-        f"{worked.random} a random token, {worked.kept} stay as they are.",
-        table=pd.DataFrame([worked.__dict__]),
-    )
+    worked = exact_counts(int(st.session_state["mlm_n"]), draw.rate)
+    st.markdown(figs.worked_count_text(worked, draw.rate))
+    show_chart("masking_split", figs.split_chart(worked, draw.rate))
     show_code(mask_tokens, exact_counts)
 
 
 # ---- 2. shapes ----
-SHAPE_MEANING = {
-    "token ids": "B sequences, T positions: the corrupted input",
-    "hidden states": "D numbers per position, built from both sides",
-    "logits": "a score for each of V vocabulary words at every position",
-    "logits at chosen positions": "only the rows the loss reads: one per chosen position",
-}
-
-
-def shape_table(steps) -> pd.DataFrame:
-    return pd.DataFrame(
-        [{"tensor": name, "shape": str(shape), "what it holds": SHAPE_MEANING[name]} for name, shape in steps]
-    )
-
-
 @st.cache_data(show_spinner=False)
 def exercise_shapes() -> list:
     """Built once: a throwaway model of the exercise's size, run to read its shapes."""
@@ -215,14 +168,10 @@ def render_shapes() -> None:
         return
     steps = forward.shape_steps()
     st.markdown("Read from the tensors of the model's pass over the draw above:")
-    st.dataframe(shape_table(steps), hide_index=True)
-    st.code(" -> ".join(str(shape) for _, shape in steps), language=None)
-    ex = lesson.EXERCISE_SHAPE
-    with st.expander(
-        f"Try it: {ex['batch']} sequences of length {ex['length']}, width {ex['d_model']}, "
-        f"{ex['vocab_size']:,} words, {ex['n_masked']} masked positions. What are the shapes?"
-    ):
-        st.dataframe(shape_table(exercise_shapes()), hide_index=True)
+    st.dataframe(figs.shape_table(steps), hide_index=True)
+    st.code(figs.shape_chain(steps), language=None)
+    with st.expander(figs.exercise_question(lesson.EXERCISE_SHAPE)):
+        st.dataframe(figs.shape_table(exercise_shapes()), hide_index=True)
         st.caption("Computed by running a throwaway model of exactly that size.")
     show_code(lesson.mlm_forward)
 
@@ -231,82 +180,18 @@ def render_shapes() -> None:
 def render_loss() -> None:
     if not needs_model():
         return
-    b = forward.breakdown
-    m = st.columns(3)
-    m[0].metric(f"mean over the {b.n_counted} chosen positions", fmt_mean(b.mean))
-    m[1].metric("PyTorch cross_entropy(ignore_index=-100)", fmt_mean(forward.pytorch_loss))
-    m[2].metric(f"wrong: sum / all {b.n_positions} positions", fmt_mean(b.wrong_mean_all_positions))
-    if b.n_counted == 0:
+    for column, (name, value) in zip(st.columns(3), figs.loss_metrics(forward)):
+        column.metric(name, value)
+    if forward.breakdown.n_counted == 0:
         st.info(
             "No position carries a loss in this draw, so the mean is undefined: there are no positions to "
             "average (PyTorch returns nan here). Raise the rate or draw again."
         )
-    tokens = draw.tokens
-    show_figure(
-        figs.loss_bars(
-            tokens,
-            draw.input_tokens,
-            b.per_position[0],
-            b.counted[0],
-            mean=b.mean,
-            wrong_mean=b.wrong_mean_all_positions,
-            title="Cross-entropy at each position (grey: label -100, contributes nothing)",
-        ),
-        "masking_loss",
-        alt=(
-            f"{b.n_counted} of {b.n_positions} positions carry a loss; their mean is {fmt_mean(b.mean)}, "
-            f"while dividing the same sum by all positions gives {fmt_mean(b.wrong_mean_all_positions)}."
-            if b.n_counted
-            else f"None of the {b.n_positions} positions carries a loss: every bar is 0 and there are no "
-            "positions to average."
-        ),
-        table=loss_table(forward, tokens, draw.input_tokens),
-    )
+    show_chart("masking_loss", figs.loss_chart(forward, draw.tokens, draw.input_tokens))
     ex = lesson.count_example(trained.model, tokenizer)
-    eb = ex.forward.breakdown
-    st.markdown(
-        f"**Count before you average.** *{lesson.COUNT_EXAMPLE_TEXT}* is {ex.n_positions} positions with "
-        f"[CLS] and [SEP]. Hide two of them: the model receives `{' '.join(ex.input_tokens)}`. The loss is the "
-        f"mean of **{ex.n_counted}** terms, {fmt_mean(eb.mean)}; dividing by all {ex.n_positions} positions "
-        f"gives {fmt_mean(eb.wrong_mean_all_positions)}, a loss {ex.n_positions / ex.n_counted:.0f} times too "
-        "small that also shifts with how long the sentence is."
-    )
-    show_figure(
-        figs.loss_bars(
-            ex.tokens,
-            ex.input_tokens,
-            eb.per_position[0],
-            eb.counted[0],
-            mean=eb.mean,
-            wrong_mean=eb.wrong_mean_all_positions,
-            title=f"{ex.n_positions} positions, {ex.n_counted} hidden: the mean is over {ex.n_counted}",
-        ),
-        "masking_count_example",
-        alt=f"Of {ex.n_positions} positions, {ex.n_counted} carry a loss: right mean {fmt_mean(eb.mean)}, "
-        f"wrong mean over all positions {fmt_mean(eb.wrong_mean_all_positions)}.",
-        table=loss_table(ex.forward, ex.tokens, ex.input_tokens),
-    )
+    st.markdown(figs.count_example_text(ex))
+    show_chart("masking_count_example", figs.count_example_chart(ex))
     show_code(loss_breakdown)
-
-
-def loss_table(fwd, tokens, input_tokens) -> pd.DataFrame:
-    b = fwd.breakdown
-    guesses = tokenizer.decode(fwd.top_guess[0])
-    rows = []
-    for t, token in enumerate(tokens):
-        counted = bool(b.counted[0, t])
-        rows.append(
-            {
-                "position": t,
-                "original": token,
-                "model receives": input_tokens[t],
-                "label": int(fwd.labels[0, t]),
-                "loss": float(b.per_position[0, t]),
-                "p(original)": float(fwd.label_probability[0, t]) if counted else None,
-                "model's top guess": guesses[t],
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 # ---- 4. fill-mask ----
@@ -331,44 +216,16 @@ def render_fill() -> None:
     columns = st.columns(min(len(shown), 3))
     for i, pred in enumerate(shown):
         with columns[i % len(columns)]:
-            words = [w for w, _ in pred.top]
-            probs = [p for _, p in pred.top]
-            show_figure(
-                figs.top_k_bars(words, probs, title=lesson.context(view.tokens, pred.position, width=2)),
-                f"fill_{i}",
-                alt=f"At position {pred.position} the model's first choice is '{words[0]}' with probability "
-                f"{probs[0]:.1%}, then " + ", ".join(f"'{w}' {p:.1%}" for w, p in zip(words[1:], probs[1:])) + ".",
-                table=pd.DataFrame({"token": words, "probability": probs}),
-            )
+            show_chart(f"fill_{i}", figs.fill_chart(view, pred))
             if pred.hidden_word is not None:
-                word = escape_md(pred.hidden_word)
-                if pred.hidden_rank is None:
-                    st.caption(f"The hidden word '{word}' is not in the vocabulary: it can never be guessed.")
-                else:
-                    st.caption(
-                        f"The hidden word '{word}' is choice {pred.hidden_rank} of {tokenizer.vocab_size}, "
-                        f"probability {pred.hidden_probability:.1%}."
-                    )
-    meta = trained.metadata.get("metrics", {})
-    if "top1" in meta:
-        st.caption(
-            f"The lab's model (d={trained.model.config.d_model}, {trained.model.config.n_layers} layers, "
-            f"{tokenizer.vocab_size} words) fills a hidden content word of an unseen sentence correctly "
-            f"{meta['top1']:.0%} of the time at its first guess, {meta['top5']:.0%} within five "
-            f"(always guessing the most common words: {meta.get('baseline_top1', float('nan')):.0%} and "
-            f"{meta.get('baseline_top5', float('nan')):.0%})."
-        )
+                st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), tokenizer.vocab_size))
+    quality = figs.model_quality_text(trained.metadata.get("metrics", {}), trained.model.config, tokenizer.vocab_size)
+    if quality:
+        st.caption(quality)
     show_code(lesson.fill_mask_view, fill_mask)
 
 
 # ---- 5. leakage ----
-LEAK_REQUEST = "_leak_requested"
-
-
-def request_leakage(steps: int, seed: int) -> None:
-    st.session_state[LEAK_REQUEST] = (steps, seed)
-
-
 def render_leakage() -> None:
     narrative(
         "A classic bug: the positions are chosen and labelled correctly, but the input still shows the "
@@ -379,119 +236,60 @@ def render_leakage() -> None:
     steps, seed = int(st.session_state["leak_steps"]), sidebar_seed()
     result = cached_leakage(steps, seed)
     if result is None:
-        rate = seconds_per_step()
-        estimate = f" Expect about {max(1, round(rate * steps))} s on this server." if rate else ""
-        st.caption(
-            f"{steps} training steps for each model, seed {seed}.{estimate} A finished run is kept, so the next "
-            "person asking for the same steps and seed sees it at once."
-        )
-        st.button(
-            "Train both models",
-            key="leak_train",
-            icon=":material/model_training:",
-            type="primary",
-            on_click=request_leakage,
-            args=(steps, seed),
-        )
-        # The click is recorded by the callback, so a rerun of the script before this point cannot lose it.
-        if st.session_state.pop(LEAK_REQUEST, None) != (steps, seed):
-            return
-        bar = st.progress(0.0, text="training the correct model...")
+        result = train_on_request(steps, seed)
+    if result is not None:
+        show_leakage(lesson.summarise_leakage(result))
 
-        def progress(step: int, total: int) -> None:
-            if step == total or step % max(1, total // 50) == 0:
-                which = "correct" if step <= total // 2 else "leaky"
-                bar.progress(step / total, text=f"training the {which} model: step {step} of {total}")
 
-        result = run_leakage(steps, seed, progress)
-        bar.empty()
-    show_leakage(lesson.summarise_leakage(result))
+def request_leakage(steps: int, seed: int) -> None:
+    st.session_state[LEAK_REQUEST] = (steps, seed)
+
+
+def train_on_request(steps: int, seed: int):
+    """The button, and the run once it has been clicked for these settings (None until then)."""
+    st.caption(figs.leakage_request_text(steps, seed, lesson.leakage_estimate(seconds_per_step(), steps)))
+    st.button(
+        "Train both models",
+        key="leak_train",
+        icon=":material/model_training:",
+        type="primary",
+        on_click=request_leakage,
+        args=(steps, seed),
+    )
+    if st.session_state.pop(LEAK_REQUEST, None) != (steps, seed):
+        return None
+    bar = st.progress(0.0, text="training the correct model...")
+
+    def progress(step: int, total: int) -> None:
+        if step == total or step % max(1, total // 50) == 0:  # about 50 updates, whatever the length
+            bar.progress(step / total, text=figs.leakage_progress_text(lesson.leakage_run_at(step, total), step, total))
+
+    result = run_leakage(steps, seed, progress)
+    bar.empty()
+    return result
 
 
 def show_leakage(summary) -> None:
-    names = lesson.LEAKAGE_RUNS
-    acc, top5 = summary.final_train_accuracy, summary.held_out_top5
-    m = st.columns(4)
-    m[0].metric("training accuracy, correct", f"{acc['correct']:.1%}")
-    m[1].metric("training accuracy, leaky", f"{acc['leaky']:.1%}")
-    m[2].metric("fill-mask top-5, correct", f"{top5['correct']:.1%}")
-    m[3].metric("fill-mask top-5, leaky", f"{top5['leaky']:.1%}")
-    reached = summary.first_step_at["leaky"]
-    when = f"by step {reached}" if reached else "never within these steps"
-    st.markdown(
-        f"The leaky model's training accuracy reaches {summary.threshold:.0%} {when} and ends at "
-        f"{acc['leaky']:.1%}; the correct one ends at {acc['correct']:.1%}. On {summary.n_held_out} unseen "
-        f"sentences with a content word really hidden, the leaky model has it in its top five "
-        f"{top5['leaky']:.1%} of the time, the correct one {top5['correct']:.1%}. Near-perfect training "
-        "accuracy almost at once is the symptom: check what the model actually receives at every scored position."
-    )
-    curves = {names[k]: summary.accuracy[k] for k in ("correct", "leaky")}
-    show_figure(
-        figs.training_curves(
-            summary.steps,
-            curves,
-            title=f"Training accuracy at the scored positions (mean of the last {summary.window} steps)",
-            y_title="accuracy",
-            y_range=(0.0, 1.05),
-        ),
-        "leakage_accuracy",
-        alt=f"Training accuracy: the leaky run ends at {acc['leaky']:.1%}, the correct run at {acc['correct']:.1%}.",
-        table=pd.DataFrame({"step": summary.steps, **curves}),
-    )
-    losses = {names[k]: summary.loss[k] for k in ("correct", "leaky")}
-    show_figure(
-        figs.training_curves(
-            summary.steps, losses, title="Training loss at the scored positions", y_title="cross-entropy (nats)"
-        ),
-        "leakage_loss",
-        alt=f"Training loss: the leaky run falls to {losses[names['leaky']][-1]:.3f}, "
-        f"the correct run to {losses[names['correct']][-1]:.3f}.",
-        table=pd.DataFrame({"step": summary.steps, **losses}),
-    )
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "run": names[k],
-                    f"training accuracy (last {summary.window} steps)": summary.final_train_accuracy[k],
-                    f"first step at {summary.threshold:.0%}": str(summary.first_step_at[k] or "not reached"),
-                    "held-out fill-mask top-1": summary.held_out_top1[k],
-                    "held-out fill-mask top-5": summary.held_out_top5[k],
-                    "seconds": summary.seconds[k],
-                }
-                for k in ("correct", "leaky")
-            ]
-        ),
-        hide_index=True,
-    )
+    for column, (name, value) in zip(st.columns(4), figs.leakage_metrics(summary)):
+        column.metric(name, value)
+    st.markdown(figs.leakage_text(summary))
+    show_chart("leakage_accuracy", figs.leakage_accuracy_chart(summary))
+    show_chart("leakage_loss", figs.leakage_loss_chart(summary))
+    st.dataframe(figs.leakage_table(summary), hide_index=True)
     show_code(train_mlm, lesson.summarise_leakage)
 
 
 # ---- 6. next-sentence prediction ----
 @st.cache_data(show_spinner=False, max_entries=64)
-def nsp_table(seed: int) -> pd.DataFrame:
-    rows = []
-    for ex in lesson.nsp_examples(tokenizer, n=N_NSP_PAIRS, seed=seed):
-        rows.append(
-            {
-                "sentence A": ex.sentence_a,
-                "sentence B": ex.sentence_b,
-                "label": "IsNext" if ex.is_next else "NotNext (random)",
-                "model input": " ".join(ex.tokens),
-                "segments": "".join(map(str, ex.segments)),
-            }
-        )
-    return pd.DataFrame(rows)
+def nsp_examples(seed: int) -> list[lesson.NSPExample]:
+    return lesson.nsp_examples(tokenizer, n=N_NSP_PAIRS, seed=seed)
 
 
 def render_nsp() -> None:
-    table = nsp_table(int(st.session_state["mlm_seed"]))
-    n_next = int((table["label"] == "IsNext").sum())
-    st.markdown(
-        f"Pairs drawn from the lab's corpus with masking seed {st.session_state['mlm_seed']}: "
-        f"**{n_next} of {len(table)}** are real continuations, the rest pair A with a random sentence."
-    )
-    st.dataframe(table, hide_index=True)
+    seed = st.session_state["mlm_seed"]
+    examples = nsp_examples(int(seed))
+    st.markdown(figs.nsp_text(examples, seed))
+    st.dataframe(figs.nsp_table(examples), hide_index=True)
     narrative(
         "BERT's second pre-training task, **next-sentence prediction**, packs two sentences into one input, "
         "`[CLS] A [SEP] B [SEP]`, with segment 0 for `[CLS]`, A and its `[SEP]` and segment 1 for B and the "

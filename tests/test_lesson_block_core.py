@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import inspect
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +13,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from encoder_core import Encoder, EncoderBlock, WordTokenizer, build_encoder, param_count, preset, sinusoidal_table
+from encoder_core import Encoder, EncoderBlock, build_encoder, param_count, preset, sinusoidal_table
+from encoder_core import reference as reference_module
 from encoder_core.lessons import block as core
 from encoder_core.reference import block_equivalence
 
@@ -19,13 +23,8 @@ TEACHING_STD = 0.2  # the pages' init std for the seeded model
 
 
 @pytest.fixture(scope="module")
-def tokenizer() -> WordTokenizer:
-    return WordTokenizer()
-
-
-@pytest.fixture(scope="module")
-def enc(tokenizer):
-    return tokenizer.encode(SENTENCE)
+def enc(tok):
+    return tok.encode(SENTENCE)
 
 
 @pytest.fixture(scope="module", params=["post", "pre"])
@@ -42,6 +41,7 @@ def test_trace_stages_fit_together(model, enc, layer):
     walk = core.walk_block(model, enc.ids, enc.segments, layer)
     t = walk.trace
     assert walk.stages == core.stages_for(model.config.norm)
+    assert (walk.d_model, walk.d_ff, walk.sqrt_d) == (64, 256, 8.0)
     assert set(t) == set(walk.stages)
     assert _close(t["residual_1"], t["input"] + t["attention"])
     assert _close(t["ffn_activated"], F.gelu(t["ffn_hidden"]))
@@ -71,6 +71,10 @@ def test_layers_chain_and_embeddings_sum(model, enc):
         assert torch.equal(e.position, model.embeddings.position_embeddings.weight[: len(enc)])
         expected = F.layer_norm(e.summed, (model.config.d_model,), eps=model.config.layer_norm_eps)
     assert _close(e.normed, expected, 1e-5)
+    sizes = core.summarize_parts(e)
+    assert list(sizes) == ["token", "position", "segment", "summed", "normed"]
+    assert sizes["summed"] == core.summarize(e.summed)
+    assert sizes["token"].largest == float(e.token.abs().max()) > 0
 
 
 def test_walk_refuses_a_missing_layer(model, enc):
@@ -85,6 +89,16 @@ def test_token_stats_match_torch():
     assert _close(stats.mean, mean, 1e-5)
     assert _close(stats.std, std, 1e-5)
     assert _close(stats.l2, torch.linalg.vector_norm(x, dim=-1), 1e-4)
+    assert stats.largest_mean == float(stats.mean.abs().max()) == pytest.approx(float(mean.abs().max()))
+    assert stats.mean_std == float(stats.std.mean()) and stats.mean_l2 == float(stats.l2.mean())
+    assert stats.std_span == core.Span(float(stats.std.min()), float(stats.std.max()))
+    assert stats.l2_span.lo == float(stats.l2.min()) < stats.l2_span.hi == float(stats.l2.max())
+
+
+def test_summarize():
+    x = torch.tensor([[1.0, -5.0, 2.0], [0.5, 3.0, -1.0]])
+    assert core.summarize(x) == core.TensorSummary(rows=2, cols=3, lo=-5.0, hi=3.0, largest=5.0)
+    assert core.span([3.0, 1.0, 2.0]) == core.Span(1.0, 3.0) == core.span(torch.tensor([3.0, 1.0, 2.0]))
 
 
 def test_active_units_against_numpy(model, enc):
@@ -108,6 +122,8 @@ def test_activation_curves():
     expected = x * 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
     assert np.allclose(c.gelu.numpy(), expected, atol=1e-6)
     assert np.array_equal(c.relu.numpy(), np.maximum(c.x.numpy(), 0))
+    assert c.x_span == core.Span(-3.0, 3.0)
+    assert c.lowest_gelu == float(c.gelu.min()) == pytest.approx(expected.min(), abs=1e-6)
 
 
 @pytest.mark.parametrize("norm", ["post", "pre"])
@@ -130,6 +146,171 @@ def test_stage_source_is_the_running_code(norm):
     assert core.stage_source("residual_1", "post").first_line != core.stage_source("residual_1", "pre").first_line
 
 
+def lines_that_add_each_stage(block: EncoderBlock, x: torch.Tensor) -> dict[str, int]:
+    """Run the block under a line tracer: for each stage, the file line whose execution put it in the trace."""
+    forward = EncoderBlock.forward.__code__
+    added: dict[str, int] = {}
+    previous: list[int] = []
+
+    def on_line(frame, event, arg):
+        t = frame.f_locals.get("t")
+        if isinstance(t, dict) and previous:
+            added.update({stage: previous[-1] for stage in t.keys() - added.keys()})
+        previous.append(frame.f_lineno)
+        return on_line
+
+    def on_call(frame, event, arg):
+        return on_line if frame.f_code is forward else None
+
+    old = sys.gettrace()
+    sys.settrace(on_call)
+    try:
+        with torch.no_grad():
+            block(x, return_trace=True)
+    finally:
+        sys.settrace(old)
+    return added
+
+
+def test_stage_source_lines_are_the_lines_that_compute_each_stage(model, enc):
+    """The lines a page shows for a stage are the ones that, when the block runs, put that stage in its trace."""
+    norm = model.config.norm
+    x = core.walk_block(model, enc.ids, enc.segments, 0).trace["input"][None]
+    added = lines_that_add_each_stage(model.encoder.layer[0], x)
+    assert set(added) == set(core.stages_for(norm))
+    for stage in core.stages_for(norm):
+        src = core.stage_source(stage, norm)
+        assert src.first_line <= added[stage] < src.first_line + len(src.lines), stage
+        traced = 't = {"input": x}' if stage == "input" else f't["{stage}"] ='
+        assert any(traced in line for line in src.lines), stage
+
+
+def test_every_stage_of_both_placements_has_one_marker():
+    lines, _ = inspect.getsourcelines(EncoderBlock.forward)
+    markers = core.stage_markers(lines)
+    for norm in ("post", "pre"):
+        marked = [m.stage for m in markers if m.norm in (None, norm)]
+        assert sorted(marked) == sorted(core.stages_for(norm)), norm  # each stage once, nothing else
+    # the FFN's three stages are written once, shared by both placements
+    assert {m.stage for m in markers if m.norm is None} == {"input", "ffn_hidden", "ffn_activated", "ffn_output"}
+    assert core.stage_source("ffn_hidden", "post") == core.stage_source("ffn_hidden", "pre")
+
+
+FAKE_FORWARD = """\
+def forward(self, x):
+    # stage: input
+    t = {"input": x}
+    if self.post:
+        # stage: attention (post-norm)
+        a = self.attn(x)
+        t["attention"] = self.proj(
+            a
+        )
+    else:
+        # stage: attention (pre-norm)
+        t["attention"] = self.attn(x)
+    # stage: ffn
+    t["ffn"] = self.ffn(t["attention"])
+    # stage: more
+    t["more"] = t["ffn"] + 1
+    t["more_still"] = t["more"] + 1
+    # stage: last
+    if self.post:
+        t["last"] = 1
+    # stage: dangling
+""".splitlines(keepends=True)
+
+
+def test_marked_span_reads_markers_not_layout():
+    assert core.marked_span(FAKE_FORWARD, "input", "post") == (2, 2)  # ends where the if begins
+    assert core.marked_span(FAKE_FORWARD, "attention", "post") == (5, 8)  # a statement over several lines
+    assert core.marked_span(FAKE_FORWARD, "attention", "pre") == (11, 11)
+    assert core.marked_span(FAKE_FORWARD, "ffn", "pre") == (13, 13)  # up to the next marker
+    assert core.marked_span(FAKE_FORWARD, "more", "pre") == (15, 16)
+
+
+@pytest.mark.parametrize(
+    ("stage", "message"),
+    [
+        ("missing", "found 0"),
+        ("last", "must be followed by a simple statement"),
+        ("dangling", "followed by no code"),
+    ],
+)
+def test_marked_span_fails_loudly(stage, message):
+    with pytest.raises(LookupError, match=message):
+        core.marked_span(FAKE_FORWARD, stage, "post")
+
+
+def test_a_repeated_marker_is_refused():
+    doubled = FAKE_FORWARD + ["    # stage: input\n", "    t = {}\n"]
+    with pytest.raises(LookupError, match="found 2"):
+        core.marked_span(doubled, "input", "post")
+
+
+def test_stage_source_refuses_an_unknown_stage():
+    with pytest.raises(ValueError, match="unknown stage"):
+        core.stage_source("norm_3", "post")
+
+
+def written_out(block: EncoderBlock, x: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Every stage of one block computed straight from its modules, each placement in full (eval: no dropout)."""
+    attn, ln1, ln2 = block.attention, block.attention.output.LayerNorm, block.output.LayerNorm
+
+    def attention(inp):
+        return attn.output.dense(attn.self(inp)[0])
+
+    def ffn(h):
+        u = block.intermediate.dense(h)
+        g = F.gelu(u)
+        return u, g, block.output.dense(g)
+
+    if block.config.norm == "post":
+        a = attention(x)
+        r1 = x + a
+        h = ln1(r1)
+        u, g, f = ffn(h)
+        r2 = h + f
+        return {
+            "input": x,
+            "attention": a,
+            "residual_1": r1,
+            "norm_1": h,
+            "ffn_hidden": u,
+            "ffn_activated": g,
+            "ffn_output": f,
+            "residual_2": r2,
+            "norm_2": ln2(r2),
+        }
+    n1 = ln1(x)
+    a = attention(n1)
+    r1 = x + a
+    n2 = ln2(r1)
+    u, g, f = ffn(n2)
+    return {
+        "input": x,
+        "norm_1": n1,
+        "attention": a,
+        "residual_1": r1,
+        "norm_2": n2,
+        "ffn_hidden": u,
+        "ffn_activated": g,
+        "ffn_output": f,
+        "residual_2": r1 + f,
+    }
+
+
+@pytest.mark.parametrize("layer", [0, 1])
+def test_trace_is_bit_identical_to_the_block_written_out(model, enc, layer):
+    """The FFN lines are shared by both placements: every stage is still exactly what each formula gives."""
+    walk = core.walk_block(model, enc.ids, enc.segments, layer)
+    with torch.no_grad():
+        expected = written_out(model.encoder.layer[layer], walk.trace["input"][None])
+    assert list(walk.trace) == list(expected) == list(core.stages_for(model.config.norm))
+    for stage, tensor in expected.items():
+        assert torch.equal(walk.trace[stage], tensor[0]), stage
+
+
 def test_every_stage_has_a_formula():
     for norm in ("post", "pre"):
         assert set(core.STAGE_FORMULAS[norm]) == set(core.stages_for(norm))
@@ -148,10 +329,14 @@ def test_position_tables(model):
     off = pos.learned_off_diagonal()
     assert off.numel() == 40 * 39
     assert off.sum() == pytest.approx(float(pos.learned_similarity.sum() - pos.learned_similarity.trace()), abs=1e-3)
+    assert pos.learned_off_diagonal_mean == float(off.mean())
+    assert pos.learned_off_diagonal_largest == float(off.abs().max())
+    assert pos.neighbour_cosine == float(pos.sinusoid_similarity[0, 1])
+    assert pos.farthest_cosine == float(pos.sinusoid_similarity[0, 39])
 
 
-def test_length_cap_reports_the_real_refusal(model, tokenizer):
-    cap = core.length_cap(model, tokenizer, SENTENCE)
+def test_length_cap_reports_the_real_refusal(model, tok):
+    cap = core.length_cap(model, tok, SENTENCE)
     assert cap.max_positions == 512
     assert cap.n_tokens > 512
     assert cap.kept == 512
@@ -170,6 +355,8 @@ def test_same_seed_same_weights_for_both_placements():
     assert match.max_abs_diff == 0.0
     assert match.only_in_first == []
     assert match.only_in_second == ["encoder.final_norm.weight", "encoder.final_norm.bias"]
+    assert match.unshared == match.only_in_second
+    assert core.compare_weights(pre, post).unshared == match.only_in_second
     other = build_encoder(preset("small", norm="post"), seed=12, init_std=TEACHING_STD)
     assert core.compare_weights(post, other).max_abs_diff > 0
 
@@ -193,7 +380,13 @@ def test_deep_stack_at_bert_init(enc, depth):
     assert study.pre.growth == study.pre.residual_norms[-1] / study.pre.residual_norms[0]
     grads = study.post.grad_norms + study.pre.grad_norms
     assert study.grad_spread == max(grads) / min(grads) < 10
+    assert study.grads_stable
     assert study.loudness == pytest.approx(0.02 * 8)
+    assert study.sqrt_d == sqrt_d
+    assert study.n_tokens == study.n_tokens_given == len(enc) and not study.cut
+    for run in (study.post, study.pre):
+        assert run.residual_span == core.Span(min(run.residual_norms), max(run.residual_norms))
+        assert run.grad_span == core.Span(min(run.grad_norms), max(run.grad_norms))
 
 
 def test_deep_stack_width_scaled_init_makes_pre_norm_grow(enc):
@@ -224,10 +417,48 @@ def test_deep_stack_gradients_match_autograd(enc):
     assert study.pre.grad_norms[3] == pytest.approx(float(expected), rel=1e-4)
 
 
-def test_deep_stack_uses_at_most_64_tokens(tokenizer):
-    long = tokenizer.encode(". " * 200)
+def test_deep_stack_uses_at_most_64_tokens(tok):
+    long = tok.encode(". " * 200)
     study = core.deep_stack_study(long.ids, long.segments, 12, 0)
     assert study.n_tokens == core.DEEP_STACK_MAX_TOKENS == 64
+    assert study.n_tokens_given == len(long) > 64
+    assert study.cut
+
+
+def _study_with_grads(post_grads: list[float], pre_grads: list[float]) -> core.DeepStackStudy:
+    def run(norm, grads):
+        return core.DeepStackRun(norm, [8.0] * (len(grads) + 1), grads, 8.0)
+
+    return core.DeepStackStudy(
+        depth=len(post_grads),
+        n_tokens=6,
+        n_tokens_given=6,
+        d_model=64,
+        init_std=0.02,
+        seed=0,
+        post=run("post", post_grads),
+        pre=run("pre", pre_grads),
+        weights=core.WeightMatch(compared=1, max_abs_diff=0.0),
+    )
+
+
+def test_grads_stable_is_the_spread_below_its_threshold():
+    assert core.STABLE_GRAD_SPREAD == 10
+    steady = _study_with_grads([1.0, 2.0], [3.0, 9.9])
+    assert steady.grad_spread == pytest.approx(9.9) and steady.grads_stable
+    vanishing = _study_with_grads([1.0, 2.0], [0.05, 0.5])  # the smallest is in the other stack
+    assert vanishing.grad_spread == pytest.approx(40.0) and not vanishing.grads_stable
+    assert not _study_with_grads([1.0], [10.0]).grads_stable  # exactly 10x is no longer stable
+
+
+def test_init_std_for_each_choice():
+    assert core.INIT_CHOICES == ("bert", "width")
+    assert core.init_std_for("bert", 64) == core.BERT_INIT_STD == 0.02
+    assert core.init_std_for("width", 64) == core.width_matched_std(64)
+    assert core.init_std_for("width", 768) == pytest.approx(0.02)  # BERT-base's own width needs no scaling
+    with pytest.raises(ValueError, match="unknown initial weights"):
+        core.init_std_for("loud", 64)
+    assert core.BERT_BASE_LOUDNESS == pytest.approx(0.02 * math.sqrt(768))
 
 
 @pytest.mark.parametrize("layer", [0, 1])
@@ -236,6 +467,39 @@ def test_block_matches_torch_encoder_layer(model, enc, layer):
     with torch.inference_mode():
         diff = block_equivalence(model.encoder.layer[layer], walk.trace["input"][None])
     assert diff <= 1e-5
+    check = core.check_against_pytorch(model.encoder.layer[layer], walk.trace["input"])  # (T, D): batched inside
+    assert check == core.Equivalence(diff, 1e-5)
+    assert check.agrees
+
+
+def test_check_against_pytorch_fails_when_a_weight_is_perturbed(small_model, enc, monkeypatch):
+    block = small_model.encoder.layer[0]
+    x = core.walk_block(small_model, enc.ids, enc.segments, 0).trace["input"]
+    original = reference_module.to_torch_layer
+
+    def perturbed(b):
+        layer = original(b)
+        with torch.no_grad():
+            layer.linear1.weight[0, 0] += 0.5  # one weight of PyTorch's copy, ours untouched
+        return layer
+
+    monkeypatch.setattr(reference_module, "to_torch_layer", perturbed)
+    check = core.check_against_pytorch(block, x)
+    assert check.max_abs_diff > 1e-3 and not check.agrees
+
+
+def test_check_against_pytorch_catches_a_wrong_activation(small_model, enc):
+    x = core.walk_block(small_model, enc.ids, enc.segments, 0).trace["input"]
+    broken = copy.deepcopy(small_model.encoder.layer[0])
+    broken.act = F.relu  # ours now ReLU; the reference keeps the config's GELU
+    check = core.check_against_pytorch(broken, x)
+    assert not check.agrees and check.max_abs_diff > 1e-3
+
+
+def test_equivalence_verdict():
+    assert core.Equivalence(1e-5, 1e-5).agrees  # the tolerance itself still agrees
+    assert not core.Equivalence(1.01e-5, 1e-5).agrees
+    assert not core.Equivalence(float("nan"), 1e-5).agrees
 
 
 @pytest.mark.parametrize("name", ["small", "bert-base"])
@@ -252,7 +516,10 @@ def test_block_params_from_modules_and_formula(name):
 
 def test_bert_base_block_count():
     counts = core.block_params(preset("bert-base"))
-    assert (counts.d_model, counts.d_ff) == (768, 3072)
+    assert (counts.d_model, counts.d_ff, counts.n_layers) == (768, 3072, 12)
+    assert counts.total_formula == counts.total
+    assert counts.stack_total == 12 * 7_087_872
+    assert counts.ffn_share == pytest.approx(4_722_432 / 7_087_872)
     assert counts.attention == 4 * 768**2 + 4 * 768 == 2_362_368
     assert counts.ffn == 2 * 768 * 3072 + 3072 + 768 == 4_722_432
     assert counts.norms == 3072

@@ -2,50 +2,48 @@
 sentence-vector similarities. MiniLM tests skip when the model package is not installed
 (except under CI=true, where it is part of the setup)."""
 
-import importlib.util
-import os
+from dataclasses import replace
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-from encoder_core import WordTokenizer, build_encoder, preset
+from encoder_core import build_encoder, preset, teaching_model
 from encoder_core.head_patterns import label_heads
 from encoder_core.lessons.heads import (
     BANK_MONEY,
     BANK_RIVER,
     BANK_RIVER_AGAIN,
+    MECHANICS_TOLERANCE,
+    SameWordMass,
+    all_unknown,
     cosine_matrix,
     fragmentation,
     head_mechanics,
+    piece_spans,
     run_encoder,
     same_word_mass,
+    sentence_splits,
     similarities,
     sink_summary,
     word_index,
     word_vector_cosines,
 )
-from encoder_core.pretrained import INSTALL_HINT, PACKAGE, load_minilm, sentence_embeddings
+from encoder_core.pretrained import sentence_embeddings
 
 EXAMPLE = ("the cat sat on the mat", "it was happy")
 
 
 @pytest.fixture(scope="module")
-def small():
-    return build_encoder(preset("small"), seed=3, init_std=0.2), WordTokenizer()
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    if importlib.util.find_spec(PACKAGE) is None and os.environ.get("CI") != "true":
-        pytest.skip(f"pretrained MiniLM not installed: {INSTALL_HINT}")
-    return load_minilm()
+def small(tok):
+    """A seed-3 teaching model (not conftest's seed 0) and the word tokenizer."""
+    return teaching_model(3), tok
 
 
 @pytest.mark.parametrize("norm", ["post", "pre"])
-def test_concat_of_heads_through_w_o_is_the_blocks_attention_output(norm):
+def test_concat_of_heads_through_w_o_is_the_blocks_attention_output(norm, tok):
     model = build_encoder(preset("small", norm=norm), seed=1, init_std=0.2)
-    enc = WordTokenizer().encode(*EXAMPLE)
+    enc = tok.encode(*EXAMPLE)
     for layer in range(model.config.n_layers):
         r = head_mechanics(model, enc, layer, 1)
         assert r.max_abs_error <= 1e-6
@@ -202,3 +200,86 @@ def test_bank_vectors_drift_apart_with_context(minilm):
         enc = minilm.tokenizer.encode(text)
         vecs.append(run_encoder(minilm.model, enc).hidden_states[-1, enc.tokens.index("bank")])
     assert different.final == pytest.approx(float(F.cosine_similarity(vecs[0], vecs[1], dim=0)), abs=1e-6)
+
+
+def test_agreement_holds_within_the_tolerance_and_fails_beyond_it(small):
+    model, tok = small
+    r = head_mechanics(model, tok.encode(*EXAMPLE), 0, 1)
+    assert r.tolerance == MECHANICS_TOLERANCE and r.agrees
+    assert replace(r, max_abs_error=r.tolerance).agrees  # the tolerance itself still agrees
+    assert not replace(r, max_abs_error=2 * r.tolerance).agrees
+
+
+def test_mechanics_name_the_slices_and_the_strongest_key(small):
+    model, tok = small
+    r = head_mechanics(model, tok.encode(*EXAMPLE), 1, 2)
+    assert list(r.slices()) == ["Q", "K", "V"]
+    assert all(torch.equal(r.slices()[n], m) for n, m in zip("QKV", (r.q, r.k, r.v)))
+    for query in range(len(r.tokens)):
+        key, weight = r.strongest_key(query)
+        assert weight == pytest.approx(max(r.weights[query].tolist()))
+        assert r.weights[query, key] == r.weights[query].max()
+
+
+def brute_force_best(mass: torch.Tensor) -> tuple[int, int]:
+    best, where = -1.0, None
+    for layer in range(mass.shape[0]):
+        for head in range(mass.shape[1]):
+            if float(mass[layer, head]) > best:  # strictly larger: the first of equal heads stays
+                best, where = float(mass[layer, head]), (layer, head)
+    return where
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_best_head_is_the_argmax_over_every_head(seed):
+    mass = torch.rand(6, 12, generator=torch.Generator().manual_seed(seed))
+    same = SameWordMass(mass, uniform=0.1, n_pieces=2, n_split_words=1)
+    assert same.best_head == brute_force_best(mass)
+    assert same.at(*same.best_head) == pytest.approx(float(mass.max()))
+
+
+def test_best_head_takes_the_first_of_equal_heads():
+    mass = torch.zeros(3, 4)
+    mass[1, 2] = mass[2, 0] = 0.5
+    assert SameWordMass(mass, 0.1, 2, 1).best_head == (1, 2)
+
+
+def test_piece_spans_of_hand_written_tokens():
+    tokens = ["[CLS]", "un", "##bel", "##ie", "the", "door", "##mat", "[SEP]", "##x", "cat", "[SEP]"]
+    assert piece_spans(tokens) == [(1, 3), (5, 6)]
+    # A piece right after a special token starts a word of its own: nothing to outline.
+    assert piece_spans(["[CLS]", "##x", "##y", "[SEP]"]) == [(1, 2)]
+    assert piece_spans(["[SEP]", "##x", "[SEP]"]) == []
+    assert piece_spans(["[CLS]", "the", "cat", "[SEP]", "[PAD]", "[PAD]"]) == []  # a run of specials is no word
+    assert piece_spans([]) == []
+
+
+def test_piece_spans_cover_exactly_the_pieces_same_word_mass_counts():
+    tokens = ["[CLS]", "un", "##bel", "##ie", "##va", "cat", "door", "##mat", "[SEP]"]
+    spans = piece_spans(tokens)
+    covered = [i for first, last in spans for i in range(first, last + 1)]
+    same = same_word_mass(torch.full((1, 1, len(tokens), len(tokens)), 1 / len(tokens)), tokens)
+    assert len(covered) == same.n_pieces and len(spans) == same.n_split_words
+
+
+def test_all_unknown_only_when_every_typed_token_is_unk():
+    assert all_unknown(["[CLS]", "[UNK]", "[UNK]", "[SEP]", "[PAD]"])
+    assert not all_unknown(["[CLS]", "[UNK]", "cat", "[SEP]"])
+    assert not all_unknown(["[CLS]", "[SEP]"])  # nothing typed at all
+    assert not all_unknown(["[CLS]", "[UNK]", "[MASK]", "[SEP]"])  # a typed [MASK] is a token the model knows
+
+
+class PiecesTokenizer:
+    """Splits every word longer than four letters after its fourth letter."""
+
+    def split_words(self, text):
+        return [(w, [w] if len(w) <= 4 else [w[:4], "##" + w[4:]]) for w in text.split()]
+
+
+def test_sentence_splits_count_words_pieces_and_split_words():
+    splits = sentence_splits(PiecesTokenizer(), [("A", "the fluffy cat"), ("B", None), ("C", "doormat")])
+    words = [(name, split.word) for name, split in splits.splits]
+    assert words == [("A", "the"), ("A", "fluffy"), ("A", "cat"), ("C", "doormat")]
+    assert (splits.n_words, splits.n_pieces, splits.n_split_words) == (4, 6, 2)
+    empty = sentence_splits(PiecesTokenizer(), [("A", "")])
+    assert (empty.n_words, empty.n_pieces, empty.n_split_words) == (0, 0, 0)

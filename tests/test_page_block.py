@@ -5,11 +5,15 @@ from __future__ import annotations
 import apptest_helpers as helpers
 import numpy as np
 import pytest
+import torch
 from apptest_helpers import all_text, figures
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import POST_NORM_STAGES, TEACHING_INIT_STD, WordTokenizer, build_encoder, preset
+from encoder_core import reference as reference_module
 from encoder_core.lessons import block as core
+from ui.views import block as fb
+from ui.views.figures import matrix_heatmap
 
 DEFAULT = "the cat sat on the mat"
 TOK = WordTokenizer()
@@ -49,6 +53,9 @@ def assert_stage_drawn(at, walk, step: str) -> None:
     src = core.stage_source(step, walk.norm)
     assert "\n".join(src.lines) in [el.value for el in at.code]
     assert f"line {src.first_line}" in all_text(at)
+    # the lines shown are the ones that compute the traced tensor (tests/test_lesson_block_core.py runs them)
+    traced = 't = {"input": x}' if step == "input" else f't["{step}"] ='
+    assert any(traced in line for line in src.lines)
 
 
 def test_defaults_draw_encoder_core_numbers():
@@ -82,6 +89,8 @@ def test_defaults_draw_encoder_core_numbers():
     assert metrics["ReLU = 0 exactly"] == f"{units.relu_zero:,}"
     # the PyTorch check, the cap's real refusal, the parameter table
     assert equivalence_shown(at) <= 1e-5
+    [verdict] = [s.value for s in at.success if "float32 rounding" in s.value]
+    assert verdict.endswith("within float32 rounding (tolerance 1e-5).")
     text = all_text(at)
     assert "longer than max_positions=512" in text
     assert "share 39 parameter tensors, largest difference 0" in text
@@ -199,3 +208,163 @@ def test_lecture_mode_steps_through_sections():
     at.button(key="lecture_next").click().run()
     assert not at.exception
     assert set(figures(at)) == {"activations"}
+
+
+def test_a_failed_check_against_pytorch_is_shown_as_an_error(monkeypatch):
+    original = reference_module.to_torch_layer
+
+    def perturbed(block):
+        layer = original(block)
+        with torch.no_grad():
+            layer.linear2.bias[0] += 0.5  # PyTorch's copy only: the two must now disagree by 0.5
+        return layer
+
+    monkeypatch.setattr(reference_module, "to_torch_layer", perturbed)
+    at = open_page()
+    assert not at.exception
+    assert equivalence_shown(at) > 0.1
+    [error] = [e.value for e in at.error]
+    assert error.endswith("more than the 1e-5 tolerance.")
+    assert not [s.value for s in at.success if "float32 rounding" in s.value]
+
+
+# ---- the view's tables and figures: pure functions of the core results ---------------------
+
+
+@pytest.fixture(scope="module")
+def walk_and_tokens():
+    walk, enc = expected()
+    return walk, enc.tokens
+
+
+def test_tensor_tables_hold_the_walks_numbers(walk_and_tokens):
+    walk, tokens = walk_and_tokens
+    token = fb.tensor_table(walk.embeddings.token, tokens)
+    assert list(token.columns) == ["token"] + [f"f{j}" for j in range(64)]
+    assert token["token"].tolist() == list(tokens)
+    np.testing.assert_array_equal(token.iloc[:, 1:].to_numpy(), walk.embeddings.token.numpy())
+    assert token["f0"].dtype == np.float32  # the CSV download shows the tensor's own digits
+    hidden = fb.stage_table(walk, "ffn_hidden", tokens)
+    assert list(hidden.columns)[1:3] == ["u0", "u1"] and hidden.shape == (len(tokens), 1 + 256)
+    np.testing.assert_array_equal(hidden.iloc[:, 1:].to_numpy(), walk.trace["ffn_hidden"].numpy())
+    assert list(fb.stage_table(walk, "norm_1", tokens).columns)[1] == "f0"
+    tables = fb.embedding_tables(walk.embeddings, tokens)
+    assert list(tables) == ["emb_token", "emb_position", "emb_segment", "emb_sum", "emb_norm"]
+    np.testing.assert_array_equal(tables["emb_norm"].iloc[:, 1:].to_numpy(), walk.embeddings.normed.numpy())
+
+
+def test_stats_and_profile_tables(walk_and_tokens):
+    walk, tokens = walk_and_tokens
+    stats = walk.stats["residual_1"]
+    table = fb.stats_table(stats, tokens)
+    assert list(table.columns) == ["token", "mean", "std", "L2 norm"]
+    for column, values in (("mean", stats.mean), ("std", stats.std), ("L2 norm", stats.l2)):
+        np.testing.assert_array_equal(table[column].to_numpy(), values.numpy())
+    profile = fb.stage_profile_table(walk.stages, core.mean_norm_per_stage(walk))
+    assert profile["stage"].tolist() == list(walk.stages)
+    assert profile["mean L2 norm"].tolist() == [walk.stats[s].mean_l2 for s in walk.stages]
+    assert fb.stage_labels(walk.stages)[:2] == ["input x", "attention"]
+
+
+def test_activation_and_active_unit_tables(walk_and_tokens):
+    walk, tokens = walk_and_tokens
+    curves = core.activation_curves()
+    table = fb.activation_table(curves)
+    assert list(table.columns) == ["u", "GELU", "ReLU"] and len(table) == 161
+    np.testing.assert_array_equal(table["GELU"].to_numpy(), curves.gelu.numpy())
+    units = core.active_units(walk.trace["ffn_hidden"])
+    active = fb.active_units_table(units, tokens)
+    assert list(active.columns) == ["token", "active under GELU", "active under ReLU"]
+    assert active["active under GELU"].tolist() == units.per_token_gelu_positive
+    assert active["active under ReLU"].sum() == units.relu_positive
+
+
+def test_position_tables_and_heatmaps():
+    model = build_encoder(preset("small"), seed=0, init_std=TEACHING_INIT_STD)
+    pos = core.position_tables(model, 64)
+    sinusoid = fb.position_table(pos.sinusoid)
+    assert list(sinusoid.columns)[:2] == ["f0", "f1"] and sinusoid.shape == (64, 64)
+    np.testing.assert_array_equal(sinusoid.to_numpy(), pos.sinusoid.numpy())
+    similarity = fb.similarity_table(pos.sinusoid_similarity)
+    assert list(similarity.columns)[:2] == [0, 1]
+    np.testing.assert_array_equal(similarity.to_numpy(), pos.sinusoid_similarity.numpy())
+    # built on the shared matrix_heatmap: numbered rows, a fixed cosine scale, the position lesson's height
+    fig = fb.sinusoid_similarity_heatmap(pos)
+    title = "cosine similarity between sinusoid positions"
+    same = matrix_heatmap(
+        pos.sinusoid_similarity, None, title=title, x_title="position", y_title="position", zrange=(-1, 1), height=420
+    )
+    assert fig.to_plotly_json() == same.to_plotly_json()
+    heat = fig.data[0]
+    assert (heat.zmin, heat.zmax, heat.zmid, heat.y) == (-1, 1, 0, None)
+    assert fig.layout.yaxis.title.text == "position" and fig.layout.height == 420
+    assert heat.hovertemplate.startswith("position %{y}, position %{x}")
+    waves = fb.sinusoid_heatmap(pos)
+    assert waves.layout.title.text == "sinusoidal table, first 64 positions"
+    assert waves.data[0].zmax == float(np.abs(pos.sinusoid.numpy()).max())  # no zrange: fitted to the values
+    assert fb.learned_similarity_heatmap(pos).data[0].zmin == -1
+
+
+def test_embedding_alts_quote_the_core_numbers(walk_and_tokens):
+    walk, tokens = walk_and_tokens
+    parts = walk.embeddings
+    sizes, normed = core.summarize_parts(parts), core.token_stats(parts.normed)
+    alts = fb.embedding_alts(sizes, normed)
+    assert alts["emb_token"] == (
+        f"The word-embedding row of each token: {len(tokens)} tokens by 64 features, "
+        f"largest magnitude {float(parts.token.abs().max()):.3f}."
+    )
+    assert f"{sizes['summed'].largest:.3f}" in alts["emb_sum"]
+    assert f"standard deviation {float(normed.std.mean()):.4f}" in alts["emb_norm"]
+
+
+def test_stage_notes_read_the_walk(walk_and_tokens):
+    walk, _ = walk_and_tokens
+    assert f"norm {walk.stats['norm_2'].mean_l2:.3f} ≈ √d" in fb.stage_note(walk, "norm_2")
+    assert "from 64 to 256 features" in fb.stage_note(walk, "ffn_hidden")
+    pre, _ = expected(norm="pre")
+    assert f"mean norm {pre.stats['residual_2'].mean_l2:.3f} here (√d = 8.00)" in fb.stage_note(pre, "residual_2")
+    assert all(fb.stage_note(w, s) for w in (walk, pre) for s in w.stages)
+
+
+def _study(pre_grads: list[float]) -> core.DeepStackStudy:
+    post = core.DeepStackRun("post", [8.0, 8.0, 8.0], [1.0, 2.0], 8.0)
+    pre = core.DeepStackRun("pre", [8.0, 9.0, 10.0], pre_grads, 8.0)
+    match = core.WeightMatch(39, 0.0, [], ["encoder.final_norm.weight", "encoder.final_norm.bias"])
+    return core.DeepStackStudy(
+        depth=2, n_tokens=6, n_tokens_given=70, d_model=64, init_std=0.02, seed=0, post=post, pre=pre, weights=match
+    )
+
+
+def test_deep_stack_tables_and_reading():
+    study = _study([3.0, 4.0])
+    residual, grad = fb.deep_stack_tables(study)
+    assert list(residual.columns) == ["after block", "post-norm", "pre-norm"]
+    assert residual["after block"].tolist() == [0, 1, 2]
+    assert residual["pre-norm"].tolist() == [8.0, 9.0, 10.0]
+    assert list(grad.columns) == ["block", "post-norm", "pre-norm"]
+    assert grad["post-norm"].tolist() == [1.0, 2.0] and grad["pre-norm"].tolist() == [3.0, 4.0]
+    assert "(×1.25)" in fb.deep_stack_reading(study, width_scaled=False)
+    assert "the first 6 of 70" in fb.deep_stack_setup(study)
+    stable = "no block's gradient explodes or vanishes"
+    assert stable in fb.deep_stack_reading(study, width_scaled=False)
+    assert stable not in fb.deep_stack_reading(_study([3.0, 40.0]), width_scaled=False)
+    assert "encoder.final_norm.weight, encoder.final_norm.bias" in fb.same_weights_note(study.weights, 0)
+
+
+def test_param_table_counts_from_the_modules():
+    counts = {name: core.block_params(preset(name)) for name in ("small", "bert-base")}
+    table = fb.param_table(counts)
+    assert list(table.columns) == ["model", "part", "formula", "counted from the modules", "from the formula"]
+    assert table["model"].tolist() == ["small"] * 4 + ["bert-base"] * 4
+    whole = table[table["part"].str.startswith("whole block")]
+    assert whole["counted from the modules"].tolist() == [counts["small"].total, counts["bert-base"].total]
+    assert whole["from the formula"].tolist() == [c.total_formula for c in counts.values()]
+    ffn = table[table["part"].str.startswith("FFN")]
+    assert ffn["counted from the modules"].tolist() == [c.ffn for c in counts.values()]
+
+
+def test_short_sci():
+    assert fb.short_sci(1e-5) == "1e-5"
+    assert fb.short_sci(3e-7) == "3e-7"
+    assert fb.short_sci(0.01) == "1e-2"

@@ -1,4 +1,5 @@
-"""AppTests of the heads page: defaults, every control, model switch, missing model, bad input, links."""
+"""The heads page: AppTests of its defaults, every control, model switch, missing model, bad input and
+links (slow); and its view's tables, figures and texts against the core results they show (fast)."""
 
 import importlib.util
 import os
@@ -6,24 +7,31 @@ import os
 import apptest_helpers as helpers
 import numpy as np
 import pytest
+import torch
 from apptest_helpers import all_text, figures
 from streamlit.testing.v1 import AppTest
 
 import ui.models as minilm_model
 from encoder_core.head_patterns import label_heads
-from encoder_core.lessons.heads import head_mechanics, run_encoder
-from encoder_core.pretrained import INSTALL_HINT, PACKAGE, PretrainedUnavailable, load_minilm
+from encoder_core.lessons.heads import (
+    SameWordMass,
+    SentenceSplits,
+    Similarities,
+    WordSplit,
+    WordVectorCosines,
+    head_mechanics,
+    piece_spans,
+    run_encoder,
+    sink_summary,
+    word_index,
+)
+from encoder_core.pretrained import INSTALL_HINT, PACKAGE, PretrainedUnavailable
+from ui.views import heads as views
 from ui.views.heads import grid_gaps
-
-pytestmark = pytest.mark.slow
 
 HAVE_MINILM = importlib.util.find_spec(PACKAGE) is not None or os.environ.get("CI") == "true"
 needs_minilm = pytest.mark.skipif(not HAVE_MINILM, reason=f"pretrained MiniLM not installed: {INSTALL_HINT}")
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    return load_minilm()
+slow = pytest.mark.slow  # the AppTests; the view tests at the end are fast
 
 
 def open_page(page: str, query: dict | None = None) -> AppTest:
@@ -42,6 +50,7 @@ def grid_block(fig, layer: int, head: int, T: int) -> np.ndarray:
     return z[r : r + T, c : c + T]
 
 
+@slow
 @needs_minilm
 def test_defaults_show_minilm_numbers(minilm):
     at = open_page("heads")
@@ -75,6 +84,7 @@ def test_defaults_show_minilm_numbers(minilm):
     assert bank[0]["y"][0] == pytest.approx(1.0, abs=1e-6) and bank[0]["y"][-1] < bank[1]["y"][-1]
 
 
+@slow
 @needs_minilm
 def test_every_control_and_the_model_switch(minilm):
     at = open_page("heads")
@@ -124,6 +134,7 @@ def _fragment_rows(at):
     return []
 
 
+@slow
 @needs_minilm
 def test_bad_input_is_explained(minilm):
     at = open_page("heads", query={"heads_sentence": "😀 🎉", "heads_sentence_b": ""})
@@ -147,7 +158,8 @@ def test_bad_input_is_explained(minilm):
     assert "at least two sentences" in all_text(at)
 
 
-def test_missing_model_shows_how_to_install_and_runs_the_small_model(monkeypatch):
+@slow
+def test_missing_model_shows_how_to_install_and_runs_the_small_model(monkeypatch, small_model, tok):
     def unavailable(*args, **kwargs):
         raise PretrainedUnavailable(f"the pretrained model is not installed; install it with: {INSTALL_HINT}")
 
@@ -163,10 +175,8 @@ def test_missing_model_shows_how_to_install_and_runs_the_small_model(monkeypatch
         figs = figures(at)
         assert "heads_grid" in figs and "heads_sim_mean" not in figs
         # The small model's numbers: the mechanics figures come from head_mechanics on the seed-0 model.
-        from ui.models import small_model, word_tokenizer
-
-        enc = word_tokenizer().encode("the cat sat on the mat", "it was happy")
-        mech = head_mechanics(small_model(0), enc, 1, 3)
+        enc = tok.encode("the cat sat on the mat", "it was happy")
+        mech = head_mechanics(small_model, enc, 1, 3)
         assert np.allclose(np.asarray(figs["heads_q"]["data"][0]["z"]), mech.q.numpy(), atol=1e-6)
         assert np.allclose(np.asarray(figs["heads_chosen"]["data"][0]["z"]), mech.weights.numpy(), atol=1e-6)
         at.text_input(key="heads_sentence").input("a dog ran").run()
@@ -175,6 +185,7 @@ def test_missing_model_shows_how_to_install_and_runs_the_small_model(monkeypatch
         minilm_model._load_minilm.clear()
 
 
+@slow
 @needs_minilm
 def test_url_sets_every_control_and_bad_values_give_notices():
     query = {
@@ -205,6 +216,7 @@ def test_url_sets_every_control_and_bad_values_give_notices():
     assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (0, 11)
 
 
+@slow
 def test_lecture_mode_shows_one_step():
     at = open_page("heads", query={"lecture": "1", "step": "3", "heads_model": "small"})
     no_exception(at)
@@ -212,3 +224,145 @@ def test_lecture_mode_shows_one_step():
     assert any("Step 4 of 7" in h and "What each head does" in h for h in headings), headings
     assert "Each head named by where its weight goes" in all_text(at)  # the step's takeaway
     assert set(figures(at)) == {"heads_layer_averages"}
+
+
+# ---- the view: tables, figures and texts against the core results they show ----
+
+EXAMPLE = ("the cat sat on the mat", "it was happy")
+
+
+@pytest.fixture(scope="module")
+def mech(small_model, tok):
+    return head_mechanics(small_model, tok.encode(*EXAMPLE), 1, 2)
+
+
+def test_matrix_tables_hold_the_tensors_numbers(mech):
+    table = views.token_table(mech.q, mech.tokens)
+    assert list(table.columns) == ["token"] + [f"d{j}" for j in range(mech.d_head)]
+    assert list(table["token"]) == [f"{i} {t}" for i, t in enumerate(mech.tokens)]
+    assert np.allclose(table.iloc[:, 1:].to_numpy(dtype=float), mech.q.numpy(), atol=5e-5)
+    weights = views.weights_table(mech.weights, mech.tokens)
+    assert list(weights.columns[1:]) == [f"{i} {t}" for i, t in enumerate(mech.tokens)]
+    assert np.allclose(weights.iloc[:, 1:].to_numpy(dtype=float), mech.weights.numpy(), atol=5e-5)
+    w_o = views.w_o_table(mech)
+    assert list(w_o["output feature"]) == [str(i) for i in range(mech.w_o.shape[0])]  # not numbered twice
+    assert np.allclose(w_o.iloc[:, 1:].to_numpy(dtype=float), mech.w_o.numpy(), atol=5e-5)
+
+
+def test_shapes_table_lists_the_mechanics_shapes(mech):
+    table = views.shapes_table(mech)
+    assert list(table["tensor"]) == [name for name, _ in mech.shapes()]
+    T = len(mech.tokens)
+    assert dict(zip(table["tensor"], table["shape"]))["weights of all heads"] == f"{mech.n_heads} × {T} × {T}"
+
+
+def test_labels_and_averages_tables_hold_each_heads_masses(mech):
+    labels = label_heads(mech.all_weights[None], mech.tokens)
+    table = views.labels_table(labels)
+    assert len(table) == mech.n_heads
+    for (_, row), lab in zip(table.iterrows(), labels):
+        assert (row["layer"], row["head"], row["pattern"]) == (lab.layer, lab.head, lab.pattern)
+        assert row["mass"] == round(lab.mass, 3)
+        assert [row[p] for p in lab.masses] == [round(v, 3) for v in lab.masses.values()]
+    averages = [{"[CLS]": 0.123456, "[SEP]": 0.5}, {"[CLS]": 0.25, "[SEP]": 0.0}]
+    table = views.averages_table(averages)
+    assert list(table["layer"]) == [0, 1] and list(table["[CLS]"]) == [0.1235, 0.25]
+
+
+def synthetic_same_word_mass() -> SameWordMass:
+    mass = torch.tensor([[0.1, 0.7, 0.2], [0.3, 0.05, 0.6]])
+    return SameWordMass(mass, uniform=0.25, n_pieces=4, n_split_words=2)
+
+
+def test_layer_head_table_and_the_same_word_texts():
+    same = synthetic_same_word_mass()
+    table = views.layer_head_table(same.mass)
+    assert list(table.columns) == ["layer", "head 0", "head 1", "head 2"] and list(table["layer"]) == ["0", "1"]
+    assert np.allclose(table.iloc[:, 1:].to_numpy(dtype=float), same.mass.numpy(), atol=5e-5)
+    assert "highest in layer 0, head 1 (0.70); uniform would be 0.25" in views.same_word_alt(same)
+    chosen_is_best = views.same_word_text(same, 0, 1, "previous token")
+    assert "**0.70**" in chosen_is_best and "that is the most of any head" in chosen_is_best
+    assert "Layer 0, head 1 is a previous token head" in chosen_is_best
+    other = views.same_word_text(same, 1, 2, "[CLS]")
+    assert "**0.60** of their weight" in other and "the most goes in layer 0, head 1: **0.70**" in other
+    assert "is a [CLS] head" not in other  # only a neighbour pattern explains the joining
+    assert "same-word weight 0.60" in views.pieces_map_alt(same, 1, 2)
+
+
+def test_pieces_map_outlines_exactly_the_split_words_pieces():
+    tokens = ["[CLS]", "un", "##bel", "##ie", "the", "door", "##mat", "[SEP]", "##x", "[SEP]"]
+    T = len(tokens)
+    fig = views.pieces_map(torch.full((T, T), 1 / T), tokens, piece_spans(tokens), title="pieces")
+    groups = word_index(tokens)
+    split = {i for i, g in enumerate(groups) if g >= 0 and groups.count(g) > 1}
+    outlined = set()
+    for rect in fig.layout.shapes:
+        assert (rect.x0, rect.x1) == (rect.y0, rect.y1)  # on the diagonal: a word's pieces meeting each other
+        cells = set(range(int(rect.x0 + 0.5), int(rect.x1 + 0.5)))
+        assert not cells & outlined
+        outlined |= cells
+    assert outlined == split == {1, 2, 3, 5, 6}
+    assert len(fig.layout.shapes) == 2
+    assert not views.pieces_map(torch.eye(3), ["[CLS]", "cat", "[SEP]"], [], title="none").layout.shapes
+
+
+def test_head_slices_and_w_o_keep_their_look_on_matrix_heatmap(mech):
+    fig = views.slice_figure(mech, "K")
+    bound = float(mech.k.abs().max())
+    heatmap = fig.data[0]
+    assert np.allclose(np.asarray(heatmap.z), mech.k.numpy()) and (heatmap.zmin, heatmap.zmax) == (-bound, bound)
+    assert fig.layout.title.text == f"K of head 2 [{len(mech.tokens)} × {mech.d_head}]"
+    assert fig.layout.xaxis.title.text == "dimension of head 2" and fig.layout.yaxis.title.text is None
+    assert heatmap.hovertemplate.startswith("token %{y}, feature %{x}")
+    assert fig.layout.height == max(260, 22 * len(mech.tokens) + 130)
+    w_o = views.w_o_figure(mech)
+    bound = float(mech.w_o.abs().max())
+    assert (w_o.data[0].zmin, w_o.data[0].zmax) == (-bound, bound) and w_o.data[0].y is None
+    assert w_o.layout.yaxis.scaleanchor == "x" and w_o.layout.yaxis.autorange == "reversed"
+    assert (w_o.layout.height, w_o.layout.margin.t) == (520, 90)
+    boundaries = [s for s in w_o.layout.shapes if s.type == "line"]
+    assert [s.x0 for s in boundaries] == [h * mech.d_head - 0.5 for h in range(1, mech.n_heads)]
+
+
+def test_alts_read_the_mechanics_numbers(mech):
+    alt = views.slice_alt(mech, "V")
+    assert f"from {float(mech.v.min()):.2f} to {float(mech.v.max()):.2f}" in alt
+    key = int(mech.weights[0].argmax())
+    assert f"({float(mech.weights[0].max()):.2f}) on token {key}." in views.own_weights_alt(mech)
+
+
+def test_fragmentation_table_rows_are_the_splits():
+    splits = SentenceSplits([("A", WordSplit("fluffy", ["fluf", "##fy"])), ("B", WordSplit("cat", ["cat"]))])
+    table = views.fragmentation_table(splits)
+    assert table.to_dict("records") == [
+        {"sentence": "A", "word": "fluffy", "pieces": "fluf ##fy", "count": 2},
+        {"sentence": "B", "word": "cat", "pieces": "cat", "count": 1},
+    ]
+    assert list(views.fragmentation_table(SentenceSplits([])).columns) == ["sentence", "word", "pieces", "count"]
+
+
+def test_similarity_and_bank_tables_and_texts():
+    mean = torch.tensor([[1.0, 0.81234, 0.1], [0.81234, 1.0, 0.3], [0.1, 0.3, 1.0]])
+    sims = Similarities(["a cat", "the cat", "rates rose"], mean, mean * 0 + 0.9)
+    table = views.similarity_table(sims.mean, sims.texts)
+    assert list(table["sentence"]) == ["1: a cat", "2: the cat", "3: rates rose"]
+    assert list(table.columns[1:]) == ["1", "2", "3"]
+    assert table.iloc[0, 2] == pytest.approx(0.8123, abs=1e-6)
+    text = views.similarities_text(sims)
+    assert "**0.81** with mean pooling" in text and "mean pooling ranges from 0.10 to 0.81" in text
+    assert "sentences 1 and 2: 0.81." in views.similarity_alt(sims.mean, "mean pooling")
+    river = WordVectorCosines("bank", ("a", "b"), ["bank"], torch.tensor([1.0, 0.9, 0.55555]))
+    same = WordVectorCosines("bank", ("a", "c"), ["bank"], torch.tensor([1.0, 0.95, 0.9]))
+    bank = views.bank_table(river, same)
+    assert list(bank["depth"]) == [0, 1, 2] and bank["river vs money"].iloc[-1] == pytest.approx(0.5556, abs=1e-6)
+    assert "falls from 1.00 to 0.56; river vs river ends at 0.90" in views.bank_alt(river, same)
+
+
+def test_sinks_text_reads_the_summary():
+    tokens = ["[CLS]", "a", "b", "[SEP]"]
+    cls_head, sep_head = torch.zeros(4, 4), torch.zeros(4, 4)
+    cls_head[:, 0], sep_head[:, 3] = 1.0, 1.0
+    sinks = sink_summary(label_heads(torch.stack([cls_head, cls_head, sep_head])[None], tokens))
+    text = views.sinks_text(sinks)
+    assert "**2** of 3 heads are labelled [CLS] and **1** [SEP]" in text
+    assert "[CLS] receives **0.67**" in text and text.endswith("All labels: 2 [CLS], 1 [SEP].")

@@ -9,18 +9,21 @@ import pytest
 import torch
 import torch.nn.functional as F
 from apptest_helpers import all_text, figures, open_numbers, open_page
+from test_lesson_masking_core import reference_draw
 
 import ui.models
+from encoder_core import KEPT, MASKED, NOT_CHOSEN, RANDOM
 from encoder_core.checkpoint import fill_mask, load_small_mlm
 from encoder_core.lessons import masking as lesson
-from encoder_core.masking import exact_counts, mask_tokens
-from ui.views.masking import FATES, fate
+from encoder_core.masking import exact_counts
 
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
 
 
 @pytest.fixture(scope="module")
 def trained():
+    """The checkpoint the page itself loads: ui.models.CHECKPOINT_DIR follows ENCODER_LAB_MLM_CHECKPOINT,
+    the shared trained_mlm fixture is always the committed one."""
     model, tokenizer, _ = load_small_mlm(ui.models.CHECKPOINT_DIR)
     return model, tokenizer
 
@@ -46,17 +49,11 @@ def no_exception(at):
     assert not at.exception, [e.value for e in at.exception]
 
 
-def reference_draw(tokenizer, sentence, rate, exact, seed):
-    ids = torch.tensor([tokenizer.encode(sentence).ids])
-    return ids, mask_tokens(
-        ids,
-        mask_id=tokenizer.mask_id,
-        special_ids=tokenizer.special_ids,
-        vocab_size=tokenizer.vocab_size,
-        rate=rate,
-        exact=exact,
-        generator=torch.Generator().manual_seed(seed),
-    )
+def set_control(at, kind: str, key: str, value):
+    """Set one control as a student would (text_input, slider, toggle, ...), rerun, and check nothing failed."""
+    getattr(at, kind)(key=key).set_value(value).run()
+    no_exception(at)
+    return at
 
 
 def check_draw(at, tokenizer, sentence, rate, exact, seed):
@@ -83,12 +80,19 @@ def test_defaults(trained):
     ref = check_draw(at, tokenizer, DEFAULT_SENTENCE, 0.15, True, 0)
     figs = figures(at)
 
-    # The draw, drawn: a cell per position, its colour code the fate the table names, the input on row 2.
+    # The draw, drawn: a cell per position, its colour code its fate in mask_tokens' result, the input on row 2.
     table, drawn = draw_table(at), figs["masking_draw"]["data"][0]
-    fates = [FATES.index(fate(w)) for w in table["what happened"]]
+    fate_of_action = {NOT_CHOSEN: "not_chosen", MASKED: "masked", RANDOM: "random", KEPT: "kept"}
+    fates = [
+        lesson.FATES.index(fate_of_action[a] if eligible else "never_eligible")
+        for a, eligible in zip(ref.actions[0].tolist(), ref.eligible[0].tolist())
+    ]
     assert np.asarray(drawn["z"]).tolist() == [fates, fates]
     assert list(drawn["text"][1]) == table["model receives"].tolist()
-    assert fates.count(FATES.index("[MASK]")) == ref.counts().masked and ref.counts().chosen > 0
+    assert fates.count(lesson.FATES.index("masked")) == ref.counts().masked and ref.counts().chosen > 0
+    assert (table["what happened"] == "[MASK]").sum() == ref.counts().masked
+    never = [w for w in table["what happened"] if w.startswith("never")]
+    assert never == ["never eligible: [CLS]", "never eligible: [SEP]"]
 
     # The loss bars: the chosen positions' mean is PyTorch's cross_entropy(ignore_index=-100) on the same logits
     # (float32: the per-position and the reduced loss can differ in the 7th digit).
@@ -135,25 +139,19 @@ def test_every_control(trained):
     _, tokenizer = trained
     at = open_page("masking")
     sentence = "the old dog ran to the park and the girl played with the red ball in the garden"
-    at.text_input(key="mlm_sentence").input(sentence).run()
-    no_exception(at)
-    check_draw(at, tokenizer, sentence, 0.15, True, 0)
-    at.slider(key="mlm_rate").set_value(0.5).run()
-    no_exception(at)
-    check_draw(at, tokenizer, sentence, 0.5, True, 0)
-    at.toggle(key="mlm_exact").set_value(False).run()
-    no_exception(at)
-    check_draw(at, tokenizer, sentence, 0.5, False, 0)
-    at.number_input(key="mlm_seed").set_value(41).run()
-    no_exception(at)
-    check_draw(at, tokenizer, sentence, 0.5, False, 41)
+    for kind, key, value, settings in (
+        ("text_input", "mlm_sentence", sentence, (0.15, True, 0)),
+        ("slider", "mlm_rate", 0.5, (0.5, True, 0)),
+        ("toggle", "mlm_exact", False, (0.5, False, 0)),
+        ("number_input", "mlm_seed", 41, (0.5, False, 41)),
+    ):
+        check_draw(set_control(at, kind, key, value), tokenizer, sentence, *settings)
     # Draw again: a new pattern, and the seed in the link moves with it.
     next(b for b in at.button if b.label == "Draw again").click().run()
     no_exception(at)
     assert at.session_state["mlm_seed"] == 42
     check_draw(at, tokenizer, sentence, 0.5, False, 42)
-    at.number_input(key="mlm_n").set_value(1000).run()
-    no_exception(at)
+    set_control(at, "number_input", "mlm_n", 1000)
     worked = exact_counts(1000, 0.5)
     assert [float(t["x"][0]) for t in figures(at)["masking_split"]["data"]] == [
         worked.masked,
@@ -161,11 +159,9 @@ def test_every_control(trained):
         worked.kept,
         1000 - worked.chosen,
     ]
-    at.text_input(key="fill_sentence").input("the [MASK] swam in the [MASK]").run()
-    no_exception(at)
+    set_control(at, "text_input", "fill_sentence", "the [MASK] swam in the [MASK]")
     assert {"fill_0", "fill_1"} <= set(figures(at))
-    at.selectbox(key="fill_position").set_value(3).run()  # hide "swam" as well
-    no_exception(at)
+    set_control(at, "selectbox", "fill_position", 3)  # hide "swam" as well
     assert {"fill_0", "fill_1", "fill_2"} <= set(figures(at))
     assert any("'swam' is choice" in c.value for c in at.caption)
     assert dict(at.query_params) == {

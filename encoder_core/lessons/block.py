@@ -7,9 +7,13 @@ builds its own throwaway models because it needs a backward pass.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
-from dataclasses import dataclass, field
+import re
+import textwrap
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, fields
 
 import torch
 import torch.nn.functional as F
@@ -25,15 +29,54 @@ from ..model import (
     build_encoder,
     sinusoidal_table,
 )
+from ..reference import FLOAT32_TOLERANCE, block_equivalence
 from ..tokenizer import WordTokenizer
 
 BERT_INIT_STD = 0.02
 BERT_BASE_WIDTH = 768
+BERT_BASE_LOUDNESS = BERT_INIT_STD * BERT_BASE_WIDTH**0.5  # init std x sqrt(d) of BERT-base's blocks
 DEEP_STACK_MAX_TOKENS = 64
+# Largest over smallest per-block gradient norm below which no block's gradient counts as exploding or
+# vanishing: an order of magnitude, the scale at which one learning rate stops suiting every block.
+STABLE_GRAD_SPREAD = 10.0
 
 
 def stages_for(norm: str) -> tuple[str, ...]:
     return POST_NORM_STAGES if norm == "post" else PRE_NORM_STAGES
+
+
+@dataclass(frozen=True)
+class Span:
+    lo: float
+    hi: float
+
+
+def span(values: torch.Tensor | Sequence[float]) -> Span:
+    """Smallest and largest value of a tensor or a list of numbers."""
+    if isinstance(values, torch.Tensor):
+        return Span(float(values.min()), float(values.max()))
+    return Span(float(min(values)), float(max(values)))
+
+
+@dataclass(frozen=True)
+class TensorSummary:
+    """What a figure's text alternative says about a (rows, cols) tensor."""
+
+    rows: int
+    cols: int
+    lo: float
+    hi: float
+    largest: float  # largest |value|
+
+
+def summarize(x: torch.Tensor) -> TensorSummary:
+    rows, cols = x.shape
+    return TensorSummary(rows, cols, float(x.min()), float(x.max()), float(x.abs().max()))
+
+
+def summarize_parts(parts: EmbeddingParts) -> dict[str, TensorSummary]:
+    """Each (T, D) part of the embeddings, by its field name: token, position, segment, summed, normed."""
+    return {f.name: summarize(getattr(parts, f.name)) for f in fields(parts)}
 
 
 def _as_batch(ids) -> torch.Tensor:
@@ -51,6 +94,27 @@ class TokenStats:
     mean: torch.Tensor  # (T,)
     std: torch.Tensor  # (T,)
     l2: torch.Tensor  # (T,)
+
+    @property
+    def largest_mean(self) -> float:
+        """The mean furthest from 0: after a LayerNorm, float rounding only."""
+        return float(self.mean.abs().max())
+
+    @property
+    def mean_std(self) -> float:
+        return float(self.std.mean())
+
+    @property
+    def mean_l2(self) -> float:
+        return float(self.l2.mean())
+
+    @property
+    def std_span(self) -> Span:
+        return span(self.std)
+
+    @property
+    def l2_span(self) -> Span:
+        return span(self.l2)
 
 
 def token_stats(x: torch.Tensor) -> TokenStats:
@@ -73,6 +137,13 @@ class BlockWalk:
     trace: dict[str, torch.Tensor]  # stage -> (T, D), or (T, d_ff) for the FFN's inside
     stats: dict[str, TokenStats]
     block_output: torch.Tensor  # (T, D): what the next layer receives
+    d_model: int
+    d_ff: int
+
+    @property
+    def sqrt_d(self) -> float:
+        """A LayerNorm's output norm at initialisation: d features of mean 0 and std 1."""
+        return self.d_model**0.5
 
 
 def walk_block(model: Encoder, ids, segments, layer: int) -> BlockWalk:
@@ -96,15 +167,21 @@ def walk_block(model: Encoder, ids, segments, layer: int) -> BlockWalk:
         trace=trace,
         stats={name: token_stats(t) for name, t in trace.items()},
         block_output=out.hidden_states[layer + 1][0].detach(),
+        d_model=cfg.d_model,
+        d_ff=cfg.d_ff,
     )
 
 
 def mean_norm_per_stage(walk: BlockWalk) -> list[float]:
     """Mean over tokens of each stage's L2 norm, in stage order: the scale of the stream through the block."""
-    return [float(walk.stats[s].l2.mean()) for s in walk.stages]
+    return [walk.stats[s].mean_l2 for s in walk.stages]
 
 
 # --- where each stage is computed: EncoderBlock.forward's own source ----------------------
+
+# "# stage: attention" marks the statements after it as that stage, for both placements;
+# "# stage: attention (post-norm)" for one placement only.
+STAGE_MARKER = re.compile(r"#\s*stage:\s*(?P<stage>\w+)(?:\s+\((?P<norm>post|pre)-norm\))?")
 
 
 @dataclass
@@ -114,46 +191,66 @@ class SourceLines:
     lines: list[str]
 
 
-def _branch(norm: str) -> tuple[list[str], int]:
-    """The lines of EncoderBlock.forward's post- or pre-norm branch, and the file line of the first."""
-    lines, start = inspect.getsourcelines(EncoderBlock.forward)
-    head = next(i for i, line in enumerate(lines) if 'self.config.norm == "post"' in line)
-    indent = len(lines[head]) - len(lines[head].lstrip())
-    other = next(
-        i for i in range(head + 1, len(lines)) if lines[i].strip() == "else:" and lines[i].startswith(" " * indent)
-    )
-    body_end = next(
-        (
-            i
-            for i in range(other + 1, len(lines))
-            if lines[i].strip() and len(lines[i]) - len(lines[i].lstrip()) <= indent
-        ),
-        len(lines),
-    )
-    if norm == "post":
-        return lines[head + 1 : other], start + head + 1
-    return lines[other + 1 : body_end], start + other + 1
+@dataclass(frozen=True)
+class StageMarker:
+    stage: str
+    norm: str | None  # None: the line is shared by both placements
+    index: int  # 0-based, into the source's lines
+
+
+def stage_markers(lines: Sequence[str]) -> list[StageMarker]:
+    """Every `# stage: ...` comment line, in order."""
+    found = ((i, STAGE_MARKER.fullmatch(line.strip())) for i, line in enumerate(lines))
+    return [StageMarker(m["stage"], m["norm"], i) for i, m in found if m]
+
+
+def _statement_blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:
+    """Every list of statements in the tree: a function's body, each branch of an if, ..."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+
+
+def marked_span(lines: Sequence[str], stage: str, norm: str) -> tuple[int, int]:
+    """(first, last) 0-based indexes of the lines under the one marker of this stage and placement: the
+    simple statements after the marker, up to the next marker, a compound statement or the end of their block."""
+    markers = stage_markers(lines)
+    mine = [m for m in markers if m.stage == stage and m.norm in (None, norm)]
+    if len(mine) != 1:
+        raise LookupError(f"expected one '# stage: {stage}' marker for {norm}-norm, found {len(mine)}")
+    marker = mine[0].index
+    stop = min((m.index for m in markers if m.index > marker), default=len(lines))
+    after = [
+        (stmt.lineno - 1, block, k)
+        for block in _statement_blocks(ast.parse(textwrap.dedent("".join(lines))))
+        for k, stmt in enumerate(block)
+        if stmt.lineno - 1 > marker
+    ]
+    if not after:
+        raise LookupError(f"the '# stage: {stage}' marker is followed by no code")
+    _, block, k = min(after, key=lambda found: found[0])
+    run = []
+    for stmt in block[k:]:
+        if stmt.lineno - 1 >= stop or hasattr(stmt, "body"):  # the next stage, or an if/for/with
+            break
+        run.append(stmt)
+    if not run:
+        raise LookupError(f"the '# stage: {stage}' marker must be followed by a simple statement")
+    return run[0].lineno - 1, run[-1].end_lineno - 1
 
 
 def stage_source(stage: str, norm: str) -> SourceLines:
-    """The line(s) of EncoderBlock.forward that compute this stage, read from the running code.
-
-    A stage's lines are its `t["<stage>"] = ...` line and any lines since the previous stage
-    (e.g. the attention call that precedes t["attention"]).
-    """
-    path = inspect.getsourcefile(EncoderBlock) or "encoder_core/model.py"
-    if stage == "input":
-        lines, start = inspect.getsourcelines(EncoderBlock.forward)
-        i = next(i for i, line in enumerate(lines) if '{"input": x}' in line)
-        return SourceLines(path, start + i, [lines[i].strip()])
+    """The line(s) of EncoderBlock.forward that compute this stage, read from the running code by the
+    stage's `# stage:` marker (so the layout of forward is free to change)."""
     if stage not in stages_for(norm):
         raise ValueError(f"unknown stage {stage!r}; choose one of {stages_for(norm)}")
-    body, first = _branch(norm)
-    end = next(i for i, line in enumerate(body) if f't["{stage}"] =' in line)
-    begin = end
-    while begin > 0 and 't["' not in body[begin - 1].split("=")[0]:
-        begin -= 1
-    return SourceLines(path, first + begin, [line.strip() for line in body[begin : end + 1]])
+    path = inspect.getsourcefile(EncoderBlock) or "encoder_core/model.py"
+    lines, start = inspect.getsourcelines(EncoderBlock.forward)
+    first, last = marked_span(lines, stage, norm)
+    shown = textwrap.dedent("".join(lines[first : last + 1])).splitlines()
+    return SourceLines(path, start + first, shown)
 
 
 # Each stage as a formula (LaTeX). x is the block's input; T tokens, d features.
@@ -193,6 +290,14 @@ class ActivationCurves:
     x: torch.Tensor
     gelu: torch.Tensor
     relu: torch.Tensor
+
+    @property
+    def x_span(self) -> Span:
+        return Span(float(self.x[0]), float(self.x[-1]))
+
+    @property
+    def lowest_gelu(self) -> float:
+        return float(self.gelu.min())
 
 
 def activation_curves(lo: float = -4.0, hi: float = 4.0, n: int = 161) -> ActivationCurves:
@@ -252,6 +357,27 @@ class PositionTables:
             return None
         return self.learned_similarity[~torch.eye(self.n_positions, dtype=torch.bool)]
 
+    @property
+    def neighbour_cosine(self) -> float:
+        """Sinusoid cos(position 0, position 1)."""
+        return float(self.sinusoid_similarity[0, 1])
+
+    @property
+    def farthest_cosine(self) -> float:
+        """Sinusoid cos(position 0, the last position shown)."""
+        return float(self.sinusoid_similarity[0, -1])
+
+    @property
+    def learned_off_diagonal_mean(self) -> float | None:
+        off = self.learned_off_diagonal()
+        return None if off is None else float(off.mean())
+
+    @property
+    def learned_off_diagonal_largest(self) -> float | None:
+        """The largest |cos| between two different learned positions."""
+        off = self.learned_off_diagonal()
+        return None if off is None else float(off.abs().max())
+
 
 def position_tables(model: Encoder, n_positions: int) -> PositionTables:
     cfg = model.config
@@ -306,6 +432,11 @@ class WeightMatch:
     only_in_first: list[str] = field(default_factory=list)
     only_in_second: list[str] = field(default_factory=list)
 
+    @property
+    def unshared(self) -> list[str]:
+        """The parameter tensors only one of the two models has."""
+        return self.only_in_first + self.only_in_second
+
 
 def compare_weights(first: nn.Module, second: nn.Module) -> WeightMatch:
     a, b = dict(first.named_parameters()), dict(second.named_parameters())
@@ -327,11 +458,20 @@ class DeepStackRun:
         """How many times larger the stream is after the last block than at the embeddings."""
         return self.residual_norms[-1] / self.residual_norms[0]
 
+    @property
+    def residual_span(self) -> Span:
+        return span(self.residual_norms)
+
+    @property
+    def grad_span(self) -> Span:
+        return span(self.grad_norms)
+
 
 @dataclass
 class DeepStackStudy:
     depth: int
     n_tokens: int  # tokens of the sentence used
+    n_tokens_given: int  # tokens of the sentence handed in, before the max_tokens cut
     d_model: int
     init_std: float
     seed: int
@@ -346,14 +486,41 @@ class DeepStackStudy:
         return max(grads) / min(grads)
 
     @property
+    def grads_stable(self) -> bool:
+        """True when no block's gradient explodes or vanishes next to the others (see STABLE_GRAD_SPREAD)."""
+        return self.grad_spread < STABLE_GRAD_SPREAD
+
+    @property
     def loudness(self) -> float:
         """init std x sqrt(d): the typical size of what one freshly initialised sublayer adds."""
         return self.init_std * math.sqrt(self.d_model)
+
+    @property
+    def sqrt_d(self) -> float:
+        """Where a post-norm stream is pinned: the norm of d features of mean 0 and std 1."""
+        return self.d_model**0.5
+
+    @property
+    def cut(self) -> bool:
+        """True when the sentence was longer than the study uses."""
+        return self.n_tokens < self.n_tokens_given
 
 
 def width_matched_std(d_model: int) -> float:
     """The std that gives a width-d model BERT-base's scale: 0.02 * sqrt(768 / d), so std * sqrt(d) is the same."""
     return BERT_INIT_STD * math.sqrt(BERT_BASE_WIDTH / d_model)
+
+
+# The deep stack's two starting points: BERT's own std, or one scaled to give BERT-base's loudness.
+INIT_CHOICES = ("bert", "width")
+
+
+def init_std_for(choice: str, d_model: int) -> float:
+    if choice == "bert":
+        return BERT_INIT_STD
+    if choice == "width":
+        return width_matched_std(d_model)
+    raise ValueError(f"unknown initial weights {choice!r}; choose one of {INIT_CHOICES}")
 
 
 def deep_stack_study(
@@ -371,6 +538,7 @@ def deep_stack_study(
     Only the first max_tokens tokens are used: the measurement is per token and stays fast for any input.
     """
     runs, models = {}, {}
+    n_given = len(ids)
     ids, segments = list(ids)[:max_tokens], list(segments)[:max_tokens]
     ids_t, seg_t = torch.tensor([ids], dtype=torch.long), torch.tensor([segments], dtype=torch.long)
     with torch.inference_mode(False), torch.enable_grad():
@@ -392,15 +560,37 @@ def deep_stack_study(
                 )
             models[norm] = model
     return DeepStackStudy(
-        depth,
-        len(ids),
-        models["post"].config.d_model,
-        init_std,
-        seed,
-        runs["post"],
-        runs["pre"],
-        compare_weights(models["post"], models["pre"]),
+        depth=depth,
+        n_tokens=len(ids),
+        n_tokens_given=n_given,
+        d_model=models["post"].config.d_model,
+        init_std=init_std,
+        seed=seed,
+        post=runs["post"],
+        pre=runs["pre"],
+        weights=compare_weights(models["post"], models["pre"]),
     )
+
+
+# --- checked against PyTorch's own encoder layer -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    max_abs_diff: float  # largest |ours - PyTorch's| over the block's output
+    tolerance: float
+
+    @property
+    def agrees(self) -> bool:
+        """Within the tolerance (a NaN never agrees)."""
+        return self.max_abs_diff <= self.tolerance
+
+
+def check_against_pytorch(block: EncoderBlock, x: torch.Tensor, tolerance: float = FLOAT32_TOLERANCE) -> Equivalence:
+    """Run one block and nn.TransformerEncoderLayer holding a copy of its weights on x, (T, D) or (B, T, D)."""
+    with torch.inference_mode():
+        diff = block_equivalence(block, x[None] if x.dim() == 2 else x)
+    return Equivalence(diff, tolerance)
 
 
 # --- parameter count ----------------------------------------------------------------------
@@ -410,6 +600,7 @@ def deep_stack_study(
 class BlockParams:
     d_model: int
     d_ff: int
+    n_layers: int
     attention: int  # counted from the modules: W_Q, W_K, W_V, W_O and their biases
     ffn: int  # W_1, b_1, W_2, b_2
     norms: int  # two LayerNorms: gamma and beta each
@@ -417,6 +608,20 @@ class BlockParams:
     attention_formula: int  # 4 d^2 + 4 d
     ffn_formula: int  # 2 d d_ff + d_ff + d
     norms_formula: int  # 4 d
+
+    @property
+    def total_formula(self) -> int:
+        return self.attention_formula + self.ffn_formula + self.norms_formula
+
+    @property
+    def ffn_share(self) -> float:
+        """The FFN's fraction of the block's parameters."""
+        return self.ffn / self.total
+
+    @property
+    def stack_total(self) -> int:
+        """Every block of the config's stack, before the embeddings."""
+        return self.total * self.n_layers
 
 
 def block_params(config: EncoderConfig) -> BlockParams:
@@ -432,6 +637,7 @@ def block_params(config: EncoderConfig) -> BlockParams:
     return BlockParams(
         d_model=d,
         d_ff=d_ff,
+        n_layers=config.n_layers,
         attention=count(block.attention.self, block.attention.output.dense),
         ffn=count(block.intermediate.dense, block.output.dense),
         norms=count(block.attention.output.LayerNorm, block.output.LayerNorm),

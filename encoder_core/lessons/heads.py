@@ -13,6 +13,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 
 import torch
 import torch.nn.functional as F
@@ -33,6 +34,13 @@ BANK_RIVER = "she sat on the bank of the river"
 BANK_MONEY = "she sat on the bank and counted the money"
 BANK_RIVER_AGAIN = "he walked along the bank of the river"
 BANK_WORD = "bank"
+# Sentences to compare as whole-sentence vectors: a paraphrase pair, a related one, an unrelated one.
+SENTENCE_EXAMPLES = (
+    "the cat sat on the mat",
+    "a cat was sitting on the rug",
+    "the dog played in the garden",
+    "interest rates rose again this quarter",
+)
 
 
 @dataclass
@@ -93,6 +101,15 @@ class HeadMechanics:
     @property
     def d_head(self) -> int:
         return self.q.shape[1]
+
+    def slices(self) -> dict[str, torch.Tensor]:
+        """The chosen head's Q, K and V, by name."""
+        return {"Q": self.q, "K": self.k, "V": self.v}
+
+    def strongest_key(self, query: int) -> tuple[int, float]:
+        """(key position, weight) of the largest weight in the chosen head's row for this query."""
+        row = self.weights[query]
+        return int(row.argmax()), float(row.max())
 
     def shapes(self) -> list[tuple[str, tuple[int, ...]]]:
         """The tensors of the lesson with their real shapes, in the order they are computed."""
@@ -257,15 +274,12 @@ def word_index(tokens: Sequence[str]) -> list[int]:
 
 def piece_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
     """(first, last) positions, both included, of every word made of two or more pieces."""
-    groups = word_index(tokens)
-    spans, i = [], 0
-    while i < len(groups):
-        j = i
-        while j + 1 < len(groups) and groups[i] >= 0 and groups[j + 1] == groups[i]:
-            j += 1
-        if j > i:
-            spans.append((i, j))
-        i = j + 1
+    spans, first = [], 0
+    for word, run in groupby(word_index(tokens)):  # a word's pieces are next to each other
+        n = len(list(run))
+        if word >= 0 and n > 1:
+            spans.append((first, first + n - 1))
+        first += n
     return spans
 
 
@@ -283,6 +297,9 @@ class SameWordMass:
         """(layer, head) that puts the most weight on sibling pieces (the first one on a tie)."""
         layer, head = divmod(int(self.mass.argmax()), self.mass.shape[1])
         return layer, head
+
+    def at(self, layer: int, head: int) -> float:
+        return float(self.mass[layer, head])
 
 
 def same_word_mass(attentions: torch.Tensor, tokens: Sequence[str]) -> SameWordMass | None:

@@ -19,13 +19,57 @@ from ..corpus import nsp_pairs
 from ..heads import MaskedLanguageModel
 from ..lexicon import SPECIAL_TOKENS
 from ..loss import LossBreakdown, loss_breakdown
-from ..masking import ACTION_NAMES, IGNORE_INDEX, NOT_CHOSEN, MaskCounts, MaskingResult, exact_counts, mask_tokens
+from ..masking import (
+    IGNORE_INDEX,
+    KEPT,
+    MASKED,
+    NOT_CHOSEN,
+    RANDOM,
+    MaskCounts,
+    MaskingResult,
+    exact_counts,
+    mask_tokens,
+)
 from ..tokenizer import MASK, WordTokenizer
 
 # Seed 004's counting example: "the cat went home" is six positions with [CLS] and [SEP];
 # hiding "cat" and "went" leaves two positions that carry a loss.
 COUNT_EXAMPLE_TEXT = "the cat went home"
 COUNT_EXAMPLE_HIDDEN = (2, 3)
+
+
+# What can happen to a position in a draw, as codes (the view words them), in the order the view colours them.
+FATES = ("never_eligible", "not_chosen", "masked", "random", "kept")
+ACTION_FATES = {NOT_CHOSEN: "not_chosen", MASKED: "masked", RANDOM: "random", KEPT: "kept"}
+CHOSEN_FATES = frozenset(("masked", "random", "kept"))
+# Why a position can never be chosen: [CLS], [SEP] or [PAD]; a word outside the vocabulary; a [MASK] typed in.
+REASONS = ("special", "unknown", "typed_mask")
+
+
+@dataclass(frozen=True)
+class DrawPosition:
+    """One position of a draw: what it held, what happened to it, what the model receives and its label."""
+
+    position: int
+    token: str  # the original token
+    original_id: int
+    fate: str  # one of FATES
+    reason: str | None  # one of REASONS when the fate is never_eligible, else None
+    input_token: str  # what the model receives
+    input_id: int
+    label: int  # the original id where chosen, -100 elsewhere
+
+    @property
+    def chosen(self) -> bool:
+        return self.fate in CHOSEN_FATES
+
+
+def never_eligible_reason(tokenizer: WordTokenizer, token_id: int) -> str:
+    if token_id == tokenizer.unk_id:
+        return "unknown"
+    if token_id == tokenizer.mask_id:
+        return "typed_mask"
+    return "special"
 
 
 @dataclass
@@ -39,6 +83,7 @@ class MaskingDraw:
     rate: float
     exact: bool
     seed: int
+    positions: list[DrawPosition]  # the draw position by position, with each one's fate
 
     @property
     def counts(self) -> MaskCounts:
@@ -64,27 +109,28 @@ class MaskingDraw:
         n = self.counts.eligible
         return math.sqrt(n * self.rate * (1.0 - self.rate))
 
-    def rows(self) -> list[dict]:
-        """One row per position: what a student needs to follow the draw token by token."""
-        r = self.result
-        out = []
-        for t, token in enumerate(self.tokens):
-            action = int(r.actions[0, t])
-            eligible = bool(r.eligible[0, t])
-            happened = ACTION_NAMES[action] if eligible else f"never eligible: {token}"
-            out.append(
-                {
-                    "position": t,
-                    "original token": token,
-                    "original id": int(self.ids[0, t]),
-                    "chosen": action != NOT_CHOSEN,
-                    "what happened": happened,
-                    "model receives": self.input_tokens[t],
-                    "input id": int(r.inputs[0, t]),
-                    "label": int(r.labels[0, t]),
-                }
+
+def draw_positions(
+    tokenizer: WordTokenizer, ids: torch.Tensor, result: MaskingResult, tokens: list[str], input_tokens: list[str]
+) -> list[DrawPosition]:
+    """Row 0 of a masking result, one DrawPosition per position: exactly one fate each."""
+    out = []
+    for t, token in enumerate(tokens):
+        token_id = int(ids[0, t])
+        eligible = bool(result.eligible[0, t])
+        out.append(
+            DrawPosition(
+                position=t,
+                token=token,
+                original_id=token_id,
+                fate=ACTION_FATES[int(result.actions[0, t])] if eligible else "never_eligible",
+                reason=None if eligible else never_eligible_reason(tokenizer, token_id),
+                input_token=input_tokens[t],
+                input_id=int(result.inputs[0, t]),
+                label=int(result.labels[0, t]),
             )
-        return out
+        )
+    return out
 
 
 def draw_masks(tokenizer: WordTokenizer, ids: list[int], *, rate: float, exact: bool, seed: int) -> MaskingDraw:
@@ -104,15 +150,21 @@ def draw_masks(tokenizer: WordTokenizer, ids: list[int], *, rate: float, exact: 
         exact=bool(exact),
         generator=generator,
     )
+    tokens, input_tokens = tokenizer.decode(ids_t[0]), tokenizer.decode(result.inputs[0])
     return MaskingDraw(
-        tokens=tokenizer.decode(ids_t[0]),
+        tokens=tokens,
         ids=ids_t,
         result=result,
-        input_tokens=tokenizer.decode(result.inputs[0]),
+        input_tokens=input_tokens,
         rate=float(rate),
         exact=bool(exact),
         seed=int(seed),
+        positions=draw_positions(tokenizer, ids_t, result, tokens, input_tokens),
     )
+
+
+# The tensors of one MLM pass, in order: ids (B, T), hidden (B, T, D), logits (B, T, V), chosen rows (n, V).
+SHAPE_STEPS = ("ids", "hidden", "logits", "chosen_logits")
 
 
 @dataclass
@@ -126,6 +178,7 @@ class MLMForward:
     selected_logits: torch.Tensor  # (n_chosen, V) the rows the loss reads
     breakdown: LossBreakdown
     pytorch_loss: float  # F.cross_entropy(..., ignore_index=-100); nan when nothing was chosen
+    top_guess_tokens: list[list[str]] | None = None  # (B, T) top_guess decoded, when run with a tokenizer
 
     @property
     def label_probability(self) -> torch.Tensor:
@@ -138,17 +191,22 @@ class MLMForward:
         return self.logits.argmax(dim=-1)
 
     def shape_steps(self) -> list[tuple[str, tuple[int, ...]]]:
-        """The shapes as read from the actual tensors, in the order they are produced."""
-        return [
-            ("token ids", tuple(self.inputs.shape)),
-            ("hidden states", tuple(self.hidden.shape)),
-            ("logits", tuple(self.logits.shape)),
-            ("logits at chosen positions", tuple(self.selected_logits.shape)),
-        ]
+        """(SHAPE_STEPS code, shape) as read from the actual tensors, in the order they are produced."""
+        tensors = (self.inputs, self.hidden, self.logits, self.selected_logits)
+        return [(name, tuple(tensor.shape)) for name, tensor in zip(SHAPE_STEPS, tensors)]
 
 
-def mlm_forward(model, inputs: torch.Tensor, labels: torch.Tensor, segments: torch.Tensor | None = None) -> MLMForward:
-    """Run a MaskedLanguageModel (read-only) and break its loss down per position."""
+def mlm_forward(
+    model,
+    inputs: torch.Tensor,
+    labels: torch.Tensor,
+    segments: torch.Tensor | None = None,
+    tokenizer: WordTokenizer | None = None,
+) -> MLMForward:
+    """Run a MaskedLanguageModel (read-only) and break its loss down per position.
+
+    With the model's tokenizer, its top guess at every position is decoded too.
+    """
     with torch.inference_mode():
         logits, out = model(inputs, segments, need_weights=False)
     chosen = labels != IGNORE_INDEX
@@ -157,7 +215,9 @@ def mlm_forward(model, inputs: torch.Tensor, labels: torch.Tensor, segments: tor
         reference = float(F.cross_entropy(logits.transpose(1, 2), labels, ignore_index=IGNORE_INDEX))
     else:
         reference = float("nan")  # no target to average: PyTorch would give nan too
-    return MLMForward(inputs, out.hidden, logits, labels, selected, loss_breakdown(logits, labels), reference)
+    breakdown = loss_breakdown(logits, labels)
+    guesses = [tokenizer.decode(row) for row in logits.argmax(dim=-1)] if tokenizer is not None else None
+    return MLMForward(inputs, out.hidden, logits, labels, selected, breakdown, reference, guesses)
 
 
 @dataclass
@@ -194,7 +254,9 @@ def count_example(
     for p in hidden:
         inputs[0, p] = tokenizer.mask_id
         labels[0, p] = ids[0, p]
-    return CountExample(enc.tokens, tokenizer.decode(inputs[0]), mlm_forward(model, inputs, labels))
+    return CountExample(
+        enc.tokens, tokenizer.decode(inputs[0]), mlm_forward(model, inputs, labels, tokenizer=tokenizer)
+    )
 
 
 def mask_word(tokenizer: WordTokenizer, text: str, position: int) -> str:
@@ -262,6 +324,14 @@ class MaskPrediction:
     hidden_rank: int | None  # its rank among all vocabulary entries (1 = first choice)
     hidden_probability: float | None
 
+    @property
+    def words(self) -> list[str]:
+        return [word for word, _ in self.top]
+
+    @property
+    def probabilities(self) -> list[float]:
+        return [p for _, p in self.top]
+
 
 @dataclass
 class FillMaskView:
@@ -297,7 +367,18 @@ def fill_mask_view(model, tokenizer: WordTokenizer, text: str, position: int = 0
     return FillMaskView(query, enc.tokens, predictions, enc.unknown, enc.truncated)
 
 
-LEAKAGE_RUNS = {"correct": "correct masking", "leaky": "leaky: answer left in the input"}
+# The two runs of encoder_core.leakage, in the order they are trained.
+LEAKAGE_RUNS = ("correct", "leaky")
+
+
+def leakage_run_at(step: int, total: int) -> str:
+    """Which run a progress step belongs to: leakage_experiment trains correct then leaky, counting over both."""
+    return "correct" if step <= total // 2 else "leaky"
+
+
+def leakage_estimate(seconds_per_step: float | None, steps: int) -> int | None:
+    """Whole seconds the two runs should take at the measured speed (at least 1), or None before any run."""
+    return max(1, round(seconds_per_step * steps)) if seconds_per_step else None
 
 
 def running_mean(values: list[float], window: int) -> list[float]:
@@ -347,11 +428,3 @@ def summarise_leakage(result, window: int = 20, threshold: float = 0.9) -> Leaka
         n_held_out=result.n_held_out,
         seconds={name: run.seconds for name, run in runs.items()},
     )
-
-
-def context(tokens: list[str], position: int, width: int = 3) -> str:
-    """A few words either side of a position, for a chart title: 'the [MASK] sat on'."""
-    lo, hi = max(1, position - width), min(len(tokens) - 1, position + width + 1)  # never [CLS] / the last [SEP]
-    left = "... " if lo > 1 else ""
-    right = " ..." if hi < len(tokens) - 1 else ""
-    return left + " ".join(tokens[lo:hi]) + right

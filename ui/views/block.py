@@ -1,37 +1,288 @@
-"""Figures for the block lesson: pure functions, encoder_core results in -> plotly Figure out."""
+"""Figures and tables for the block lesson: pure functions, encoder_core results in -> plotly Figure or
+pandas DataFrame out; and the stage names and notes the page's narrative reads."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
-from encoder_core.lessons.block import ActivationCurves, DeepStackStudy, TokenStats
-
-from .figures import (
-    AXIS_BELOW_ROOM,
-    DIVERGING,
-    PAIR,
-    SEQUENTIAL,
-    as_array,
-    colorbar_room,
-    esc,
-    label_room,
-    line_chart,
-    matrix_heatmap,
-    token_labels,
+from encoder_core.lessons.block import (
+    BERT_BASE_LOUDNESS,
+    BERT_BASE_WIDTH,
+    BERT_INIT_STD,
+    ActivationCurves,
+    ActiveUnits,
+    BlockParams,
+    BlockWalk,
+    DeepStackStudy,
+    PositionTables,
+    TensorSummary,
+    TokenStats,
+    WeightMatch,
 )
+from encoder_core.model import EmbeddingParts
+
+from .figures import PAIR, as_array, esc, line_chart, matrix_heatmap, token_labels
 
 STAT_COLORS = ("#1f77b4", "#ff7f0e", "#000000")
 MAX_HEATMAP_HEIGHT = 720
+POSITION_HEATMAP_HEIGHT = 420
+COSINE = (-1.0, 1.0)  # a cosine similarity's fixed colour range
+# chart key -> (EmbeddingParts field, figure title)
+EMBEDDINGS = {
+    "emb_token": ("token", "token embedding [T, d]"),
+    "emb_position": ("position", "position embedding [T, d]"),
+    "emb_segment": ("segment", "segment embedding [T, d]"),
+    "emb_sum": ("summed", "sum: token + position + segment"),
+    "emb_norm": ("normed", "after the embedding LayerNorm (layer 0's input)"),
+}
+
+STAGE_LABELS = {
+    "input": "input x",
+    "attention": "attention",
+    "residual_1": "x + attention",
+    "norm_1": "LayerNorm 1",
+    "ffn_hidden": "FFN expand",
+    "ffn_activated": "GELU",
+    "ffn_output": "FFN project",
+    "residual_2": "+ FFN",
+    "norm_2": "LayerNorm 2",
+}
+
+
+def stage_labels(stages: Sequence[str]) -> list[str]:
+    return [STAGE_LABELS[s] for s in stages]
+
+
+def stage_note(walk: BlockWalk, stage: str) -> str:
+    """What this stage of the block does, with the walk's own numbers where it quotes any."""
+    stats, d, d_ff, sqrt_d = walk.stats[stage], walk.d_model, walk.d_ff, walk.sqrt_d
+    notes = {
+        "input": "What enters this layer, one row per token: the embeddings' output at layer 0, "
+        "otherwise the previous layer's output.",
+        "attention": "The only place where tokens exchange information: each token's row is a weighted mix "
+        "of every token's value vector, projected back to d features by W^O.",
+        "residual_1": "The skip connection: attention's output is added to the block's input, so a token keeps "
+        "what it had and receives a correction.",
+        "ffn_hidden": f"Each token on its own is expanded from {d} to {d_ff} features by W₁. "
+        "No token sees another here.",
+        "ffn_activated": "GELU keeps positive values almost unchanged and squashes negative ones towards 0, "
+        "not all the way (see the next section).",
+        "ffn_output": f"W₂ projects the {d_ff} units back to {d} features: the FFN's correction to each token.",
+    }
+    if walk.norm == "post":
+        notes |= {
+            "norm_1": f"LayerNorm rescales each token's row to mean 0 and standard deviation 1 (γ = 1, β = 0 at "
+            f"initialisation): the std line is flat at {stats.mean_std:.3f}, every norm ≈ √d = {sqrt_d:.2f}.",
+            "residual_2": "The second skip connection adds the FFN's correction to its own input h.",
+            "norm_2": f"Post-norm ends every block on a LayerNorm, so each token leaves with norm "
+            f"{stats.mean_l2:.3f} ≈ √d whatever happened inside. This is what the next layer receives.",
+        }
+    else:
+        notes |= {
+            "norm_1": "Pre-norm normalises a copy for attention to read; the stream x itself is left as it was.",
+            "norm_2": "The FFN reads a normalised copy of the stream; the stream goes on unnormalised.",
+            "residual_2": f"Pre-norm's block output is a plain sum: mean norm {stats.mean_l2:.3f} here "
+            f"(√d = {sqrt_d:.2f}). Nothing in the block pulls it back, so it can drift from layer to layer.",
+        }
+    return notes[stage]
+
+
+def same_weights_note(match: WeightMatch, seed: int) -> str:
+    """Why the post- vs pre-norm comparison is fair: the two models share every weight."""
+    return (
+        f"**Same seed, same weights.** The post-norm and pre-norm models built from seed {seed} share "
+        f"{match.compared} parameter tensors, largest difference {match.max_abs_diff:g}; the only extra tensors "
+        f"are the pre-norm stack's final LayerNorm ({', '.join(match.unshared)}). So any difference below comes "
+        "from where the LayerNorm sits, nothing else."
+    )
+
+
+def deep_stack_setup(study: DeepStackStudy) -> str:
+    """What the deep-stack study builds and measures."""
+    used = f", the first {study.n_tokens} of {study.n_tokens_given}" if study.cut else ""
+    return (
+        f"A fresh stack of {study.depth} blocks of width {study.d_model}, built twice from seed {study.seed}: once "
+        f"post-norm, once pre-norm. The sentence ({study.n_tokens} tokens{used}) runs through both; "
+        "then one backward pass of L = Σ y ⊙ R, where R is a fixed "
+        "standard-normal tensor (drawn from the seed) of the output's shape, a random projection that gives every "
+        "output feature a gradient. The gradient norm of a block is over all of its parameters."
+    )
+
+
+def deep_stack_reading(study: DeepStackStudy, *, width_scaled: bool) -> str:
+    """The deep-stack study read aloud: what pins or frees the stream, the gradients, the final LayerNorm."""
+    post, pre, d = study.post, study.pre, study.d_model
+    hint = (
+        "These blocks now start as loud as BERT-base's; switch back to BERT's std to compare."
+        if width_scaled
+        else "Switch the initial weights to the width-scaled start to give these blocks BERT-base's loudness."
+    )
+    verdict = (
+        ": at initialisation and this depth no block's gradient explodes or vanishes" if study.grads_stable else ""
+    )
+    return (
+        f"**Read the numbers.** Post-norm: every block ends on a LayerNorm, so the stream's norm is pinned at "
+        f"√d = {study.sqrt_d:.2f} (here {post.residual_span.lo:.3f}–{post.residual_span.hi:.3f}). Pre-norm: each "
+        "block adds its output to the stream and nothing rescales the sum, so the norm is free to drift: here "
+        f"from {pre.residual_norms[0]:.3f} to {pre.residual_norms[-1]:.3f} (×{pre.growth:.2f}). How far it drifts "
+        f"depends on how loud each block is, which scales with std × √d: {study.init_std:.3g} × √{d} = "
+        f"{study.loudness:.2f} for these blocks, {BERT_INIT_STD} × √{BERT_BASE_WIDTH} = "
+        f"{BERT_BASE_LOUDNESS:.2f} for BERT-base's. {hint}\n\n"
+        f"**Gradients.** Post-norm blocks get gradient norms between {post.grad_span.lo:.3g} and "
+        f"{post.grad_span.hi:.3g} (first block {post.grad_norms[0]:.3g}, last {post.grad_norms[-1]:.3g}); "
+        f"pre-norm blocks between {pre.grad_span.lo:.3g} and {pre.grad_span.hi:.3g} (first block "
+        f"{pre.grad_norms[0]:.3g}, last {pre.grad_norms[-1]:.3g}). Across both stacks the largest is "
+        f"{study.grad_spread:.1f}× the smallest{verdict}.\n\n"
+        f"**Why pre-norm needs a final LayerNorm.** Its last block hands on a raw sum of norm "
+        f"{pre.residual_norms[-1]:.3f}, whose scale depends on depth and on training; the stack's final LayerNorm "
+        f"brings it to {pre.output_norm:.3f} before any head reads it. A post-norm stack's last block already "
+        f"ended on a LayerNorm (output norm {post.output_norm:.3f}), so another one would change nothing."
+    )
+
+
+def short_sci(x: float) -> str:
+    """1e-05 -> "1e-5": the tolerance written as the text around it writes it."""
+    mantissa, exponent = f"{x:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+# ---- tables: the numbers behind each chart -------------------------------------------------
+
+
+def _values(x) -> np.ndarray:
+    """A tensor's values in its own dtype: a float32 table stays float32, as the CSV download shows it."""
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+def tensor_table(values, tokens: Sequence[str], prefix: str = "f") -> pd.DataFrame:
+    """A [T, width] tensor: a token column, then one column per feature (f0, f1, ... or u0, u1, ...)."""
+    arr = _values(values)
+    frame = pd.DataFrame(arr, columns=[f"{prefix}{j}" for j in range(arr.shape[1])])
+    frame.insert(0, "token", list(tokens))
+    return frame
+
+
+def embedding_tables(parts: EmbeddingParts, tokens: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """The numbers behind each embedding heatmap, by chart key."""
+    return {key: tensor_table(getattr(parts, part), tokens) for key, (part, _) in EMBEDDINGS.items()}
+
+
+def embedding_alts(sizes: Mapping[str, TensorSummary], normed: TokenStats) -> dict[str, str]:
+    """The text alternative of each embedding heatmap, by chart key. sizes: core.summarize_parts of the
+    embeddings; normed: the token stats of their LayerNorm's output."""
+
+    def shape_and_size(part: str) -> str:
+        size = sizes[part]
+        return f"{size.rows} tokens by {size.cols} features, largest magnitude {size.largest:.3f}."
+
+    return {
+        "emb_token": f"The word-embedding row of each token: {shape_and_size('token')}",
+        "emb_position": f"The row t of the learned position table: {shape_and_size('position')}",
+        "emb_segment": f"The segment-A row, the same for every token of one sentence: {shape_and_size('segment')}",
+        "emb_sum": f"The sum of the three embeddings; its largest magnitude is {sizes['summed'].largest:.3f}.",
+        "emb_norm": f"After LayerNorm every token has mean {normed.largest_mean:.1e} or less in size "
+        f"and standard deviation {normed.mean_std:.4f}.",
+    }
+
+
+def _is_ffn_wide(walk: BlockWalk, stage: str) -> bool:
+    return walk.trace[stage].shape[1] == walk.d_ff
+
+
+def stage_table(walk: BlockWalk, stage: str, tokens: Sequence[str]) -> pd.DataFrame:
+    return tensor_table(walk.trace[stage], tokens, "u" if _is_ffn_wide(walk, stage) else "f")
+
+
+def stats_table(stats: TokenStats, tokens: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {"token": list(tokens), "mean": _values(stats.mean), "std": _values(stats.std), "L2 norm": _values(stats.l2)}
+    )
+
+
+def stage_profile_table(stages: Sequence[str], mean_norms: Sequence[float]) -> pd.DataFrame:
+    return pd.DataFrame({"stage": list(stages), "mean L2 norm": list(mean_norms)})
+
+
+def position_table(table) -> pd.DataFrame:
+    """A (positions, d) table: one row per position, columns f0, f1, ..."""
+    return pd.DataFrame(_values(table)).rename(columns=lambda j: f"f{j}")
+
+
+def similarity_table(similarity) -> pd.DataFrame:
+    """A (positions, positions) similarity: rows and columns numbered by position."""
+    return pd.DataFrame(_values(similarity))
+
+
+def activation_table(curves: ActivationCurves) -> pd.DataFrame:
+    return pd.DataFrame({"u": _values(curves.x), "GELU": _values(curves.gelu), "ReLU": _values(curves.relu)})
+
+
+def active_units_table(units: ActiveUnits, tokens: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "token": list(tokens),
+            "active under GELU": units.per_token_gelu_positive,
+            "active under ReLU": units.per_token_relu_positive,
+        }
+    )
+
+
+def deep_stack_tables(study: DeepStackStudy) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(stream norm after each block, 0 = embeddings; gradient norm per block), post- and pre-norm side by side."""
+    residual = pd.DataFrame(
+        {
+            "after block": range(study.depth + 1),
+            "post-norm": study.post.residual_norms,
+            "pre-norm": study.pre.residual_norms,
+        }
+    )
+    grad = pd.DataFrame(
+        {"block": range(study.depth), "post-norm": study.post.grad_norms, "pre-norm": study.pre.grad_norms}
+    )
+    return residual, grad
+
+
+PARAM_COUNT_COLUMNS = ("counted from the modules", "from the formula")
+
+
+def param_table(counts_by_model: Mapping[str, BlockParams]) -> pd.DataFrame:
+    """Per model: each part of one block counted from the modules next to its formula, then the whole block."""
+    rows = []
+    for name, c in counts_by_model.items():
+        rows += [
+            (name, "attention: W_Q, W_K, W_V, W_O + biases", "4d² + 4d", c.attention, c.attention_formula),
+            (name, "FFN: W₁, b₁, W₂, b₂", "2·d·d_ff + d_ff + d", c.ffn, c.ffn_formula),
+            (name, "two LayerNorms: γ, β", "4d", c.norms, c.norms_formula),
+            (name, f"whole block (d={c.d_model}, d_ff={c.d_ff})", "sum", c.total, c.total_formula),
+        ]
+    return pd.DataFrame(rows, columns=["model", "part", "formula", *PARAM_COUNT_COLUMNS])
+
+
+# ---- figures ----------------------------------------------------------------------------------
 
 
 def tensor_heatmap(values, tokens: Sequence[str], *, title: str, x_title: str = "feature") -> go.Figure:
     """A [T, width] tensor, one row per token; the height is capped so a long input stays on one screen."""
     fig = matrix_heatmap(values, tokens, title=title, x_title=x_title)
-    fig.update_layout(height=min(fig.layout.height, MAX_HEATMAP_HEIGHT))
+    if fig.layout.height > MAX_HEATMAP_HEIGHT:
+        fig.layout.height = MAX_HEATMAP_HEIGHT
     return fig
+
+
+def embedding_heatmaps(parts: EmbeddingParts, tokens: Sequence[str]) -> dict[str, go.Figure]:
+    """The three embeddings, their sum and its LayerNorm, by chart key."""
+    return {key: tensor_heatmap(getattr(parts, part), tokens, title=title) for key, (part, title) in EMBEDDINGS.items()}
+
+
+def stage_heatmap(walk: BlockWalk, stage: str, tokens: Sequence[str]) -> go.Figure:
+    """One stage's tensor; the FFN's inside is labelled by unit, the stream by feature."""
+    width = walk.trace[stage].shape[1]
+    x_title = "FFN unit" if _is_ffn_wide(walk, stage) else "feature"
+    return tensor_heatmap(walk.trace[stage], tokens, title=f"{STAGE_LABELS[stage]} [T, {width}]", x_title=x_title)
 
 
 def token_stats_chart(stats: TokenStats, tokens: Sequence[str], *, title: str = "") -> go.Figure:
@@ -101,37 +352,34 @@ def activation_chart(curves: ActivationCurves) -> go.Figure:
     )
 
 
-def position_heatmap(
-    values, *, title: str, x_title: str, symmetric: bool = True, zrange: tuple[float, float] | None = None
-) -> go.Figure:
-    """A table indexed by position (rows): the sinusoid table, or a position-by-position similarity."""
-    v = as_array(values)
-    if zrange is None:
-        bound = float(np.abs(v).max()) if v.size else 1.0
-        zrange = (-bound, bound) if symmetric else (float(v.min()), float(v.max()))
-    fig = go.Figure(
-        go.Heatmap(
-            z=v,
-            colorscale=DIVERGING if symmetric else SEQUENTIAL,
-            zmid=0.0 if symmetric else None,
-            zmin=zrange[0],
-            zmax=zrange[1],
-            hovertemplate="position %{y}, " + x_title + " %{x}: %{z:.3f}<extra></extra>",
-        )
+def position_heatmap(values, *, title: str, x_title: str, zrange: tuple[float, float] | None = None) -> go.Figure:
+    """A table indexed by position (numbered rows): the sinusoid table, or a position-by-position similarity.
+    zrange=(-1, 1) for a cosine; otherwise the scale fits the values, centred on 0."""
+    return matrix_heatmap(
+        values, None, title=title, x_title=x_title, y_title="position", zrange=zrange, height=POSITION_HEATMAP_HEIGHT
     )
-    fig.update_layout(
-        title={"text": esc(title)},
-        xaxis={"title": {"text": x_title}},
-        yaxis={"title": {"text": "position"}, "autorange": "reversed"},
-        margin={
-            "l": label_room([str(len(v) - 1)]),
-            "r": colorbar_room(max(abs(zrange[0]), abs(zrange[1]))),
-            "t": 60,
-            "b": AXIS_BELOW_ROOM,
-        },
-        height=420,
+
+
+def sinusoid_heatmap(pos: PositionTables) -> go.Figure:
+    return position_heatmap(
+        pos.sinusoid, title=f"sinusoidal table, first {pos.n_positions} positions", x_title="feature"
     )
-    return fig
+
+
+def sinusoid_similarity_heatmap(pos: PositionTables) -> go.Figure:
+    return position_heatmap(
+        pos.sinusoid_similarity, title="cosine similarity between sinusoid positions", x_title="position", zrange=COSINE
+    )
+
+
+def learned_similarity_heatmap(pos: PositionTables) -> go.Figure:
+    """Only for a model with a learned position table (pos.learned_similarity not None)."""
+    return position_heatmap(
+        pos.learned_similarity,
+        title="cosine similarity between this model's learned positions",
+        x_title="position",
+        zrange=COSINE,
+    )
 
 
 def deep_stack_chart(study: DeepStackStudy, what: str) -> go.Figure:

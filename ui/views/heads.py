@@ -1,5 +1,6 @@
-"""Figures and tables of the heads lesson: pure builders, numbers in -> plotly Figure or pandas
-DataFrame out (no model runs)."""
+"""Figures and tables of the heads lesson, and the sentences that read their numbers out (each
+figure's text alternative, a result's summary): pure builders, numbers or encoder_core results in ->
+plotly Figure, pandas DataFrame or text out (no model runs)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from encoder_core.head_patterns import HeadLabel
-from encoder_core.lessons.heads import HeadMechanics, SentenceSplits, WordVectorCosines
+from encoder_core.head_patterns import NEIGHBOUR_PATTERNS, HeadLabel
+from encoder_core.lessons.heads import (
+    HeadMechanics,
+    SameWordMass,
+    SentenceSplits,
+    Similarities,
+    SinkSummary,
+    WordVectorCosines,
+)
 
 from .figures import (
     COLORBAR_X,
@@ -175,7 +183,8 @@ def head_slices(matrix, tokens: Sequence[str], *, title: str, x_title: str) -> g
     fig = matrix_heatmap(
         matrix, tokens, title=title, x_title=x_title, y_title="", height=max(260, 22 * len(tokens) + 130)
     )
-    # The rows are tokens whatever the columns are called.
+    # The token labels say what the rows are: no axis title, and "token" in the hover whatever the columns are.
+    fig.layout.yaxis.title = None
     fig.update_traces(hovertemplate="token %{y}, feature %{x}: %{z:.3f}<extra></extra>")
     return fig
 
@@ -244,6 +253,7 @@ def output_projection_figure(w_o, n_heads: int, *, title: str) -> go.Figure:
         y_title="output feature",
         height=520,
     )
+    # The hover names the column without the axis title's aside.
     fig.update_traces(hovertemplate="output feature %{y}, input feature %{x}: %{z:.3f}<extra></extra>")
     # Square cells, so the head blocks read as the D x D matrix they are.
     fig.update_layout(
@@ -342,6 +352,9 @@ def _short(text: str, n: int = 28) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+# ---- one head's large map ----
+
+
 def head_map(weights, tokens: Sequence[str], *, title: str) -> go.Figure:
     """One head's (T, T) weights as the large map, no taller than MAP_MAX_HEIGHT."""
     fig = attention_heatmap(weights, tokens, title=title)
@@ -352,7 +365,7 @@ def head_map(weights, tokens: Sequence[str], *, title: str) -> go.Figure:
 def pieces_map(weights, tokens: Sequence[str], spans: Sequence[tuple[int, int]], *, title: str) -> go.Figure:
     """One head's map with the blocks outlined where a split word's pieces meet each other.
 
-    spans: (first, last) positions of each split word's pieces, both included (piece_spans)."""
+    spans: (first, last) positions of each split word's pieces, both included (core's piece_spans)."""
     fig = attention_heatmap(weights, tokens, title=title)
     outlines = [
         {
@@ -369,11 +382,183 @@ def pieces_map(weights, tokens: Sequence[str], spans: Sequence[tuple[int, int]],
     return fig
 
 
-# ---- tables: the numbers behind the figures ----
+# ---- one block's mechanics (HeadMechanics): figures, their text alternatives, tables ----
 
 
 def shape_text(shape: Iterable[int]) -> str:
     return " × ".join(str(n) for n in shape)
+
+
+def slice_figure(mech: HeadMechanics, name: str) -> go.Figure:
+    """The chosen head's Q, K or V (name), tokens by the head's dimensions."""
+    matrix = mech.slices()[name]
+    title = f"{name} of head {mech.head} [{shape_text(matrix.shape)}]"
+    return head_slices(matrix, mech.tokens, title=title, x_title=f"dimension of head {mech.head}")
+
+
+def slice_alt(mech: HeadMechanics, name: str) -> str:
+    matrix = mech.slices()[name]
+    return (
+        f"{name} slice of head {mech.head}, layer {mech.layer}: {shape_text(matrix.shape)}, "
+        f"values from {float(matrix.min()):.2f} to {float(matrix.max()):.2f}."
+    )
+
+
+def own_weights_figure(mech: HeadMechanics) -> go.Figure:
+    return attention_heatmap(
+        mech.weights, mech.tokens, title=f"Head {mech.head}'s own weights [{shape_text(mech.weights.shape)}]"
+    )
+
+
+def own_weights_alt(mech: HeadMechanics) -> str:
+    key, weight = mech.strongest_key(0)
+    return (
+        f"Attention weights of the small model's layer {mech.layer}, head {mech.head}; "
+        f"row 0 ({mech.tokens[0]}) puts most weight ({weight:.2f}) on token {key}."
+    )
+
+
+def concatenation_figure(mech: HeadMechanics) -> go.Figure:
+    title = f"Concatenated head outputs [{shape_text(mech.concat.shape)}]"
+    return concat_figure(mech.concat, mech.tokens, mech.n_heads, title=title)
+
+
+def concat_alt(mech: HeadMechanics) -> str:
+    return f"The {mech.n_heads} head outputs side by side, {shape_text(mech.concat.shape)}, layer {mech.layer}."
+
+
+def w_o_figure(mech: HeadMechanics) -> go.Figure:
+    title = f"W_O [{shape_text(mech.w_o.shape)}], layer {mech.layer}"
+    return output_projection_figure(mech.w_o, mech.n_heads, title=title)
+
+
+def w_o_alt(mech: HeadMechanics) -> str:
+    return (
+        f"The output projection W_O of layer {mech.layer}, {shape_text(mech.w_o.shape)}, as nn.Linear stores it "
+        "(output feature x input feature); column blocks belong to the heads."
+    )
+
+
+# ---- a model's heads on one sentence: text alternatives of the grid, the large map, the patterns ----
+
+
+def grid_alt(label: HeadLabel, n_heads_total: int, model_name: str) -> str:
+    return (
+        f"Attention maps of all {n_heads_total} heads of {model_name}. The chosen head, layer {label.layer} "
+        f"head {label.head}, is labelled {label.pattern} with mass {label.mass:.2f}."
+    )
+
+
+def head_map_alt(label: HeadLabel, n_tokens: int, model_name: str) -> str:
+    return (
+        f"Layer {label.layer}, head {label.head} of {model_name}: {label.pattern}, "
+        f"mass {label.mass:.2f} ({n_tokens} tokens)."
+    )
+
+
+def sinks_text(sinks: SinkSummary) -> str:
+    """Where the heads park their weight, read out of the sink summary (markdown)."""
+    return (
+        f"On this input, **{sinks.n_cls}** of {sinks.n_heads} heads are labelled [CLS] and **{sinks.n_sep}** [SEP]; "
+        f"{sinks.n_more_cls} heads put more weight on [CLS] than on [SEP]. Averaged over all heads, [CLS] receives "
+        f"**{sinks.mean_cls:.2f}** of each row's weight and [SEP] **{sinks.mean_sep:.2f}**. All labels: "
+        + ", ".join(f"{n} {p}" for p, n in sinks.counts.items())
+        + "."
+    )
+
+
+def averages_figure(averages: Sequence[dict[str, float]], model_name: str) -> go.Figure:
+    return pattern_lines(averages, title=f"Each pattern's mass, averaged over the heads of a layer ({model_name})")
+
+
+def averages_alt(averages: Sequence[dict[str, float]]) -> str:
+    per_layer = (f"layer {i}: [CLS] {row['[CLS]']:.2f}, [SEP] {row['[SEP]']:.2f}" for i, row in enumerate(averages))
+    return "Per layer mean mass of each pattern: " + "; ".join(per_layer) + "."
+
+
+# ---- word pieces (SameWordMass) ----
+
+
+def same_word_figure(same: SameWordMass) -> go.Figure:
+    return layer_head_heatmap(
+        same.mass, title="Weight on the other pieces of the same word, per head", colorbar="weight"
+    )
+
+
+def same_word_alt(same: SameWordMass) -> str:
+    layer, head = same.best_head
+    return (
+        f"Same-word weight per head of all-MiniLM-L6-v2: highest in layer {layer}, head {head} "
+        f"({same.at(layer, head):.2f}); uniform would be {same.uniform:.2f}."
+    )
+
+
+def same_word_text(same: SameWordMass, layer: int, head: int, best_pattern: str) -> str:
+    """The chosen head's same-word weight against the best head's and a uniform head's (markdown).
+
+    best_pattern: the label of the best head; a neighbour pattern explains its weight by itself."""
+    best = same.best_head
+    most = (
+        "that is the most of any head"
+        if best == (layer, head)
+        else f"the most goes in layer {best[0]}, head {best[1]}: **{same.at(*best):.2f}**"
+    )
+    positional = (
+        f" Layer {best[0]}, head {best[1]} is a {best_pattern} head: inside a split word the neighbouring token is "
+        "a piece of the same word, so a head that looks at its neighbour joins the pieces without trying."
+    )
+    return (
+        f"The pieces of the {same.n_split_words} split word(s) ({same.n_pieces} pieces) put on average "
+        f"**{same.at(layer, head):.2f}** of their weight on the other pieces of the same word in layer {layer}, "
+        f"head {head}; {most}. A head spreading its weight evenly would give {same.uniform:.2f}."
+        + (positional if best_pattern in NEIGHBOUR_PATTERNS else "")
+    )
+
+
+def pieces_map_alt(same: SameWordMass, layer: int, head: int) -> str:
+    return (
+        f"Layer {layer}, head {head} of all-MiniLM-L6-v2 on the word pieces; outlined blocks are pieces of "
+        f"one word; same-word weight {same.at(layer, head):.2f}."
+    )
+
+
+# ---- sentence vectors ----
+
+
+def similarity_alt(matrix, pooling_name: str) -> str:
+    return (
+        f"Cosine similarity of {matrix.shape[0]} sentences by {pooling_name}; sentences 1 and 2: "
+        f"{float(matrix[0, 1]):.2f}."
+    )
+
+
+def similarities_text(sims: Similarities) -> str:
+    """Sentences 1 and 2 under both poolings, and the range each pooling spans over the pairs (markdown)."""
+    (lo_mean, hi_mean), (lo_cls, hi_cls) = sims.pair_range("mean"), sims.pair_range("cls")
+    return (
+        f"Sentences 1 and 2: **{float(sims.mean[0, 1]):.2f}** with mean pooling, **{float(sims.cls[0, 1]):.2f}** "
+        f"with [CLS]. Across the pairs of different sentences, mean pooling ranges from {lo_mean:.2f} to "
+        f"{hi_mean:.2f}, [CLS] from {lo_cls:.2f} to {hi_cls:.2f}: the narrower the range, the less the vector "
+        "tells related sentences from unrelated ones."
+    )
+
+
+def bank_figure(different: WordVectorCosines, same: WordVectorCosines) -> go.Figure:
+    """The cosine of one word's two vectors, layer by layer: in a different sense, and in the same sense."""
+    return word_cosine_lines(
+        {"river vs money (different sense)": different.per_layer, "river vs river (same sense)": same.per_layer},
+        title=f"Cosine between two vectors of “{different.word}”, layer by layer",
+    )
+
+
+def bank_alt(different: WordVectorCosines, same: WordVectorCosines) -> str:
+    return (
+        f"Cosine between the vectors of {different.word} in two sentences: river vs money falls from "
+        f"{float(different.per_layer[0]):.2f} to {different.final:.2f}; river vs river ends at {same.final:.2f}."
+    )
+
+
+# ---- tables: the numbers behind the figures ----
 
 
 def token_columns(tokens: Sequence[str]) -> list[str]:
@@ -389,6 +574,11 @@ def matrix_table(
     df = pd.DataFrame(values, columns=cols).round(4)
     df.insert(0, row_name, [f"{i} {r}" if numbered else str(r) for i, r in enumerate(rows)])
     return df
+
+
+def token_table(matrix, tokens: Sequence[str]) -> pd.DataFrame:
+    """A (T, features) activation: one row per token."""
+    return matrix_table(matrix, tokens, "token")
 
 
 def weights_table(weights, tokens: Sequence[str]) -> pd.DataFrame:
@@ -426,6 +616,7 @@ def layer_head_table(values) -> pd.DataFrame:
 
 
 def fragmentation_table(splits: SentenceSplits) -> pd.DataFrame:
+    """One row per typed word: which sentence, the word, its pieces and how many."""
     rows = [
         {"sentence": name, "word": split.word, "pieces": " ".join(split.pieces), "count": split.n_pieces}
         for name, split in splits.splits
@@ -440,7 +631,7 @@ def similarity_table(matrix, texts: Sequence[str]) -> pd.DataFrame:
 
 
 def bank_table(different: WordVectorCosines, same: WordVectorCosines) -> pd.DataFrame:
-    """The two cosine curves of the bank pair: a different sense and the same sense, by depth."""
+    """The two cosine curves of bank_figure, by depth."""
     return pd.DataFrame(
         {
             "depth": range(len(different.per_layer)),

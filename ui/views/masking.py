@@ -1,44 +1,107 @@
-"""Figures for the masked-language-modelling lesson. Pure: numbers in, plotly Figure out."""
+"""Figures and tables for the masked-language-modelling lesson. Pure: core results in, plotly Figure or
+pandas DataFrame out; every word shown for a core code is written here."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
+
+from encoder_core.config import EncoderConfig
+from encoder_core.lessons.masking import (
+    COUNT_EXAMPLE_TEXT,
+    FATES,
+    LEAKAGE_RUNS,
+    CountExample,
+    DrawPosition,
+    FillMaskView,
+    LeakageSummary,
+    MaskingDraw,
+    MaskPrediction,
+    MLMForward,
+    NSPExample,
+)
+from encoder_core.loss import LossBreakdown
+from encoder_core.masking import MaskCounts
 
 from .figures import PAIR, as_array, esc, label_room, token_labels
 
-IGNORED_GREY = "#b0b0b0"
+
+@dataclass(frozen=True)
+class Chart:
+    """Everything one chart shows: the figure, its one-sentence text alternative and the numbers behind it."""
+
+    figure: go.Figure
+    alt: str
+    table: pd.DataFrame
+
+
+# ---- one draw: choose, corrupt, label ----
 SPLIT_COLOURS = {"[MASK]": PAIR[0], "random token": PAIR[1], "kept": "#6b4c9a", "not chosen": "#d9d9d9"}
-# What happened to each position in a draw, in the order of the colour codes drawn.
-FATES = ("never eligible", "not chosen", "[MASK]", "random token", "kept")
-FATE_COLOURS = ("#ffffff", SPLIT_COLOURS["not chosen"], PAIR[0], PAIR[1], SPLIT_COLOURS["kept"])
+FATE_WORDS = {
+    "never_eligible": "never eligible",
+    "not_chosen": "not chosen",
+    "masked": "[MASK]",
+    "random": "random token",
+    "kept": "kept",
+}
+FATE_COLOURS = {
+    "never_eligible": "#ffffff",
+    "not_chosen": SPLIT_COLOURS["not chosen"],
+    "masked": PAIR[0],
+    "random": PAIR[1],
+    "kept": SPLIT_COLOURS["kept"],
+}
+REASON_WORDS = {"unknown": "[UNK]", "typed_mask": "[MASK]"}  # a "special" position is named by its own token
 
 
-def fate(what_happened: str) -> str:
-    return "never eligible" if what_happened.startswith("never eligible") else what_happened
+def what_happened(p: DrawPosition) -> str:
+    """A position's fate in words; a never-eligible one also names what sits there ("never eligible: [CLS]")."""
+    if p.fate != "never_eligible":
+        return FATE_WORDS[p.fate]
+    return f"never eligible: {p.token if p.reason == 'special' else REASON_WORDS[p.reason]}"
 
 
-def draw_figure(rows: Sequence[dict], *, title: str = "") -> go.Figure:
+def draw_table(positions: Sequence[DrawPosition]) -> pd.DataFrame:
+    """The draw token by token, the numbers behind draw_figure."""
+    return pd.DataFrame(
+        [
+            {
+                "position": p.position,
+                "original token": p.token,
+                "original id": p.original_id,
+                "chosen": p.chosen,
+                "what happened": what_happened(p),
+                "model receives": p.input_token,
+                "input id": p.input_id,
+                "label": p.label,
+            }
+            for p in positions
+        ]
+    )
+
+
+def draw_figure(positions: Sequence[DrawPosition], *, title: str = "") -> go.Figure:
     """One draw, token by token: the original sentence over what the model receives, coloured by fate.
 
-    rows are MaskingDraw.rows(). Each cell also carries its label (-100 where the loss ignores it).
+    Each cell also carries its label (-100 where the loss ignores it).
     """
-    codes = [FATES.index(fate(r["what happened"])) for r in rows]
+    codes = [FATES.index(p.fate) for p in positions]
     n = len(FATES) - 1
     scale = []
-    for i, colour in enumerate(FATE_COLOURS):  # a step per fate: code i covers [i/n - 1/2n, i/n + 1/2n]
+    for i, fate in enumerate(FATES):  # a step per fate: code i covers [i/n - 1/2n, i/n + 1/2n]
         lo, hi = max(0.0, (i - 0.5) / n), min(1.0, (i + 0.5) / n)
-        scale += [[lo, colour], [hi, colour]]
-    labels = [str(r["label"]) for r in rows]
+        scale += [[lo, FATE_COLOURS[fate]], [hi, FATE_COLOURS[fate]]]
     fig = go.Figure(
         go.Heatmap(
             z=[codes, codes],
-            x=[str(r["position"]) for r in rows],
+            x=[str(p.position) for p in positions],
             y=["original", "model receives"],
-            text=[[esc(r["original token"]) for r in rows], [esc(r["model receives"]) for r in rows]],
-            customdata=[[[fate(r["what happened"]), lab] for r, lab in zip(rows, labels)]] * 2,
+            text=[[esc(p.token) for p in positions], [esc(p.input_token) for p in positions]],
+            customdata=[[[FATE_WORDS[p.fate], str(p.label)] for p in positions]] * 2,
             texttemplate="%{text}",
             zmin=0,
             zmax=n,
@@ -49,13 +112,18 @@ def draw_figure(rows: Sequence[dict], *, title: str = "") -> go.Figure:
             hovertemplate="position %{x}: %{text} (%{customdata[0]}, label %{customdata[1]})<extra></extra>",
         )
     )
-    for name, colour in zip(FATES, FATE_COLOURS):  # a legend: heatmaps have none of their own
+    for fate in FATES:  # a legend: heatmaps have none of their own
         fig.add_scatter(
             x=[None],
             y=[None],
             mode="markers",
-            name=name,
-            marker={"symbol": "square", "size": 14, "color": colour, "line": {"color": "#777777", "width": 1}},
+            name=FATE_WORDS[fate],
+            marker={
+                "symbol": "square",
+                "size": 14,
+                "color": FATE_COLOURS[fate],
+                "line": {"color": "#777777", "width": 1},
+            },
         )
     fig.update_layout(
         title={"text": esc(title)},
@@ -66,6 +134,151 @@ def draw_figure(rows: Sequence[dict], *, title: str = "") -> go.Figure:
         height=300,
     )
     return fig
+
+
+def split_bar(counts, *, title: str = "") -> go.Figure:
+    """One horizontal bar of all eligible tokens, split into [MASK] / random / kept / not chosen."""
+    parts = {
+        "[MASK]": counts.masked,
+        "random token": counts.random,
+        "kept": counts.kept,
+        "not chosen": counts.eligible - counts.chosen,
+    }
+    fig = go.Figure()
+    for name, n in parts.items():
+        fig.add_bar(
+            x=[n],
+            y=["eligible tokens"],
+            orientation="h",
+            name=f"{name}: {n}",
+            marker_color=SPLIT_COLOURS[name],
+            text=[str(n)] if n else None,
+            textposition="inside",
+            hovertemplate=f"{esc(name)}: {n}<extra></extra>",
+        )
+    fig.update_layout(
+        title={"text": esc(title)},
+        barmode="stack",
+        xaxis={"title": {"text": "tokens"}},
+        yaxis={"showticklabels": False},
+        legend={"orientation": "h", "y": -0.6, "traceorder": "normal"},
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=220,
+    )
+    return fig
+
+
+def split_table(counts: MaskCounts) -> pd.DataFrame:
+    """The worked count in one row: eligible, chosen, masked, random, kept."""
+    return pd.DataFrame([asdict(counts)])
+
+
+def count_metrics(counts: MaskCounts) -> list[tuple[str, int]]:
+    """The draw's counts under the names the page's metrics show."""
+    return [
+        ("eligible", counts.eligible),
+        ("chosen", counts.chosen),
+        ("[MASK]", counts.masked),
+        ("random token", counts.random),
+        ("kept", counts.kept),
+    ]
+
+
+def nothing_chosen_text(draw: MaskingDraw) -> str:
+    return (
+        f"Nothing was chosen (rate {draw.rate:g} of {draw.counts.eligible} eligible tokens), so every label is "
+        "-100: this sentence would add no loss and teach the model nothing."
+    )
+
+
+def rule_text(draw: MaskingDraw) -> str:
+    """The draw against the rule: the exact counts it must match, or the coin flip's average and spread."""
+    counts, rule, rate = draw.counts, draw.rule, f"{draw.rate:g}"
+    if draw.exact:
+        verdict = "matches" if draw.follows_rule else "does NOT match"
+        return (
+            f"The rule for **{rule.eligible}** eligible tokens at rate **{rate}**: "
+            f"round({rate} x {rule.eligible}) = **{rule.chosen}** chosen, then 80/10/10 gives "
+            f"**{rule.masked}** [MASK], **{rule.random}** random, **{rule.kept}** kept. This draw {verdict} it."
+        )
+    return (
+        f"Coin flip: each of the {counts.eligible} eligible tokens is chosen with probability {rate}, "
+        f"so on average {draw.expected_chosen:.2f} are chosen (give or take {draw.chosen_spread:.2f}); this "
+        f"draw chose **{counts.chosen}**. The exact rule would choose {rule.chosen}."
+    )
+
+
+def draw_alt(counts: MaskCounts) -> str:
+    return (
+        f"Of {counts.eligible} eligible tokens in the sentence, {counts.chosen} were chosen: {counts.masked} "
+        f"became [MASK], {counts.random} a random token and {counts.kept} were kept; every other position is "
+        "labelled -100."
+    )
+
+
+def worked_count_text(worked: MaskCounts, rate: float) -> str:
+    n = worked.eligible
+    return (
+        f"**Worked count.** {n} eligible tokens at rate {rate:g}: round({rate:g} x {n}) = "
+        f"**{worked.chosen}** chosen, of which round(0.8 x {worked.chosen}) = **{worked.masked}** [MASK], "
+        f"**{worked.random}** random and **{worked.kept}** kept."
+    )
+
+
+def draw_chart(draw: MaskingDraw) -> Chart:
+    counts = draw.counts
+    title = f"This draw: {counts.chosen} of {counts.eligible} eligible tokens chosen"
+    return Chart(draw_figure(draw.positions, title=title), draw_alt(counts), draw_table(draw.positions))
+
+
+def split_chart(worked: MaskCounts, rate: float) -> Chart:
+    title = f"{worked.eligible} eligible tokens at rate {rate:g}"
+    return Chart(split_bar(worked, title=title), split_alt(worked), split_table(worked))
+
+
+def split_alt(worked: MaskCounts) -> str:
+    return (
+        f"Of {worked.eligible} eligible tokens, {worked.chosen} are chosen: {worked.masked} become [MASK], "
+        f"{worked.random} a random token, {worked.kept} stay as they are."
+    )
+
+
+# ---- shapes ----
+
+
+SHAPE_ROWS = {  # a SHAPE_STEPS code -> (the tensor's name, what it holds)
+    "ids": ("token ids", "B sequences, T positions: the corrupted input"),
+    "hidden": ("hidden states", "D numbers per position, built from both sides"),
+    "logits": ("logits", "a score for each of V vocabulary words at every position"),
+    "chosen_logits": ("logits at chosen positions", "only the rows the loss reads: one per chosen position"),
+}
+
+
+def shape_table(steps: Sequence[tuple[str, tuple[int, ...]]]) -> pd.DataFrame:
+    """MLMForward.shape_steps() as a table: the tensor, its shape, what it holds."""
+    return pd.DataFrame(
+        [
+            {"tensor": SHAPE_ROWS[code][0], "shape": str(shape), "what it holds": SHAPE_ROWS[code][1]}
+            for code, shape in steps
+        ]
+    )
+
+
+def shape_chain(steps: Sequence[tuple[str, tuple[int, ...]]]) -> str:
+    """The shapes in order, one line: (1, 15) -> (1, 15, 64) -> ..."""
+    return " -> ".join(str(shape) for _, shape in steps)
+
+
+def exercise_question(ex: dict[str, int]) -> str:
+    """The shapes exercise (core's EXERCISE_SHAPE) as a question."""
+    return (
+        f"Try it: {ex['batch']} sequences of length {ex['length']}, width {ex['d_model']}, "
+        f"{ex['vocab_size']:,} words, {ex['n_masked']} masked positions. What are the shapes?"
+    )
+
+
+# ---- the loss ----
+IGNORED_GREY = "#b0b0b0"
 
 
 def loss_bars(
@@ -128,6 +341,103 @@ def loss_bars(
     return fig
 
 
+def loss_figure(fwd: MLMForward, tokens: Sequence[str], input_tokens: Sequence[str], *, title: str) -> go.Figure:
+    """loss_bars for the first sequence of a forward pass."""
+    b = fwd.breakdown
+    return loss_bars(
+        tokens,
+        input_tokens,
+        b.per_position[0],
+        b.counted[0],
+        mean=b.mean,
+        wrong_mean=b.wrong_mean_all_positions,
+        title=title,
+    )
+
+
+def loss_table(fwd: MLMForward, tokens: Sequence[str], input_tokens: Sequence[str]) -> pd.DataFrame:
+    """Per position of the first sequence: what the model got, its label, its loss and its top guess."""
+    if fwd.top_guess_tokens is None:
+        raise ValueError("the forward pass carries no decoded guesses: run mlm_forward with the tokenizer")
+    b, guesses = fwd.breakdown, fwd.top_guess_tokens[0]
+    rows = []
+    for t, token in enumerate(tokens):
+        counted = bool(b.counted[0, t])
+        rows.append(
+            {
+                "position": t,
+                "original": token,
+                "model receives": input_tokens[t],
+                "label": int(fwd.labels[0, t]),
+                "loss": float(b.per_position[0, t]),
+                "p(original)": float(fwd.label_probability[0, t]) if counted else None,
+                "model's top guess": guesses[t],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def mean_text(value: float) -> str:
+    return "undefined" if value != value else f"{value:.4f}"  # nan: nothing was chosen, no positions to average
+
+
+def loss_metrics(fwd: MLMForward) -> list[tuple[str, str]]:
+    """The right mean, PyTorch's own and the wrong one, as the page's metrics show them."""
+    b = fwd.breakdown
+    return [
+        (f"mean over the {b.n_counted} chosen positions", mean_text(b.mean)),
+        ("PyTorch cross_entropy(ignore_index=-100)", mean_text(fwd.pytorch_loss)),
+        (f"wrong: sum / all {b.n_positions} positions", mean_text(b.wrong_mean_all_positions)),
+    ]
+
+
+def loss_alt(b: LossBreakdown) -> str:
+    if not b.n_counted:
+        return (
+            f"None of the {b.n_positions} positions carries a loss: every bar is 0 and there are no "
+            "positions to average."
+        )
+    return (
+        f"{b.n_counted} of {b.n_positions} positions carry a loss; their mean is {mean_text(b.mean)}, "
+        f"while dividing the same sum by all positions gives {mean_text(b.wrong_mean_all_positions)}."
+    )
+
+
+def count_example_text(ex: CountExample, text: str = COUNT_EXAMPLE_TEXT) -> str:
+    b = ex.forward.breakdown
+    return (
+        f"**Count before you average.** *{text}* is {ex.n_positions} positions with "
+        f"[CLS] and [SEP]. Hide two of them: the model receives `{' '.join(ex.input_tokens)}`. The loss is the "
+        f"mean of **{ex.n_counted}** terms, {mean_text(b.mean)}; dividing by all {ex.n_positions} positions "
+        f"gives {mean_text(b.wrong_mean_all_positions)}, a loss {ex.n_positions / ex.n_counted:.0f} times too "
+        "small that also shifts with how long the sentence is."
+    )
+
+
+def loss_chart(fwd: MLMForward, tokens: Sequence[str], input_tokens: Sequence[str]) -> Chart:
+    """The draw's loss, position by position."""
+    title = "Cross-entropy at each position (grey: label -100, contributes nothing)"
+    figure = loss_figure(fwd, tokens, input_tokens, title=title)
+    return Chart(figure, loss_alt(fwd.breakdown), loss_table(fwd, tokens, input_tokens))
+
+
+def count_example_chart(ex: CountExample) -> Chart:
+    title = f"{ex.n_positions} positions, {ex.n_counted} hidden: the mean is over {ex.n_counted}"
+    figure = loss_figure(ex.forward, ex.tokens, ex.input_tokens, title=title)
+    return Chart(figure, count_example_alt(ex), loss_table(ex.forward, ex.tokens, ex.input_tokens))
+
+
+def count_example_alt(ex: CountExample) -> str:
+    b = ex.forward.breakdown
+    return (
+        f"Of {ex.n_positions} positions, {ex.n_counted} carry a loss: right mean {mean_text(b.mean)}, "
+        f"wrong mean over all positions {mean_text(b.wrong_mean_all_positions)}."
+    )
+
+
+# ---- fill-mask ----
+
+
 def top_k_bars(tokens: Sequence[str], probabilities, *, title: str = "") -> go.Figure:
     """A fill-mask answer: the top-k tokens for one masked position, most likely at the top."""
     p = as_array(probabilities)
@@ -154,36 +464,61 @@ def top_k_bars(tokens: Sequence[str], probabilities, *, title: str = "") -> go.F
     return fig
 
 
-def split_bar(counts, *, title: str = "") -> go.Figure:
-    """One horizontal bar of all eligible tokens, split into [MASK] / random / kept / not chosen."""
-    parts = {
-        "[MASK]": counts.masked,
-        "random token": counts.random,
-        "kept": counts.kept,
-        "not chosen": counts.eligible - counts.chosen,
-    }
-    fig = go.Figure()
-    for name, n in parts.items():
-        fig.add_bar(
-            x=[n],
-            y=["eligible tokens"],
-            orientation="h",
-            name=f"{name}: {n}",
-            marker_color=SPLIT_COLOURS[name],
-            text=[str(n)] if n else None,
-            textposition="inside",
-            hovertemplate=f"{esc(name)}: {n}<extra></extra>",
-        )
-    fig.update_layout(
-        title={"text": esc(title)},
-        barmode="stack",
-        xaxis={"title": {"text": "tokens"}},
-        yaxis={"showticklabels": False},
-        legend={"orientation": "h", "y": -0.6, "traceorder": "normal"},
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        height=220,
+def context(tokens: Sequence[str], position: int, width: int = 3) -> str:
+    """A few words either side of a position, for a chart title: 'the [MASK] sat on'."""
+    lo, hi = max(1, position - width), min(len(tokens) - 1, position + width + 1)  # never [CLS] / the last [SEP]
+    left = "... " if lo > 1 else ""
+    right = " ..." if hi < len(tokens) - 1 else ""
+    return left + " ".join(tokens[lo:hi]) + right
+
+
+def fill_figure(view: FillMaskView, pred: MaskPrediction) -> go.Figure:
+    """One blank's top-k, titled by the words around it."""
+    return top_k_bars(pred.words, pred.probabilities, title=context(view.tokens, pred.position, width=2))
+
+
+def fill_chart(view: FillMaskView, pred: MaskPrediction) -> Chart:
+    return Chart(fill_figure(view, pred), fill_alt(pred), top_k_table(pred))
+
+
+def top_k_table(pred: MaskPrediction) -> pd.DataFrame:
+    return pd.DataFrame({"token": pred.words, "probability": pred.probabilities})
+
+
+def fill_alt(pred: MaskPrediction) -> str:
+    words, probs = pred.words, pred.probabilities
+    rest = ", ".join(f"'{w}' {p:.1%}" for w, p in zip(words[1:], probs[1:]))
+    first = f"At position {pred.position} the model's first choice is '{words[0]}' with probability {probs[0]:.1%}"
+    return f"{first}, then {rest}."
+
+
+def hidden_word_text(pred: MaskPrediction, word: str, vocab_size: int) -> str:
+    """Where the hidden word ranks; word is pred.hidden_word as the page writes it (escaped for markdown)."""
+    if pred.hidden_rank is None:
+        return f"The hidden word '{word}' is not in the vocabulary: it can never be guessed."
+    return (
+        f"The hidden word '{word}' is choice {pred.hidden_rank} of {vocab_size}, "
+        f"probability {pred.hidden_probability:.1%}."
     )
-    return fig
+
+
+def model_quality_text(metrics: dict, config: EncoderConfig, vocab_size: int) -> str | None:
+    """The trained model's held-out fill-mask scores from its metadata, or None when they were not recorded."""
+    if "top1" not in metrics:
+        return None
+    return (
+        f"The lab's model (d={config.d_model}, {config.n_layers} layers, "
+        f"{vocab_size} words) fills a hidden content word of an unseen sentence correctly "
+        f"{metrics['top1']:.0%} of the time at its first guess, {metrics['top5']:.0%} within five "
+        f"(always guessing the most common words: {metrics.get('baseline_top1', float('nan')):.0%} and "
+        f"{metrics.get('baseline_top5', float('nan')):.0%})."
+    )
+
+
+# ---- leakage ----
+
+
+RUN_NAMES = {"correct": "correct masking", "leaky": "leaky: answer left in the input"}
 
 
 def training_curves(
@@ -209,3 +544,121 @@ def training_curves(
         height=380,
     )
     return fig
+
+
+def run_series(curves: dict[str, list[float]]) -> dict[str, list[float]]:
+    """A per-run curve under each run's name, correct first."""
+    return {RUN_NAMES[run]: curves[run] for run in LEAKAGE_RUNS}
+
+
+def leakage_accuracy_chart(summary: LeakageSummary) -> Chart:
+    figure = training_curves(
+        summary.steps,
+        run_series(summary.accuracy),
+        title=f"Training accuracy at the scored positions (mean of the last {summary.window} steps)",
+        y_title="accuracy",
+        y_range=(0.0, 1.05),
+    )
+    return Chart(figure, leakage_accuracy_alt(summary), curves_table(summary.steps, summary.accuracy))
+
+
+def leakage_loss_chart(summary: LeakageSummary) -> Chart:
+    title, y_title = "Training loss at the scored positions", "cross-entropy (nats)"
+    figure = training_curves(summary.steps, run_series(summary.loss), title=title, y_title=y_title)
+    return Chart(figure, leakage_loss_alt(summary), curves_table(summary.steps, summary.loss))
+
+
+def curves_table(steps: Sequence[int], curves: dict[str, list[float]]) -> pd.DataFrame:
+    """Both runs' curves by step, the numbers behind a training_curves figure."""
+    return pd.DataFrame({"step": list(steps), **run_series(curves)})
+
+
+def leakage_table(summary: LeakageSummary) -> pd.DataFrame:
+    """One row per run: final training accuracy, when it reached the threshold, held-out fill-mask, time."""
+    return pd.DataFrame(
+        [
+            {
+                "run": RUN_NAMES[run],
+                f"training accuracy (last {summary.window} steps)": summary.final_train_accuracy[run],
+                f"first step at {summary.threshold:.0%}": str(summary.first_step_at[run] or "not reached"),
+                "held-out fill-mask top-1": summary.held_out_top1[run],
+                "held-out fill-mask top-5": summary.held_out_top5[run],
+                "seconds": summary.seconds[run],
+            }
+            for run in LEAKAGE_RUNS
+        ]
+    )
+
+
+def leakage_request_text(steps: int, seed: int, estimate: int | None) -> str:
+    expect = f" Expect about {estimate} s on this server." if estimate else ""
+    return (
+        f"{steps} training steps for each model, seed {seed}.{expect} A finished run is kept, so the next "
+        "person asking for the same steps and seed sees it at once."
+    )
+
+
+def leakage_progress_text(run: str, step: int, total: int) -> str:
+    return f"training the {run} model: step {step} of {total}"
+
+
+def leakage_metrics(summary: LeakageSummary) -> list[tuple[str, str]]:
+    acc, top5 = summary.final_train_accuracy, summary.held_out_top5
+    return [
+        ("training accuracy, correct", f"{acc['correct']:.1%}"),
+        ("training accuracy, leaky", f"{acc['leaky']:.1%}"),
+        ("fill-mask top-5, correct", f"{top5['correct']:.1%}"),
+        ("fill-mask top-5, leaky", f"{top5['leaky']:.1%}"),
+    ]
+
+
+def leakage_text(summary: LeakageSummary) -> str:
+    acc, top5 = summary.final_train_accuracy, summary.held_out_top5
+    reached = summary.first_step_at["leaky"]
+    when = f"by step {reached}" if reached else "never within these steps"
+    return (
+        f"The leaky model's training accuracy reaches {summary.threshold:.0%} {when} and ends at "
+        f"{acc['leaky']:.1%}; the correct one ends at {acc['correct']:.1%}. On {summary.n_held_out} unseen "
+        f"sentences with a content word really hidden, the leaky model has it in its top five "
+        f"{top5['leaky']:.1%} of the time, the correct one {top5['correct']:.1%}. Near-perfect training "
+        "accuracy almost at once is the symptom: check what the model actually receives at every scored position."
+    )
+
+
+def leakage_accuracy_alt(summary: LeakageSummary) -> str:
+    acc = summary.final_train_accuracy
+    return f"Training accuracy: the leaky run ends at {acc['leaky']:.1%}, the correct run at {acc['correct']:.1%}."
+
+
+def leakage_loss_alt(summary: LeakageSummary) -> str:
+    return (
+        f"Training loss: the leaky run falls to {summary.loss['leaky'][-1]:.3f}, "
+        f"the correct run to {summary.loss['correct'][-1]:.3f}."
+    )
+
+
+# ---- next-sentence prediction ----
+
+
+def nsp_table(examples: Sequence[NSPExample]) -> pd.DataFrame:
+    """The pairs as BERT reads them: both sentences, the label, the packed input and its segment ids."""
+    return pd.DataFrame(
+        [
+            {
+                "sentence A": ex.sentence_a,
+                "sentence B": ex.sentence_b,
+                "label": "IsNext" if ex.is_next else "NotNext (random)",
+                "model input": " ".join(ex.tokens),
+                "segments": "".join(map(str, ex.segments)),
+            }
+            for ex in examples
+        ]
+    )
+
+
+def nsp_text(examples: Sequence[NSPExample], seed: int) -> str:
+    n_next = sum(ex.is_next for ex in examples)
+    return (
+        f"Pairs drawn from the lab's corpus with masking seed {seed}: "
+        f"**{n_next} of {len(examples)}** are real continuations, the rest pair A with a random sentence."
+    )
