@@ -5,7 +5,7 @@ import streamlit as st
 from encoder_core.lessons import LESSONS
 from ui.frame.quiz_widget import QUIZ_PAGE
 from ui.frame.shell import enter_page, leave_legacy_pages_mode, page_style, presenting_controls, share_link
-from ui.frame.state import GLOBAL_PARAMS, MODEL, SEED, read_url, show_notices
+from ui.frame.state import GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_url, show_notices
 
 leave_legacy_pages_mode()  # the first session after a restart would otherwise skip this frame
 st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layout="wide")
@@ -28,8 +28,9 @@ with st.sidebar:
         "Encoder",
         MODEL.options,
         key=MODEL.key,
-        format_func={"small": "small (d=64, 4 heads, 2 layers)"}.get,
-        help="The model every lesson runs on.",
+        format_func=MODEL_LABELS.get,
+        help="The model Attention and Padding run on. Masked LM always uses the trained MLM (it needs an MLM "
+        "head); The block builds its own post- and pre-norm small models; Heads has its own choice.",
     )
     st.number_input(
         "Seed",

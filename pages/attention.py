@@ -5,13 +5,13 @@ import streamlit as st
 from encoder_core.lessons.attention import ROUNDING, compare_masks, contrast_word, drop_last_token, seed001_reading
 from ui.frame.charts import show_figure
 from ui.frame.code import show_code
-from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
-from ui.frame.modes import sidebar_seed
+from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
+from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, finish, narrative, render_sections, side_by_side, start
 from ui.frame.state import ensure_valid
-from ui.models import small_model, word_tokenizer
+from ui.models import lesson_model
 from ui.views import attention as figs
 from ui.views.figures import numbers_text, short_number
 
@@ -20,8 +20,8 @@ BANK_SENTENCES = ("she sat on the bank of the river", "she sat on the bank and c
 BANK_WORD = "bank"
 
 
-model = small_model(sidebar_seed())
-tokenizer = word_tokenizer()
+chosen = lesson_model(sidebar_model(), sidebar_seed())
+model, tokenizer = chosen.encoder, chosen.tokenizer
 cfg = model.config
 
 PARAMS = [
@@ -41,7 +41,13 @@ st.markdown(
     "on your sentence."
 )
 
-st.text_input("Sentence", key="sentence", help="Words outside the small model's vocabulary become [UNK].")
+show_model(chosen)
+
+st.text_input(
+    "Sentence",
+    key="sentence",
+    help="Words outside the model's vocabulary become [UNK]; all-MiniLM-L6-v2 splits them into pieces.",
+)
 c_layer, c_head = st.columns(2)
 c_layer.slider("Layer", 0, cfg.n_layers - 1, key="layer")
 c_head.slider("Head", 0, cfg.n_heads - 1, key="head")
@@ -156,9 +162,13 @@ def show_bank() -> None:
         "Under the causal mask, “bank” only sees *she sat on the bank*, identical in both sentences, so its "
         f"vector is the same (up to float rounding, below {ROUNDING:g}): it cannot know whether the sentence is about "
         "a river or money. Without "
-        "the mask it also sees *of the river* or *and counted the money*, and its vector differs. (This model's "
-        "weights are random, so the difference is not yet *meaningful*; a trained encoder turns it into the "
-        "two senses of the word.)"
+        "the mask it also sees *of the river* or *and counted the money*, and its vector differs. "
+        + (
+            "This model was trained, so the difference carries the two senses of the word."
+            if chosen.trained
+            else "(This model's weights are random, so the difference is not yet *meaningful*; a trained encoder "
+            "turns it into the two senses of the word: choose one in the sidebar.)"
+        )
     )
     show_code(contrast_word)
 

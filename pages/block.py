@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from encoder_core import MAX_SEED, POST_NORM_STAGES, EncoderBlock, preset
+from encoder_core import POST_NORM_STAGES, EncoderBlock, preset
 from encoder_core.lessons import block as core
 from encoder_core.model import Embeddings, sinusoidal_table
 from encoder_core.reference import block_equivalence, to_torch_layer
@@ -12,6 +12,7 @@ from ui.frame import sections as lesson
 from ui.frame.charts import show_figure
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, usable_sentence
+from ui.frame.modes import sidebar_seed
 from ui.frame.params import MAX_TEXT, Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, narrative
@@ -33,7 +34,6 @@ PARAMS = [
     Param("block_sentence", DEFAULT_SENTENCE, "text"),
     Param("block_layer", 0, "int", 0, CONFIG.n_layers - 1),
     Param("block_norm", "post", "choice", options=("post", "pre")),
-    Param("block_seed", 0, "int", 0, MAX_SEED),
     Param("block_step", "input", "choice", options=POST_NORM_STAGES),
     Param("block_depth", 12, "int", 12, 24),
     Param("block_init", "bert", "choice", options=core.INIT_CHOICES),
@@ -62,13 +62,12 @@ st.caption(
     "and what changes when the LayerNorm moves."
 )
 
-top = st.columns([4, 1.3, 1.3, 1.1])
+top = st.columns([4, 1.3, 1.3])
 top[0].text_input("Sentence", key="block_sentence", max_chars=MAX_TEXT, help="Type any sentence and press Enter.")
 top[1].slider("Layer", min_value=int(P["block_layer"].lo), max_value=int(P["block_layer"].hi), key="block_layer")
 top[2].radio(
     "LayerNorm placement", P["block_norm"].options, key="block_norm", horizontal=True, format_func=NORM_LABELS.get
 )
-top[3].number_input("Seed", min_value=0, max_value=MAX_SEED, step=1, key="block_seed", help="This lesson's weights.")
 
 norm = st.session_state["block_norm"]
 stages = core.stages_for(norm)
@@ -92,7 +91,7 @@ row[2].radio("Deep-stack initial weights", core.INIT_CHOICES, key="block_init", 
 # ---- compute ----------------------------------------------------------------------------
 
 sentence = usable_sentence(st.session_state["block_sentence"], DEFAULT_SENTENCE)
-seed, layer = int(st.session_state["block_seed"]), int(st.session_state["block_layer"])
+seed, layer = sidebar_seed(), int(st.session_state["block_layer"])
 step = st.session_state["block_step"]
 model = small_model(seed, norm)
 tokenizer = word_tokenizer()

@@ -16,7 +16,7 @@ from encoder_core.train import train_mlm
 from ui.frame.charts import show_figure
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, usable_sentence
-from ui.frame.modes import sidebar_seed
+from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, start
@@ -106,6 +106,11 @@ with st.container(border=True):
         help="The sidebar seed sets their shared starting weights and batches.",
     )
 
+if sidebar_model() != "mlm":
+    st.caption(
+        "This lesson runs on the lab's trained MLM whatever the sidebar says: it is the only model here with a "
+        "masked-language-model head, the layer that turns each vector into a score for every word."
+    )
 if load_error:
     st.error(f"The trained model could not be loaded, so the sections that need it are skipped.\n\n{load_error}")
 

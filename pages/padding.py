@@ -5,13 +5,13 @@ import streamlit as st
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
 from ui.frame.charts import show_figure
 from ui.frame.code import show_code
-from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
-from ui.frame.modes import sidebar_seed
+from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
+from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, finish, narrative, render_sections, side_by_side, start
 from ui.frame.state import ensure_valid
-from ui.models import small_model, word_tokenizer
+from ui.models import lesson_model
 from ui.views import padding as figs
 from ui.views.figures import numbers_text
 
@@ -20,8 +20,8 @@ MAX_EXTRA_PADS = 32
 SHORT_ROW = 1  # the batch is [pair, single]; the single sentence is the one that gets padded
 
 
-model = small_model(sidebar_seed())
-tokenizer = word_tokenizer()
+chosen = lesson_model(sidebar_model(), sidebar_seed())
+model, tokenizer = chosen.encoder, chosen.tokenizer
 cfg = model.config
 # Each sequence is cut to leave room for the widest extra padding the slider allows.
 max_tokens = cfg.max_positions - MAX_EXTRA_PADS
@@ -48,6 +48,8 @@ st.markdown(
     "filled up with **[PAD]** tokens, and a **key padding mask** tells attention to ignore them. This page shows "
     "what the mask does, and what goes wrong, silently, without it."
 )
+
+show_model(chosen)
 
 c_a, c_b, c_s = st.columns(3)
 c_a.text_input("Pair: sentence A", key="sentence_a")

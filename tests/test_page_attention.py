@@ -29,8 +29,9 @@ def model_for(seed: int):
     return build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
 
 
-def assert_page_matches_core(at, sentence: str, seed: int, layer: int, head: int) -> None:
-    figs, m, enc = figures(at), model_for(seed), TOK.encode(sentence)
+def assert_page_matches_core(at, sentence: str, seed: int, layer: int, head: int, model=None, tok=TOK) -> None:
+    """Every attention figure equals encoder_core's numbers for this model (default: the seeded small one)."""
+    figs, m, enc = figures(at), model or model_for(seed), tok.encode(sentence)
     c = compare_masks(m, enc.ids, layer, head)
     bi, causal = figs["attention_bidirectional"]["data"][0], figs["attention_causal"]["data"][0]
     np.testing.assert_allclose(bi["z"], c.bidirectional.numpy(), rtol=0, atol=1e-7)
@@ -41,7 +42,7 @@ def assert_page_matches_core(at, sentence: str, seed: int, layer: int, head: int
     np.testing.assert_allclose(figs["drop_last"]["data"][0]["y"], d.shift_causal, rtol=1e-6)
     assert max(d.shift_causal) < ROUNDING
     np.testing.assert_allclose(figs["drop_last"]["data"][1]["y"], d.shift_bidirectional, rtol=1e-6)
-    a, b = (TOK.encode(s) for s in BANK)
+    a, b = (tok.encode(s) for s in BANK)
     w = contrast_word(m, a.ids, b.ids, a.tokens, b.tokens, "bank")
     np.testing.assert_allclose(figs["bank"]["data"][0]["y"], w.distance_causal, rtol=1e-6)
     assert max(w.distance_causal) < ROUNDING
@@ -61,6 +62,33 @@ def test_defaults_draw_encoder_core_numbers_and_the_seed_example():
     assert float(causal_distance) < ROUNDING
     sums = next(t.value for t in at.table if "row sum, causal" in t.value.columns)
     assert sums["row sum, causal"].astype(float).to_numpy() == pytest.approx(1.0, abs=1e-6)
+
+
+EVERYDAY = (
+    "yesterday my neighbour borrowed twelve eggs and a bag of flour because the supermarket on the corner "
+    "had closed early for the holiday weekend"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("choice", ["mlm", "minilm"])
+def test_the_sidebar_model_is_the_one_drawn(choice, trained_mlm, minilm):
+    model, tok = (trained_mlm[0].bert, trained_mlm[1]) if choice == "mlm" else (minilm.model, minilm.tokenizer)
+    at = open_linked({"model": choice, "sentence": BANK[0], "layer": "1", "head": "2"})
+    assert not at.exception
+    assert_page_matches_core(at, BANK[0], seed=0, layer=1, head=2, model=model, tok=tok)
+    running = "all-MiniLM-L6-v2" if choice == "minilm" else "the lab's trained MLM"
+    assert f"Running on {running} (trained weights)" in all_text(at)
+    assert "weights are random" not in all_text(at)
+
+
+def test_minilm_sees_an_everyday_sentence_without_unknown_words(minilm):
+    assert len(EVERYDAY.split()) >= 20
+    at = open_linked({"model": "minilm", "sentence": EVERYDAY})
+    assert not at.exception
+    tokens = figures(at)["attention_bidirectional"]["data"][0]["y"]
+    assert len(tokens) == len(minilm.tokenizer.encode(EVERYDAY).tokens)
+    assert not any(t.endswith("[UNK]") for t in tokens) and "[UNK]" not in all_text(at)
 
 
 def test_every_control_changes_what_is_drawn():
@@ -131,3 +159,18 @@ def test_the_code_panel_reads_the_source_only_when_opened():
     assert not at.exception
     shown = [c.value for c in at.code if "def compare_masks" in c.value]
     assert [s.strip() for s in shown] == [inspect.getsource(compare_masks).strip()]
+
+
+def test_the_sidebar_offers_the_three_models_and_a_missing_one_falls_back(monkeypatch):
+    at = open_page("attention")
+    options = at.selectbox(key="model").options
+    assert len(options) == 3 and any("MiniLM" in o for o in options) and any("trained MLM" in o for o in options)
+    import ui.models
+
+    monkeypatch.setattr(ui.models, "CHECKPOINT_DIR", "/nonexistent/small_mlm")
+    at = open_linked({"model": "mlm"})
+    assert not at.exception
+    text = all_text(at)
+    assert "could not be loaded, so this lesson runs on the small seeded model" in " ".join(w.value for w in at.warning)
+    assert "Running on the small seeded model (seed 0)" in text
+    assert_page_matches_core(at, DEFAULT, seed=0, layer=0, head=0)

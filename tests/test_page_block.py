@@ -120,7 +120,7 @@ def test_every_other_control():
     at = open_page()
     at.text_input(key="block_sentence").input("a dog ran home").run()
     at.slider(key="block_layer").set_value(1).run()
-    at.number_input(key="block_seed").set_value(5).run()
+    at.number_input(key="seed").set_value(5).run()  # the sidebar seed
     at.select_slider(key="block_step").set_value("residual_1").run()
     assert not at.exception
     walk, enc = expected("a dog ran home", seed=5, layer=1)
@@ -141,7 +141,7 @@ def test_a_link_sets_every_control():
         "block_sentence": "the bird flew",
         "block_layer": "1",
         "block_norm": "pre",
-        "block_seed": "7",
+        "seed": "7",
         "block_step": "ffn_hidden",
         "block_depth": "20",
         "block_init": "width",
@@ -151,7 +151,7 @@ def test_a_link_sets_every_control():
     assert at.text_input(key="block_sentence").value == "the bird flew"
     assert at.slider(key="block_layer").value == 1
     assert at.radio(key="block_norm").value == "pre"
-    assert at.number_input(key="block_seed").value == 7
+    assert at.number_input(key="seed").value == 7
     assert at.select_slider(key="block_step").value == "ffn_hidden"
     assert at.slider(key="block_depth").value == 20
     assert at.radio(key="block_init").value == "width"
@@ -164,7 +164,7 @@ def test_malformed_link_values_give_a_notice():
     query = {
         "block_layer": "9",
         "block_norm": "sideways",
-        "block_seed": "abc",
+        "seed": "abc",
         "block_step": "<script>",
         "block_depth": "99",
         "block_init": "loud",
@@ -178,7 +178,7 @@ def test_malformed_link_values_give_a_notice():
     assert at.slider(key="block_depth").value == 24
     assert at.radio(key="block_norm").value == "post"
     assert at.select_slider(key="block_step").value == "input"
-    assert at.number_input(key="block_seed").value == 0
+    assert at.number_input(key="seed").value == 0
     assert at.radio(key="block_init").value == "bert"
 
 

@@ -301,3 +301,11 @@ def test_leakage_button_trains_once_and_shows_both_runs():
     assert "leakage_accuracy" in figures(at)
     assert not any(b.key == "leak_train" for b in at.button)
     assert ui.models.cached_leakage(10, 3) is result
+
+
+@pytest.mark.parametrize("choice", ["small", "mlm", "minilm"])
+def test_the_lesson_says_it_runs_on_the_trained_mlm_whatever_the_sidebar_says(choice):
+    at = open_page("masking", {"model": choice})
+    assert not at.exception
+    said = "runs on the lab's trained MLM whatever the sidebar says" in all_text(at)
+    assert said == (choice != "mlm")

@@ -2,6 +2,7 @@
 
 import apptest_helpers as helpers
 import numpy as np
+import pytest
 from apptest_helpers import all_text, figures, open_numbers, open_page
 from streamlit.testing.v1 import AppTest
 
@@ -20,13 +21,14 @@ def headings(at) -> str:
     return "\n".join(str(h.value) for h in at.subheader)
 
 
-def batch_for(a: str, b: str, single: str, extra: int):
-    return TOK.pad([TOK.encode(a, b), TOK.encode(single)], extra_pads=extra)
+def batch_for(a: str, b: str, single: str, extra: int, tok=TOK):
+    return tok.pad([tok.encode(a, b), tok.encode(single)], extra_pads=extra)
 
 
-def assert_page_matches_core(at, texts=DEFAULTS, extra=0, seed=0, layer=0, head=0) -> None:
-    figs, batch = figures(at), batch_for(*texts, extra)
-    model = build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
+def assert_page_matches_core(at, texts=DEFAULTS, extra=0, seed=0, layer=0, head=0, model=None, tok=TOK) -> None:
+    """Every padding figure equals encoder_core's numbers for this model (default: the seeded small one)."""
+    figs, batch = figures(at), batch_for(*texts, extra, tok=tok)
+    model = model or build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
     pa = padded_attention(model, batch, 1, layer, head)
     np.testing.assert_allclose(figs["padded_attention_masked"]["data"][0]["z"], pa.masked.numpy(), rtol=0, atol=1e-7)
     np.testing.assert_allclose(figs["padded_attention_unmasked"]["data"][0]["z"], pa.unmasked.numpy(), atol=1e-7)
@@ -60,6 +62,15 @@ def test_defaults_reproduce_the_seed_batch_and_numbers():
     assert "Mask on" in text
     assert "0.002, 0.984, 0.085" in text  # the zero-key pad's weights, recomputed from the seed-7 tensors
     assert "the gap is 0.0" in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("choice", ["mlm", "minilm"])
+def test_the_sidebar_model_is_the_one_drawn(choice, trained_mlm, minilm):
+    model, tok = (trained_mlm[0].bert, trained_mlm[1]) if choice == "mlm" else (minilm.model, minilm.tokenizer)
+    at = open_linked({"model": choice, "layer": "1", "head": "2"})
+    assert not at.exception
+    assert_page_matches_core(at, layer=1, head=2, model=model, tok=tok)
 
 
 def test_every_control_changes_what_is_drawn():

@@ -27,6 +27,7 @@ from encoder_core.lessons.heads import (
     word_vector_cosines,
 )
 from encoder_core.pretrained import PretrainedEncoder, PretrainedUnavailable, load_minilm
+from ui.frame.state import MODEL_LABELS  # noqa: F401  (re-exported beside lesson_model)
 
 
 def _one_thread() -> None:
@@ -149,3 +150,37 @@ def minilm_similarities(texts: tuple[str, ...]) -> Similarities:
 def minilm_word_cosines(sentence_a: str, sentence_b: str, word: str) -> WordVectorCosines:
     pre, _ = minilm()
     return word_vector_cosines(pre.model, pre.tokenizer, sentence_a, sentence_b, word)
+
+
+# ---- the sidebar's choice, as one object a lesson runs on ----------------------------------
+
+
+@dataclass(frozen=True)
+class LessonModel:
+    """The encoder a lesson runs on, its tokenizer, and how the page names it."""
+
+    choice: str  # what was used: "small", "mlm" or "minilm" (the small model when the choice is unavailable)
+    encoder: object  # encoder_core Encoder, eval mode, shared: read only
+    tokenizer: object  # WordTokenizer or WordPieceTokenizer, with encode / pad / decode
+    name: str  # how a sentence on the page names it
+    trained: bool  # False: random weights, so patterns are accidents of initialisation
+    notice: str | None = None  # why the sidebar's choice could not be used, if it could not
+
+
+def lesson_model(choice: str, seed: int) -> LessonModel:
+    """The model the sidebar asks for; the seeded small model, with a notice, when that one cannot load."""
+    if choice == "mlm":
+        trained, error = trained_mlm()
+        if trained is not None:
+            return LessonModel("mlm", trained.model.bert, trained.tokenizer, "the lab's trained MLM", True)
+        notice = f"The lab's trained model could not be loaded, so this lesson runs on the small seeded model. {error}"
+    elif choice == "minilm":
+        pre, error = minilm()
+        if pre is not None:
+            return LessonModel("minilm", pre.model, pre.tokenizer, "all-MiniLM-L6-v2", True)
+        notice = f"all-MiniLM-L6-v2 is not available, so this lesson runs on the small seeded model. {error}"
+    else:
+        notice = None
+    return LessonModel(
+        "small", small_model(seed), word_tokenizer(), f"the small seeded model (seed {seed})", False, notice
+    )

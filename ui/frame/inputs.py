@@ -36,3 +36,11 @@ def note_long_text(params, labels: dict[str, str]) -> None:
                 f"“{labels.get(p.key, p.key)}” was {len(value):,} characters long: "
                 f"the lesson keeps the first {p.max_len:,}."
             )
+
+
+def show_model(chosen) -> None:
+    """Say which encoder the lesson runs on (a ui.models.LessonModel), and why, if it is not the one asked for."""
+    if chosen.notice:
+        st.warning(chosen.notice)
+    weights = "trained weights" if chosen.trained else "random weights, so its patterns are not learned"
+    st.caption(f"Running on {chosen.name} ({weights}). Choose the model in the sidebar.")

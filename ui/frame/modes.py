@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .state import ALL_SECTIONS, CONTRAST, LECTURE, SEED
+from .state import ALL_SECTIONS, CONTRAST, LECTURE, MODEL, SEED
 
 PAGE_KEY = "_page"  # the lesson being drawn on this run (set by sections.start)
 
@@ -27,6 +27,12 @@ def every_section() -> bool:
 def sidebar_seed() -> int:
     """The seed the sidebar shows: the weights every lesson's seeded model is built from."""
     return int(st.session_state.get(SEED.key, SEED.default))
+
+
+def sidebar_model() -> str:
+    """The encoder the sidebar asks for: one of MODEL.options."""
+    choice = st.session_state.get(MODEL.key, MODEL.default)
+    return choice if choice in MODEL.options else MODEL.default
 
 
 def current_page() -> str:
