@@ -29,8 +29,10 @@ with st.sidebar:
         MODEL.options,
         key=MODEL.key,
         format_func=MODEL_LABELS.get,
-        help="The model Attention and Padding run on. Masked LM always uses the trained MLM (it needs an MLM "
-        "head); The block builds its own post- and pre-norm small models; Heads has its own choice.",
+        help="small: seeded random weights (d=64, 4 heads, 2 layers); the lab's MLM: the same shape, trained "
+        "here; all-MiniLM-L6-v2: pretrained (d=384, 12 heads, 6 layers). The model Attention and Padding "
+        "run on. Masked LM always uses the trained MLM (it needs an MLM head); The block builds its own post- "
+        "and pre-norm small models; Heads has its own choice.",
     )
     st.number_input(
         "Seed",

@@ -35,6 +35,21 @@ class Encoding:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @property
+    def split_words(self) -> list[tuple[str, list[str]]]:
+        """The words cut into several word pieces, each with its pieces, in order: ("doormat", ["door", "##mat"]).
+
+        WordPiece marks a piece that continues a word with ##; a word tokenizer never splits, so this is empty.
+        """
+        groups: list[tuple[str, list[str]]] = []
+        for i, token in enumerate(self.tokens):
+            continues = token.startswith("##") and i > 0 and self.words[i - 1] != "" and groups
+            if continues:
+                groups[-1][1].append(token)
+            else:
+                groups.append((self.words[i], [token]))
+        return [(word, pieces) for word, pieces in groups if len(pieces) > 1]
+
 
 @dataclass
 class Batch:

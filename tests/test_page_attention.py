@@ -89,6 +89,9 @@ def test_minilm_sees_an_everyday_sentence_without_unknown_words(minilm):
     tokens = figures(at)["attention_bidirectional"]["data"][0]["y"]
     assert len(tokens) == len(minilm.tokenizer.encode(EVERYDAY).tokens)
     assert not any(t.endswith("[UNK]") for t in tokens) and "[UNK]" not in all_text(at)
+    at.text_input(key="sentence").input("the unbelievably fluffy cat sat on the doormat").run()
+    text = all_text(at)
+    assert "Split into word pieces" in text and "doormat → door ##mat" in text
 
 
 def test_every_control_changes_what_is_drawn():
@@ -164,7 +167,7 @@ def test_the_code_panel_reads_the_source_only_when_opened():
 def test_the_sidebar_offers_the_three_models_and_a_missing_one_falls_back(monkeypatch):
     at = open_page("attention")
     options = at.selectbox(key="model").options
-    assert len(options) == 3 and any("MiniLM" in o for o in options) and any("trained MLM" in o for o in options)
+    assert len(options) == 3 and any("MiniLM" in o for o in options) and any("trained" in o for o in options)
     import ui.models
 
     monkeypatch.setattr(ui.models, "CHECKPOINT_DIR", "/nonexistent/small_mlm")

@@ -208,3 +208,41 @@ def test_checkpoint_names_are_mapped():
     assert set(state) == {"pooler.dense.bias", "encoder.x"}
     with pytest.raises(PretrainedUnavailable, match="position_ids"):
         checkpoint_state_dict({"embeddings.position_ids": torch.tensor([[0, 2, 1]])})
+
+
+EVERYDAY = [
+    "the unbelievably fluffy cat sat on the doormat",
+    "yesterday my neighbour borrowed twelve eggs and a bag of flour from the supermarket",
+    "interest rates rose again, and the bank's shareholders were unimpressed",
+    "she sat on the bank of the river and counted the ducks",
+]
+
+
+@pytest.mark.parametrize("text", EVERYDAY)
+def test_fragmentation_agrees_with_transformers_bert_tokenizer(minilm, text):
+    """Tokens, ids and Encoding.split_words against BertTokenizer (pure Python) on the package's vocab.txt."""
+    from transformers import BertTokenizer
+
+    theirs = BertTokenizer(str(minilm.directory / "vocab.txt"), do_lower_case=True)
+    enc = minilm.tokenizer.encode(text)
+    assert enc.tokens == ["[CLS]", *theirs.tokenize(text), "[SEP]"]
+    assert enc.ids == theirs.encode(text)
+    out = theirs(text, add_special_tokens=False, return_offsets_mapping=True)
+    groups: dict[int, tuple[list[int], list[str]]] = {}  # transformers' own word of every token
+    for token, word, (start, end) in zip(out.tokens(), out.word_ids(), out["offset_mapping"]):
+        spans, pieces = groups.setdefault(word, ([], []))
+        spans += [start, end]
+        pieces.append(token)
+    expected = [(text[min(sp) : max(sp)], pieces) for sp, pieces in groups.values() if len(pieces) > 1]
+    assert enc.split_words == expected
+    assert "[UNK]" not in enc.tokens
+
+
+def test_a_word_tokenizer_never_splits(tok):
+    assert tok.encode("the unbelievably fluffy cat ## sat").split_words == []
+
+
+def test_split_words_names_the_split_words(minilm):
+    splits = dict(minilm.tokenizer.encode(EVERYDAY[0]).split_words)
+    assert splits["doormat"] == ["door", "##mat"] and splits["unbelievably"][0] == "un"
+    assert "cat" not in splits and "fluffy" not in splits

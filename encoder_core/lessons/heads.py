@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import groupby
 
 import torch
@@ -53,6 +53,7 @@ class AttentionRun:
     hidden_states: torch.Tensor  # (L + 1, T, D): the embeddings, then each layer's output
     truncated: int  # tokens cut to fit the model
     unknown: list[str]  # typed words the tokenizer turned into [UNK]
+    split_words: list[tuple[str, list[str]]] = field(default_factory=list)  # as Encoding.split_words
 
 
 @torch.inference_mode()
@@ -63,7 +64,9 @@ def run_encoder(model: Encoder, enc: Encoding) -> AttentionRun:
     out = model(ids, segments, need_weights=True)
     attentions = torch.stack([w[0] for w in out.attentions])  # (L, H, T, T)
     hidden = torch.stack([h[0] for h in out.hidden_states])  # (L + 1, T, D)
-    return AttentionRun(list(enc.tokens), list(enc.segments), attentions, hidden, enc.truncated, list(enc.unknown))
+    return AttentionRun(
+        list(enc.tokens), list(enc.segments), attentions, hidden, enc.truncated, list(enc.unknown), enc.split_words
+    )
 
 
 @dataclass

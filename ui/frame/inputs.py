@@ -22,9 +22,20 @@ def report_encoding(enc, max_positions: int) -> None:
             f"The input was longer than the model's {max_positions} positions: "
             f"{enc.truncated} token(s) were cut from the end."
         )
+    # An Encoding or a result that carries one's truncated / unknown (/ split_words, where pieces can occur).
+    splits = getattr(enc, "split_words", ())
+    if splits:
+        shown = "; ".join(f"{word} → {' '.join(pieces)}" for word, pieces in splits[:8])
+        more = f" (and {len(splits) - 8} more)" if len(splits) > 8 else ""
+        st.caption(
+            f"Split into word pieces, each a token of its own (## marks a piece that continues a word): {shown}{more}"
+        )
     if enc.unknown:
         shown = ", ".join(sorted(set(enc.unknown))[:12])
-        st.caption(f"Not in this model's vocabulary, so it sees [UNK] for: {shown}")
+        st.caption(
+            f"Not in this model's vocabulary, so it sees [UNK], the one token for everything it cannot "
+            f"represent, for: {shown}"
+        )
 
 
 def note_long_text(params, labels: dict[str, str]) -> None:

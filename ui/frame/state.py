@@ -23,11 +23,8 @@ ALL_SECTIONS = Param("all", False, "bool")
 SEED = Param("seed", 0, "int", 0, MAX_SEED)
 # The encoder a lesson runs on: the seeded random model, the lab's trained MLM, or all-MiniLM-L6-v2.
 MODEL = Param("model", "small", "choice", options=("small", "mlm", "minilm"))
-MODEL_LABELS = {
-    "small": "small seeded model (d=64, 4 heads, 2 layers, random weights)",
-    "mlm": "the lab's trained MLM (d=64, 4 heads, 2 layers)",
-    "minilm": "all-MiniLM-L6-v2 (pretrained: d=384, 12 heads, 6 layers)",
-}
+# Short enough for the sidebar's select box; the box's help gives the sizes.
+MODEL_LABELS = {"small": "small, random weights", "mlm": "small, trained (lab's MLM)", "minilm": "all-MiniLM-L6-v2"}
 GLOBAL_PARAMS = (LECTURE, CONTRAST, ALL_SECTIONS, STEP, SEED, MODEL)
 
 
