@@ -5,7 +5,6 @@ from .config import MAX_SEED, PRESETS, TEACHING_INIT_STD, EncoderConfig, preset
 from .heads import MaskedLanguageModel, MLMHead, SequenceClassifier, SpanHead, TokenClassifier, cls_pool, mean_pool
 from .loss import LossBreakdown, loss_breakdown
 from .masking import (
-    ACTION_NAMES,
     IGNORE_INDEX,
     KEPT,
     MASKED,
@@ -33,7 +32,6 @@ from .model import (
 from .tokenizer import Batch, Encoding, WordTokenizer, clean_text
 
 __all__ = [
-    "ACTION_NAMES",
     "MAX_SEED",
     "TEACHING_INIT_STD",
     "IGNORE_INDEX",

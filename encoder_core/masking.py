@@ -21,7 +21,6 @@ import torch
 IGNORE_INDEX = -100  # CrossEntropyLoss's default ignore_index
 
 NOT_CHOSEN, MASKED, RANDOM, KEPT = 0, 1, 2, 3
-ACTION_NAMES = {NOT_CHOSEN: "not chosen", MASKED: "[MASK]", RANDOM: "random token", KEPT: "kept"}
 
 
 def round_half_up(x: float) -> int:

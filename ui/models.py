@@ -27,7 +27,6 @@ from encoder_core.lessons.heads import (
     word_vector_cosines,
 )
 from encoder_core.pretrained import PretrainedEncoder, PretrainedUnavailable, load_minilm
-from ui.frame.state import MODEL_LABELS  # noqa: F401  (re-exported beside lesson_model)
 
 
 def _one_thread() -> None:

@@ -189,7 +189,7 @@ def head_slices(matrix, tokens: Sequence[str], *, title: str, x_title: str) -> g
     return fig
 
 
-def _head_boundaries(fig: go.Figure, n_heads: int, d_head: int, *, rows: bool = False) -> None:
+def _head_boundaries(fig: go.Figure, n_heads: int, d_head: int) -> None:
     """Dashed lines between the heads' column blocks, and each block's head number on top."""
     shapes = [
         {
@@ -204,20 +204,6 @@ def _head_boundaries(fig: go.Figure, n_heads: int, d_head: int, *, rows: bool = 
         }
         for h in range(1, n_heads)
     ]
-    if rows:
-        shapes += [
-            {
-                "type": "line",
-                "xref": "paper",
-                "yref": "y",
-                "x0": 0,
-                "x1": 1,
-                "y0": h * d_head - 0.5,
-                "y1": h * d_head - 0.5,
-                "line": {"color": "#555555", "width": 1, "dash": "dot"},
-            }
-            for h in range(1, n_heads)
-        ]
     annotations = [
         {
             "x": h * d_head + (d_head - 1) / 2,
