@@ -35,6 +35,7 @@ bench: setup-dev
 	$(BIN)/python -m benchmarks.forward
 
 train: setup
+	bash scripts/ensure_test_packages.sh wordnet-base
 	$(BIN)/python -m encoder_core.train
 
 clean:

@@ -30,9 +30,10 @@ with st.sidebar:
         key=MODEL.key,
         format_func=MODEL_LABELS.get,
         help="small: seeded random weights (d=64, 4 heads, 2 layers); the lab's MLM: the same shape, trained "
-        "here; all-MiniLM-L6-v2: pretrained (d=384, 12 heads, 6 layers). The model Attention and Padding "
-        "run on. Masked LM always uses the trained MLM (it needs an MLM head); The block builds its own post- "
-        "and pre-norm small models; Heads has its own choice.",
+        "here on WordNet's English and the lab's sentences; all-MiniLM-L6-v2: pretrained (d=384, 12 heads, "
+        "6 layers). All three read BERT's English vocabulary. Attention, Padding and Heads run on this model; "
+        "Masked LM uses the lab's MLM (the one with an MLM head); The block builds post- and pre-norm small "
+        "models from the seed.",
     )
     st.number_input(
         "Seed",

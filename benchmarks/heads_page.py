@@ -16,10 +16,11 @@ import time
 
 import torch
 
-from encoder_core import WordTokenizer, teaching_model
+from encoder_core import teaching_model
 from encoder_core.head_patterns import label_heads
 from encoder_core.lessons.heads import head_mechanics, run_encoder
 from encoder_core.pretrained import load_minilm
+from encoder_core.tokenizer import english_tokenizer
 from ui.views import heads as views
 from ui.views.heads import head_grid
 
@@ -109,7 +110,7 @@ def main() -> None:
             median_ms(lambda: head_grid(long_run.attentions, long_labels, (0, 2)), args.repeats),
         )
     )
-    mech = head_mechanics(teaching_model(0), WordTokenizer().encode("the cat sat on the mat", "it was happy"), 1, 2)
+    mech = head_mechanics(teaching_model(0), english_tokenizer().encode("the cat sat on the mat", "it was happy"), 1, 2)
     mechanics_ms = median_ms(lambda: mechanics_figures(mech), args.repeats)
     rows.append(("mechanics figures build + JSON (small model, 12 tokens)", mechanics_ms))
     print("| what | median (ms) |")

@@ -1,11 +1,13 @@
 """Change -> chart time of this checkout against an earlier commit, measured side by side.
 
-    .venv/bin/python -m benchmarks.side_by_side REF [--changes 20] [lesson ...]
+    .venv/bin/python -m benchmarks.side_by_side REF [--changes 20] [--query model=minilm] [lesson ...]
 
 On a shared machine the same benchmark moves by a third from one hour to the next, so two
 separate runs cannot show a 5% change. This starts two servers, one from a temporary checkout of
 REF and one from this folder, and makes the same edits on both in turn (ABBA order), so that
 both see the same machine. Prints each version's p50 and p95 and the ratio of the p50s.
+--query adds URL parameters to this checkout's pages only: e.g. this checkout on another model
+against REF on its default one.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("ref", help="the commit to compare with, e.g. HEAD~1")
     ap.add_argument("--changes", type=int, default=20)
+    ap.add_argument("--query", default="", help="URL parameters for this checkout's pages, e.g. model=mlm")
     ap.add_argument("lessons", nargs="*")
     args = ap.parse_intermixed_args()
     with checkout(args.ref) as ref_root, ExitStack() as servers:
@@ -48,10 +51,12 @@ def main() -> None:
         }
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            print(f"| lesson | {args.ref} p50 (ms) | this p50 (ms) | ratio | {args.ref} p95 | this p95 |")
+            this = f"this ({args.query})" if args.query else "this"
+            print(f"| lesson | {args.ref} p50 (ms) | {this} p50 (ms) | ratio | {args.ref} p95 | this p95 |")
             print("|---|---|---|---|---|---|")
             for lesson in args.lessons or lessons():
-                pages = {name: open_warm(browser, f"{url}/{lesson}") for name, url in urls.items()}
+                query = {args.ref: "", "this checkout": f"?{args.query}" if args.query else ""}
+                pages = {name: open_warm(browser, f"{url}/{lesson}{query[name]}") for name, url in urls.items()}
                 ms: dict[str, list[float]] = {name: [] for name in urls}
                 names = list(urls)
                 for i in range(args.changes):

@@ -29,7 +29,7 @@ from .model import (
     sinusoidal_table,
     teaching_model,
 )
-from .tokenizer import Batch, Encoding, WordTokenizer, clean_text
+from .tokenizer import Batch, Encoding, WordPieceTokenizer, WordTokenizer, clean_text, english_tokenizer
 
 __all__ = [
     "MAX_SEED",
@@ -58,11 +58,13 @@ __all__ = [
     "SequenceClassifier",
     "SpanHead",
     "TokenClassifier",
+    "WordPieceTokenizer",
     "WordTokenizer",
     "additive_mask",
     "attention",
     "build_encoder",
     "clean_text",
+    "english_tokenizer",
     "cls_pool",
     "exact_counts",
     "init_bert_weights",

@@ -1,6 +1,6 @@
 """Save and load the lab's small masked-language model, and ask it to fill in [MASK].
 
-The folder holds model.safetensors, vocab.txt (one token per line), config.json,
+The folder holds model.safetensors, vocab.txt (one WordPiece token per line, its id its line number), config.json,
 training.json (curve, metrics, settings) and SHA256SUMS, the digests of all four,
 written by the training run and committed with them. Loading refuses a folder whose
 files do not match their digests: a half-written, hand-edited or mangled checkpoint
@@ -18,7 +18,7 @@ from safetensors.torch import load_file, save_file
 from .config import EncoderConfig
 from .files import file_sha256
 from .heads import MaskedLanguageModel
-from .tokenizer import MASK, WordTokenizer
+from .tokenizer import MASK, WordPieceTokenizer
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "checkpoints" / "small_mlm"
 WEIGHTS_FILE, VOCAB_FILE, CONFIG_FILE, TRAINING_FILE = "model.safetensors", "vocab.txt", "config.json", "training.json"
@@ -67,7 +67,7 @@ def verify_checkpoint(path: Path | str = DEFAULT_DIR) -> dict[str, str]:
 
 
 def save_small_mlm(
-    model: MaskedLanguageModel, tokenizer: WordTokenizer, metadata: dict, path: Path | str = DEFAULT_DIR
+    model: MaskedLanguageModel, tokenizer: WordPieceTokenizer, metadata: dict, path: Path | str = DEFAULT_DIR
 ) -> dict[str, str]:
     """Write the four files and SHA256SUMS; returns the digests."""
     path = Path(path)
@@ -82,14 +82,13 @@ def save_small_mlm(
     return digests
 
 
-def load_small_mlm(path: Path | str = DEFAULT_DIR) -> tuple[MaskedLanguageModel, WordTokenizer, dict]:
+def load_small_mlm(path: Path | str = DEFAULT_DIR) -> tuple[MaskedLanguageModel, WordPieceTokenizer, dict]:
     """(model in eval mode, its tokenizer, training metadata), after checking every file's digest."""
     path = Path(path)
     verify_checkpoint(path)
     try:
         config = EncoderConfig(**json.loads((path / CONFIG_FILE).read_text(encoding="utf-8")))
-        vocab = (path / VOCAB_FILE).read_text(encoding="utf-8").splitlines()
-        tokenizer = WordTokenizer(vocab)
+        tokenizer = WordPieceTokenizer.from_vocab(path / VOCAB_FILE)
         metadata = json.loads((path / TRAINING_FILE).read_text(encoding="utf-8"))
         state = load_file(str(path / WEIGHTS_FILE))
     except (ValueError, TypeError, OSError) as exc:  # JSON, config validation, vocabulary, safetensors header
@@ -115,9 +114,7 @@ def load_small_mlm(path: Path | str = DEFAULT_DIR) -> tuple[MaskedLanguageModel,
     return model.eval(), tokenizer, metadata
 
 
-def fill_mask(
-    model: MaskedLanguageModel, tokenizer: WordTokenizer, text: str, top_k: int = 5
-) -> list[list[tuple[str, float]]]:
+def fill_mask(model: MaskedLanguageModel, tokenizer, text: str, top_k: int = 5) -> list[list[tuple[str, float]]]:
     """For each [MASK] in text, left to right: the top_k (token, probability) pairs.
 
     Probabilities are a softmax over the whole vocabulary at that position.

@@ -22,7 +22,8 @@ import torch
 from .checkpoint import DEFAULT_DIR, load_small_mlm
 from .corpus import CONTENT_WORDS, DEFAULT_SEED, corpus_and_split
 from .heads import MaskedLanguageModel
-from .tokenizer import MASK, WordTokenizer
+from .tokenizer import MASK
+from .wordnet import FUNCTION_WORDS, hide_one_word
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ def masked_examples(sentences: list[str], seed: int = DEFAULT_SEED, content_only
 
 
 def predict_top_k(
-    model: MaskedLanguageModel, tokenizer: WordTokenizer, texts: list[str], k: int = 5, batch_size: int = 256
+    model: MaskedLanguageModel, tokenizer, texts: list[str], k: int = 5, batch_size: int = 256
 ) -> list[list[str]]:
     """The k best tokens at the first [MASK] of each text."""
     out = []
@@ -84,7 +85,7 @@ def unigram_ranking(sentences: list[str], content_only: bool = True) -> list[str
 
 def evaluate_model(
     model: MaskedLanguageModel,
-    tokenizer: WordTokenizer,
+    tokenizer,
     train_sentences: list[str],
     held_out: list[str],
     seed: int = DEFAULT_SEED,
@@ -117,6 +118,35 @@ def evaluate_model(
             "top5": round(_accuracy(sub, sub_guess, 5), 4),
         }
     return result
+
+
+def content_word_ranking(texts: list[str], tokenizer) -> list[str]:
+    """The words hide_one_word may hide (content words that are one vocabulary piece), most frequent first."""
+    counts = Counter(
+        w.lower()
+        for text in texts
+        for w in text.split()
+        if w.isalpha() and w.lower() not in FUNCTION_WORDS and w.lower() in tokenizer.token_to_id
+    )
+    return [w for w, _ in counts.most_common()]
+
+
+def evaluate_real(model: MaskedLanguageModel, tokenizer, train_texts: list[str], held_out: list[str], seed: int = 0):
+    """Top-1 / top-5 on held-out real sentences (WordNet examples) with one content word hidden,
+    against the unigram baseline: the five most frequent such words of the training text."""
+    examples = hide_one_word(held_out, tokenizer, seed)
+    guesses = predict_top_k(model, tokenizer, [ex.text for ex in examples], k=5)
+    baseline = content_word_ranking(train_texts, tokenizer)[:5]
+    hits = [[ex.answer in g[:k] for ex, g in zip(examples, guesses)] for k in (1, 5)]
+    base = [[ex.answer in baseline[:k] for ex in examples] for k in (1, 5)]
+    return {
+        "n_examples": len(examples),
+        "top1": round(sum(hits[0]) / len(examples), 4),
+        "top5": round(sum(hits[1]) / len(examples), 4),
+        "baseline_top1": round(sum(base[0]) / len(examples), 4),
+        "baseline_top5": round(sum(base[1]) / len(examples), 4),
+        "baseline_words": baseline,
+    }
 
 
 def evaluate_checkpoint(path: Path | str = DEFAULT_DIR) -> dict:

@@ -1,4 +1,4 @@
-"""The small model's word list: the grammar's words plus common function words.
+"""The grammar's word list: its content words plus common function words (the leakage experiment's vocabulary).
 
 The corpus generator (corpus.py) builds sentences only from these lists, so the
 vocabulary derived here covers every sentence it can produce.

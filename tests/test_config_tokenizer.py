@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from encoder_core import PRESETS, EncoderConfig, WordTokenizer, clean_text, preset
-from encoder_core.lexicon import default_vocabulary
+from encoder_core import PRESETS, EncoderConfig, WordTokenizer, clean_text, english_tokenizer, preset
 
 # ---------------------------------------------------------------- config
 
@@ -18,10 +17,10 @@ def test_tiny_preset_is_seed_004s_model():
     assert c.d_head == 4
 
 
-def test_small_preset():
+def test_small_preset_reads_bert_english_vocabulary():
     c = preset("small")
     assert (c.d_model, c.n_heads, c.n_layers, c.d_ff, c.d_head) == (64, 4, 2, 256, 16)
-    assert c.vocab_size == len(default_vocabulary()) == WordTokenizer().vocab_size
+    assert c.vocab_size == english_tokenizer().vocab_size == 30522
 
 
 @pytest.mark.parametrize(
@@ -97,7 +96,7 @@ def test_preset_overrides_are_validated_and_unknown_names_refused():
         preset("huge")
 
 
-# ---------------------------------------------------------------- tokenizer
+# ---------------------------------------------------------------- the grammar's word tokenizer (leakage experiment)
 
 
 @pytest.fixture(scope="module")

@@ -64,7 +64,7 @@ def test_positions_are_mask_tokens_output(tok, rate, exact, seed):
         assert p.label == (p.original_id if p.chosen else IGNORE_INDEX)
 
 
-@pytest.mark.parametrize("text", [SENTENCE, "the zzyzx cat [MASK] sat", "[CLS] [SEP]", "[MASK] [PAD] qqq the"])
+@pytest.mark.parametrize("text", [SENTENCE, "the 🙂 cat [MASK] sat", "[CLS] [SEP]", "[MASK] [PAD] qqq the"])
 @pytest.mark.parametrize("exact", [True, False])
 def test_every_position_gets_one_fate_and_the_counts_add_up(tok, text, exact):
     draw = lesson.draw_masks(tok, _ids(tok, text), rate=0.6, exact=exact, seed=2)
@@ -82,7 +82,7 @@ def test_every_position_gets_one_fate_and_the_counts_add_up(tok, text, exact):
 
 
 def test_never_eligible_exactly_at_special_unknown_and_typed_mask_positions(tok):
-    text = "the zzyzx cat [MASK] sat [SEP] on [PAD] qqq"
+    text = "the 🙂 cat [MASK] sat [SEP] on [PAD] 🙂"
     ids = _ids(tok, text)
     draw = lesson.draw_masks(tok, ids, rate=1.0, exact=True, seed=0)
     expected = {}
@@ -128,7 +128,7 @@ def test_special_tokens_and_unknown_words_never_chosen(tok):
     text = "[CLS] [SEP]"
     draw = lesson.draw_masks(tok, _ids(tok, text), rate=1.0, exact=True, seed=0)
     assert draw.counts == MaskCounts(0, 0, 0, 0, 0)
-    draw = lesson.draw_masks(tok, _ids(tok, "the zzyzx cat [MASK] sat"), rate=1.0, exact=True, seed=0)
+    draw = lesson.draw_masks(tok, _ids(tok, "the 🙂 cat [MASK] sat"), rate=1.0, exact=True, seed=0)
     assert [p.token for p in draw.positions if not p.chosen] == ["[CLS]", "[UNK]", "[MASK]", "[SEP]"]
     assert draw.counts.eligible == 3 and draw.counts.chosen == 3
 
@@ -216,7 +216,7 @@ def test_shapes_are_read_from_the_tensors(tok, model):
 
 
 def test_mask_word(tok):
-    assert lesson.mask_word(tok, "The cat sat on the mat.", 2) == "the [MASK] sat on the mat ."
+    assert lesson.mask_word(tok, "The cat sat on the mat.", 2) == "The [MASK] sat on the mat ."
     assert lesson.mask_word(tok, "The cat sat", 0) == "The cat sat"
     assert tok.encode(lesson.mask_word(tok, "a b, c", 3)).tokens[3] == "[MASK]"
     with pytest.raises(ValueError):
@@ -276,7 +276,7 @@ def test_summarise_leakage():
 
 
 def test_context_for_chart_titles(tok):
-    tokens = tok.encode("the cat sat on the big mat today").tokens  # today is [UNK]
+    tokens = tok.encode("the cat sat on the big mat 🙂").tokens  # 🙂 is [UNK]
     assert figs.context(tokens, 2) == "the cat sat on the ..."
     assert figs.context(tokens, 7) == "... on the big mat [UNK]"
     assert figs.context(["[CLS]", "[MASK]", "[SEP]"], 1) == "[MASK]"
@@ -294,7 +294,7 @@ def test_leakage_run_at_step_and_the_estimate():
 
 
 @pytest.mark.parametrize(
-    ("text", "rate", "exact", "seed"), [(SENTENCE, 0.5, True, 7), ("the zzyzx cat [MASK] sat", 0.6, False, 3)]
+    ("text", "rate", "exact", "seed"), [(SENTENCE, 0.5, True, 7), ("the 🙂 cat [MASK] sat", 0.6, False, 3)]
 )
 def test_draw_table_is_the_draw(tok, text, rate, exact, seed):
     draw = lesson.draw_masks(tok, _ids(tok, text), rate=rate, exact=exact, seed=seed)
@@ -341,7 +341,7 @@ def test_what_happened_words_every_code():
 
 
 def test_draw_figure_colours_each_position_by_its_fate(tok):
-    draw = lesson.draw_masks(tok, _ids(tok, "the zzyzx cat [MASK] sat on the mat"), rate=0.8, exact=True, seed=4)
+    draw = lesson.draw_masks(tok, _ids(tok, "the 🙂 cat [MASK] sat on the mat"), rate=0.8, exact=True, seed=4)
     chart = figs.draw_chart(draw)
     cells = chart.figure.data[0]
     codes = [lesson.FATES.index(p.fate) for p in draw.positions]

@@ -8,13 +8,13 @@ import pytest
 from apptest_helpers import all_text, figures, open_page
 from streamlit.testing.v1 import AppTest
 
-from encoder_core import TEACHING_INIT_STD, WordTokenizer, build_encoder, preset
+from encoder_core import TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
 from encoder_core.lessons.attention import ROUNDING, compare_masks, contrast_word, drop_last_token
 from ui.frame.code import code_panel_key
 
 DEFAULT = "the cat sat down"
 BANK = ("she sat on the bank of the river", "she sat on the bank and counted the money")
-TOK = WordTokenizer()
+TOK = english_tokenizer()
 
 
 def open_linked(query: dict) -> AppTest:
@@ -119,7 +119,7 @@ def test_bad_sentences_get_a_message_and_a_fallback():
     assert "cut" in notices  # ...and then to the model's 512 positions
     assert np.asarray(figures(at)["attention_causal"]["data"][0]["z"]).shape == (512, 512)
 
-    at.text_input(key="sentence").input("<b>x</b> <script>alert(1)</script> &amp; zebra").run()
+    at.text_input(key="sentence").input("<b>x</b> <script>alert(1)</script> &amp; zebra 🙂").run()
     assert not at.exception
     labels = [str(v) for v in figures(at)["attention_bidirectional"]["data"][0]["y"]]
     assert any("[UNK]" in v for v in labels)

@@ -9,14 +9,14 @@ import torch
 from apptest_helpers import all_text, figures
 from streamlit.testing.v1 import AppTest
 
-from encoder_core import POST_NORM_STAGES, TEACHING_INIT_STD, WordTokenizer, build_encoder, preset
+from encoder_core import POST_NORM_STAGES, TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
 from encoder_core import reference as reference_module
 from encoder_core.lessons import block as core
 from ui.views import block as fb
 from ui.views.figures import matrix_heatmap
 
 DEFAULT = "the cat sat on the mat"
-TOK = WordTokenizer()
+TOK = english_tokenizer()
 
 
 def open_page(query: dict | None = None) -> AppTest:

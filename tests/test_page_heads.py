@@ -52,8 +52,8 @@ def grid_block(fig, layer: int, head: int, T: int) -> np.ndarray:
 
 @slow
 @needs_minilm
-def test_defaults_show_minilm_numbers(minilm):
-    at = open_page("heads")
+def test_minilm_numbers_when_the_sidebar_picks_it(minilm):
+    at = open_page("heads", {"model": "minilm"})
     no_exception(at)
     figs = figures(at)
     for key in ("heads_q", "heads_concat", "heads_w_o", "heads_grid", "heads_chosen", "heads_layer_averages"):
@@ -87,7 +87,7 @@ def test_defaults_show_minilm_numbers(minilm):
 @slow
 @needs_minilm
 def test_every_control_and_the_model_switch(minilm):
-    at = open_page("heads")
+    at = open_page("heads", {"model": "minilm"})
     at.text_input(key="heads_sentence").input("unbelievably, the cat sat").run()
     no_exception(at)
     figs = figures(at)
@@ -107,14 +107,14 @@ def test_every_control_and_the_model_switch(minilm):
     run = run_encoder(minilm.model, enc)
     assert np.allclose(np.asarray(figures(at)["heads_chosen"]["data"][0]["z"]), run.attentions[5, 11], atol=1e-6)
 
-    at.radio(key="heads_model").set_value("small").run()  # 2 layers, 4 heads: clamped, with a notice
+    at.selectbox(key="model").set_value("small").run()  # 2 layers, 4 heads: clamped, with a notice
     no_exception(at)
     assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (1, 3)
     assert "became layer 1, head 3" in all_text(at)
     grid = figures(at)["heads_grid"]
     assert [t for t in grid["layout"]["xaxis"]["ticktext"]] == [f"head {h}" for h in range(4)]
 
-    at.radio(key="heads_model").set_value("MiniLM").run()  # back: 1, 3 is valid, kept silently
+    at.selectbox(key="model").set_value("minilm").run()  # back: 1, 3 is valid, kept silently
     no_exception(at)
     assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (1, 3)
     assert "became layer" not in all_text(at)
@@ -137,7 +137,7 @@ def _fragment_rows(at):
 @slow
 @needs_minilm
 def test_bad_input_is_explained(minilm):
-    at = open_page("heads", query={"heads_sentence": "😀 🎉", "heads_sentence_b": ""})
+    at = open_page("heads", query={"model": "minilm", "heads_sentence": "😀 🎉", "heads_sentence_b": ""})
     no_exception(at)
     text = all_text(at)
     assert "Every word became [UNK]" in text
@@ -166,11 +166,11 @@ def test_missing_model_shows_how_to_install_and_runs_the_small_model(monkeypatch
     monkeypatch.setattr(minilm_model, "load_minilm", unavailable)
     minilm_model._load_minilm.clear()
     try:
-        at = open_page("heads", query={"heads_layer": "4", "heads_head": "9"})
+        at = open_page("heads", query={"model": "minilm", "heads_layer": "4", "heads_head": "9"})
         no_exception(at)
         text = all_text(at)
         assert INSTALL_HINT in text
-        assert at.radio(key="heads_model").value == "small" and at.radio(key="heads_model").disabled
+        assert "all-MiniLM-L6-v2 is not available, so this lesson runs on the small seeded model" in text
         assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (1, 3)
         figs = figures(at)
         assert "heads_grid" in figs and "heads_sim_mean" not in figs
@@ -191,7 +191,7 @@ def test_url_sets_every_control_and_bad_values_give_notices():
     query = {
         "heads_sentence": "a dog ran home",
         "heads_sentence_b": "it was late",
-        "heads_model": "small",
+        "model": "small",
         "heads_layer": "1",
         "heads_head": "3",
         "heads_sentences": "one cat\ntwo dogs\nthree birds",
@@ -200,25 +200,25 @@ def test_url_sets_every_control_and_bad_values_give_notices():
     no_exception(at)
     assert at.text_input(key="heads_sentence").value == "a dog ran home"
     assert at.text_input(key="heads_sentence_b").value == "it was late"
-    assert at.radio(key="heads_model").value == "small"
+    assert at.selectbox(key="model").value == "small"
     assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (1, 3)
     assert at.text_area(key="heads_sentences").value == "one cat\ntwo dogs\nthree birds"
     assert np.asarray(figures(at)["heads_sim_mean"]["data"][0]["z"]).shape == (3, 3)
 
-    bad = {"heads_model": "gpt", "heads_layer": "seven", "heads_head": "99"}
+    bad = {"model": "gpt", "heads_layer": "seven", "heads_head": "99"}
     at = open_page("heads", query=bad)
     no_exception(at)
     text = all_text(at)
-    assert "`heads_model=gpt` is not one of" in text
+    assert "`model=gpt` is not one of" in text
     assert "`heads_layer=seven` is not a number" in text
     assert "`heads_head=99` is outside" in text
-    assert at.radio(key="heads_model").value == "MiniLM"
-    assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (0, 11)
+    assert at.selectbox(key="model").value == "small"  # the sidebar's default
+    assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (0, 3)
 
 
 @slow
 def test_lecture_mode_shows_one_step():
-    at = open_page("heads", query={"lecture": "1", "step": "3", "heads_model": "small"})
+    at = open_page("heads", query={"lecture": "1", "step": "3", "model": "small"})
     no_exception(at)
     headings = [h.value for h in at.subheader]
     assert any("Step 4 of 7" in h and "What each head does" in h for h in headings), headings
@@ -366,3 +366,18 @@ def test_sinks_text_reads_the_summary():
     text = views.sinks_text(sinks)
     assert "**2** of 3 heads are labelled [CLS] and **1** [SEP]" in text
     assert "[CLS] receives **0.67**" in text and text.endswith("All labels: 2 [CLS], 1 [SEP].")
+
+
+@slow
+@needs_minilm
+def test_heads_follow_the_sidebar_and_offer_minilm(trained_mlm, tok):
+    at = open_page("heads", {"model": "mlm"})
+    no_exception(at)
+    model, _, _ = trained_mlm
+    run = run_encoder(model.bert, tok.encode("the cat sat on the mat", "it was happy"))
+    assert np.allclose(np.asarray(figures(at)["heads_chosen"]["data"][0]["z"]), run.attentions[0, 2], atol=1e-6)
+    assert "Running on the lab's trained MLM" in all_text(at)
+    at.button(key="heads_use_minilm").click().run()
+    no_exception(at)
+    assert at.selectbox(key="model").value == "minilm"
+    assert figures(at)["heads_grid"]["layout"]["xaxis"]["ticktext"] == [f"head {h}" for h in range(12)]

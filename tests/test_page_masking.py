@@ -95,15 +95,15 @@ def test_defaults(trained):
     assert never == ["never eligible: [CLS]", "never eligible: [SEP]"]
 
     # The loss bars: the chosen positions' mean is PyTorch's cross_entropy(ignore_index=-100) on the same logits
-    # (float32: the per-position and the reduced loss can differ in the 7th digit).
+    # (float32: each is a logsumexp over 30,522 scores, summed in a different order, so they can differ by ~1e-5).
     with torch.no_grad():
         logits, _ = model(ref.inputs)
     expected = float(F.cross_entropy(logits[0], ref.labels[0], ignore_index=-100))
     counted, ignored, right, wrong = figs["masking_loss"]["data"]
     assert len(counted["x"]) == 2 and len(ignored["x"]) == 13
-    assert np.mean(counted["y"]) == pytest.approx(expected, rel=1e-5, abs=1e-5)
+    assert np.mean(counted["y"]) == pytest.approx(expected, rel=1e-5, abs=5e-5)
     assert np.all(ignored["y"] == 0) and set(ignored["text"]) == {"ignored"}
-    assert right["y"][0] == pytest.approx(expected, rel=1e-5, abs=1e-5)
+    assert right["y"][0] == pytest.approx(expected, rel=1e-5, abs=5e-5)
     assert wrong["y"][0] == pytest.approx(np.sum(counted["y"]) / 15, rel=1e-5)
     assert metrics(at)["mean over the 2 chosen positions"] == f"{right['y'][0]:.4f}"
 
@@ -193,11 +193,11 @@ def test_bad_input():
     assert "no ordinary token to choose" in all_text(at)
     assert metrics(at)["eligible"] == "0"
 
-    at.text_input(key="mlm_sentence").input("the zyxxy <b>cat</b> sat").run()
+    at.text_input(key="mlm_sentence").input("the 🙂 <b>cat</b> sat").run()
     no_exception(at)
     table = draw_table(at)
     assert "never eligible: [UNK]" in table["what happened"].tolist()
-    assert "zyxxy" in all_text(at)  # named in the [UNK] note
+    assert "🙂" in all_text(at)  # named in the [UNK] note
 
     at.text_input(key="mlm_sentence").input("   ").run()
     no_exception(at)

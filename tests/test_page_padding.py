@@ -6,10 +6,10 @@ import pytest
 from apptest_helpers import all_text, figures, open_numbers, open_page
 from streamlit.testing.v1 import AppTest
 
-from encoder_core import TEACHING_INIT_STD, WordTokenizer, build_encoder, preset
+from encoder_core import TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention
 
-TOK = WordTokenizer()
+TOK = english_tokenizer()
 DEFAULTS = ("the cat sat on the mat", "it was happy", "the cat sat")
 
 
@@ -104,7 +104,7 @@ def test_bad_input_gets_a_message_and_a_fallback():
     assert np.asarray(figures(at)["padded_attention_masked"]["data"][0]["z"]).shape == (480, 480)
 
     at.text_input(key="sentence_a").input("the cat").run()
-    at.text_input(key="single").input("<b>x</b> <script>alert(1)</script> &amp; zebra").run()
+    at.text_input(key="single").input("<b>x</b> <script>alert(1)</script> &amp; zebra 🙂").run()
     assert not at.exception
     assert "[UNK]" in batch_rows(at)["token"]
     for fig in figures(at).values():

@@ -238,8 +238,10 @@ def test_fragmentation_agrees_with_transformers_bert_tokenizer(minilm, text):
     assert "[UNK]" not in enc.tokens
 
 
-def test_a_word_tokenizer_never_splits(tok):
-    assert tok.encode("the unbelievably fluffy cat ## sat").split_words == []
+def test_a_word_tokenizer_never_splits():
+    from encoder_core import WordTokenizer
+
+    assert WordTokenizer().encode("the unbelievably fluffy cat ## sat").split_words == []
 
 
 def test_split_words_names_the_split_words(minilm):

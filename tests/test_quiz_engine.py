@@ -16,7 +16,6 @@ import torch
 from torch import nn
 
 from encoder_core import TEACHING_INIT_STD, build_encoder, preset
-from encoder_core.lexicon import default_vocabulary
 from encoder_core.model import POST_NORM_STAGES, PRE_NORM_STAGES
 from encoder_core.quiz import (
     CHOICE_KINDS,
@@ -31,9 +30,10 @@ from encoder_core.quiz import (
     question_seed,
 )
 from encoder_core.quiz.block import STAGE_NAMES, block_param_formula
+from encoder_core.tokenizer import english_tokenizer
 
 SEEDS = range(20)
-VOCAB = default_vocabulary()
+VOCAB = english_tokenizer().vocab  # the small model's vocabulary, id = index
 ALL = {g.__name__: g for g in generators()}
 
 

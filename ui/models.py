@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import streamlit as st
 import torch
 
-from encoder_core import WordTokenizer, leakage, teaching_model
+from encoder_core import leakage, teaching_model
 from encoder_core.checkpoint import DEFAULT_DIR, CheckpointError, load_small_mlm
 from encoder_core.lessons.heads import (
     AttentionRun,
@@ -27,6 +27,7 @@ from encoder_core.lessons.heads import (
     word_vector_cosines,
 )
 from encoder_core.pretrained import PretrainedEncoder, PretrainedUnavailable, load_minilm
+from encoder_core.tokenizer import WordPieceTokenizer, english_tokenizer
 
 
 def _one_thread() -> None:
@@ -36,16 +37,17 @@ def _one_thread() -> None:
 # ---- the seeded small model ---------------------------------------------------------------
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+# Each holds a 30,522 x 64 embedding table (8 MB): a few seeds per process are plenty.
+@st.cache_resource(show_spinner=False, max_entries=8)
 def small_model(seed: int, norm: str = "post"):
     """The seeded teaching model (post-norm unless asked otherwise). Same seed, same weights."""
     _one_thread()
     return teaching_model(seed, norm)
 
 
-@st.cache_resource(show_spinner=False)
-def word_tokenizer() -> WordTokenizer:
-    return WordTokenizer()
+def word_tokenizer() -> WordPieceTokenizer:
+    """The small models' tokenizer: BERT's uncased English WordPiece vocabulary (one per process)."""
+    return english_tokenizer()
 
 
 # ---- the lab's trained masked-language model ----------------------------------------------
@@ -58,7 +60,7 @@ CHECKPOINT_DIR = os.environ.get("ENCODER_LAB_MLM_CHECKPOINT") or str(DEFAULT_DIR
 @dataclass
 class TrainedMLM:
     model: object  # MaskedLanguageModel, eval mode, shared: read only
-    tokenizer: object  # WordTokenizer with the checkpoint's vocabulary
+    tokenizer: object  # WordPieceTokenizer with the checkpoint's vocabulary
     metadata: dict
 
 
@@ -160,7 +162,7 @@ class LessonModel:
 
     choice: str  # what was used: "small", "mlm" or "minilm" (the small model when the choice is unavailable)
     encoder: object  # encoder_core Encoder, eval mode, shared: read only
-    tokenizer: object  # WordTokenizer or WordPieceTokenizer, with encode / pad / decode
+    tokenizer: object  # WordPieceTokenizer, with encode / pad / decode
     name: str  # how a sentence on the page names it
     trained: bool  # False: random weights, so patterns are accidents of initialisation
     notice: str | None = None  # why the sidebar's choice could not be used, if it could not

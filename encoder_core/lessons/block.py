@@ -30,7 +30,7 @@ from ..model import (
     sinusoidal_table,
 )
 from ..reference import FLOAT32_TOLERANCE, block_equivalence
-from ..tokenizer import WordTokenizer
+from ..tokenizer import WordPieceTokenizer
 
 BERT_INIT_STD = 0.02
 BERT_BASE_WIDTH = 768
@@ -405,12 +405,12 @@ class LengthCap:
     refusal: str  # the Encoder's own error message for the uncut input
 
 
-def length_cap(model: Encoder, tokenizer: WordTokenizer, sentence: str) -> LengthCap:
+def length_cap(model: Encoder, tokenizer: WordPieceTokenizer, sentence: str) -> LengthCap:
     """Repeat the sentence past the position table and show both ways a long input is handled."""
     cap = model.config.max_positions
     words = max(1, len(tokenizer.split(sentence)))
     text = " ".join([sentence] * (cap // words + 2))
-    full = tokenizer.encode(text)
+    full = tokenizer.encode(text, max_length=None)
     cut = tokenizer.encode(text, max_length=cap, truncate=True)
     ids = torch.tensor([full.ids])
     refusal = ""

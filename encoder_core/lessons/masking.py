@@ -30,7 +30,7 @@ from ..masking import (
     exact_counts,
     mask_tokens,
 )
-from ..tokenizer import MASK, WordTokenizer
+from ..tokenizer import MASK, WordPieceTokenizer
 
 # Seed 004's counting example: "the cat went home" is six positions with [CLS] and [SEP];
 # hiding "cat" and "went" leaves two positions that carry a loss.
@@ -64,7 +64,7 @@ class DrawPosition:
         return self.fate in CHOSEN_FATES
 
 
-def never_eligible_reason(tokenizer: WordTokenizer, token_id: int) -> str:
+def never_eligible_reason(tokenizer: WordPieceTokenizer, token_id: int) -> str:
     if token_id == tokenizer.unk_id:
         return "unknown"
     if token_id == tokenizer.mask_id:
@@ -111,7 +111,7 @@ class MaskingDraw:
 
 
 def draw_positions(
-    tokenizer: WordTokenizer, ids: torch.Tensor, result: MaskingResult, tokens: list[str], input_tokens: list[str]
+    tokenizer: WordPieceTokenizer, ids: torch.Tensor, result: MaskingResult, tokens: list[str], input_tokens: list[str]
 ) -> list[DrawPosition]:
     """Row 0 of a masking result, one DrawPosition per position: exactly one fate each."""
     out = []
@@ -133,7 +133,7 @@ def draw_positions(
     return out
 
 
-def draw_masks(tokenizer: WordTokenizer, ids: list[int], *, rate: float, exact: bool, seed: int) -> MaskingDraw:
+def draw_masks(tokenizer: WordPieceTokenizer, ids: list[int], *, rate: float, exact: bool, seed: int) -> MaskingDraw:
     """Corrupt one encoded sentence with mask_tokens, seeded by an explicit generator.
 
     Every special id is left alone: [CLS], [SEP] and [PAD] as in BERT, and here also [UNK] and a
@@ -201,7 +201,7 @@ def mlm_forward(
     inputs: torch.Tensor,
     labels: torch.Tensor,
     segments: torch.Tensor | None = None,
-    tokenizer: WordTokenizer | None = None,
+    tokenizer: WordPieceTokenizer | None = None,
 ) -> MLMForward:
     """Run a MaskedLanguageModel (read-only) and break its loss down per position.
 
@@ -242,7 +242,7 @@ class CountExample:
 
 
 def count_example(
-    model, tokenizer: WordTokenizer, text: str = COUNT_EXAMPLE_TEXT, hidden: tuple[int, ...] = COUNT_EXAMPLE_HIDDEN
+    model, tokenizer: WordPieceTokenizer, text: str = COUNT_EXAMPLE_TEXT, hidden: tuple[int, ...] = COUNT_EXAMPLE_HIDDEN
 ) -> CountExample:
     """Hide the given positions with [MASK], label only them, run the model."""
     enc = tokenizer.encode(text)
@@ -259,7 +259,7 @@ def count_example(
     )
 
 
-def mask_word(tokenizer: WordTokenizer, text: str, position: int) -> str:
+def mask_word(tokenizer: WordPieceTokenizer, text: str, position: int) -> str:
     """The sentence with its position-th word (1-based, as the tokenizer splits it) replaced by [MASK].
 
     position 0 leaves the text as typed. The words are re-joined with single spaces, which the
@@ -307,7 +307,7 @@ class NSPExample:
     segments: list[int]
 
 
-def nsp_examples(tokenizer: WordTokenizer, n: int = 6, seed: int = 0) -> list[NSPExample]:
+def nsp_examples(tokenizer: WordPieceTokenizer, n: int = 6, seed: int = 0) -> list[NSPExample]:
     """n pairs from the corpus's NSP builder (half real continuations, half random), encoded as a pair."""
     out = []
     for pair in nsp_pairs(n, seed=seed):
@@ -342,7 +342,7 @@ class FillMaskView:
     truncated: int
 
 
-def fill_mask_view(model, tokenizer: WordTokenizer, text: str, position: int = 0, top_k: int = 5) -> FillMaskView:
+def fill_mask_view(model, tokenizer: WordPieceTokenizer, text: str, position: int = 0, top_k: int = 5) -> FillMaskView:
     """fill_mask on the text, after hiding its position-th word (0: use the [MASK]s typed).
 
     For a hidden word, the rank and probability the model gives the original are reported too.
@@ -350,10 +350,14 @@ def fill_mask_view(model, tokenizer: WordTokenizer, text: str, position: int = 0
     query = mask_word(tokenizer, text, position)
     enc = tokenizer.encode(query, max_length=model.config.max_positions, truncate=True)
     positions = [i for i, t in enumerate(enc.tokens) if t == MASK]
-    hidden_word = tokenizer.split(text)[position - 1] if position else None
-    if hidden_word in SPECIAL_TOKENS:  # hiding a typed [MASK] or [SEP] asks for no real word
+    words = tokenizer.split_words(text)
+    hidden_word = words[position - 1][0].lower() if position else None
+    # Only a word that is one piece of the vocabulary has a rank: one [MASK] cannot stand for
+    # "door ##mat", and hiding a typed [MASK] or [SEP] asks for no real word.
+    if hidden_word is not None and (hidden_word.upper() in SPECIAL_TOKENS or hidden_word not in tokenizer.token_to_id):
         hidden_word = None
-    hidden_at = position if position else None  # word k (1-based) sits at index k, after [CLS]
+    # Word k (1-based) sits after [CLS] and the pieces of the words before it.
+    hidden_at = 1 + sum(len(pieces) for _, pieces in words[: position - 1]) if position else None
     predictions = []
     ranked = fill_mask(model, tokenizer, query, top_k=tokenizer.vocab_size) if positions else []
     for pos, ranking in zip(positions, ranked):

@@ -21,7 +21,7 @@ import torch
 from ..lessons import LESSON_IDS
 from ..lexicon import ADJECTIVES, ANIMALS, OBJECTS, PEOPLE, PLACES, PREPOSITIONS, VERBS_INTRANSITIVE, VERBS_TRANSITIVE
 from ..model import Encoder, teaching_model
-from ..tokenizer import WordTokenizer
+from ..tokenizer import WordPieceTokenizer, english_tokenizer
 
 LESSONS = LESSON_IDS
 KINDS = ("exact", "numeric", "choice", "token", "cell")
@@ -253,7 +253,7 @@ def options(r: random.Random, correct: str, wrong: Sequence[str], n: int | None 
 
 
 def sentence(r: random.Random, n_words: int) -> str:
-    """A plain sentence of exactly n_words words (1..12), every word in the small model's vocabulary."""
+    """A plain sentence of exactly n_words words (1..12), every word one piece of the vocabulary (one token)."""
     if not 1 <= n_words <= 12:
         raise ValueError("n_words must be in 1..12")
     subj, adj, adj2 = r.choice(PEOPLE[:-2] + ANIMALS), r.choice(ADJECTIVES), r.choice(ADJECTIVES)
@@ -277,8 +277,8 @@ def sentence(r: random.Random, n_words: int) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def tokenizer() -> WordTokenizer:
-    return WordTokenizer()
+def tokenizer() -> WordPieceTokenizer:
+    return english_tokenizer()
 
 
 @functools.lru_cache(maxsize=4)

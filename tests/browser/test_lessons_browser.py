@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from encoder_core import TEACHING_INIT_STD, build_encoder, preset
 from encoder_core.lessons import LESSON_IDS
 from encoder_core.lessons.attention import compare_masks
-from encoder_core.tokenizer import WordTokenizer
+from encoder_core.tokenizer import english_tokenizer
 from tests.apptest_helpers import decode
 
 from .driver import CHART, assert_no_exception, chart_data, wait_chart_change, wait_charts, wait_idle
@@ -56,7 +56,7 @@ def numbers(v) -> list[float]:
 
 def expected_bidirectional(sentence: str, layer: int, head: int, seed: int = 0) -> np.ndarray:
     model = build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
-    ids = WordTokenizer().encode(sentence).ids
+    ids = english_tokenizer().encode(sentence).ids
     with torch.inference_mode():
         return compare_masks(model, ids, layer, head).bidirectional.numpy()
 
