@@ -39,7 +39,7 @@ lesson.start("heads", PARAMS)
 st.title("Heads")
 st.caption(
     "Multi-head attention: how d is split into heads, what one head computes, and what the heads "
-    "of a real pretrained encoder do on your sentence."
+    "of the sidebar's model do on your sentence (all-MiniLM-L6-v2's were shaped by pretraining)."
 )
 
 pre, _ = minilm()
@@ -54,8 +54,11 @@ if not use_minilm and pre is not None:
         on_click=lambda: st.session_state.update({MODEL.key: "minilm"}),
         help="Sets the sidebar's model: heads that pretraining shaped, rather than this model's.",
     )
-small = small_model(seed)
-cfg = small.config  # the mechanics always run on the small seeded model: 64 dimensions fit on a screen
+# The mechanics run on a small model (64 dimensions fit on a screen): the chosen one if it is small
+# (seeded or the lab's MLM), the seeded one beside MiniLM.
+small = small_model(seed) if use_minilm else chosen_model.encoder
+mechanics_name = f"the small seeded model (seed {seed})" if use_minilm else chosen_model.name
+cfg = small.config
 chosen = chosen_model.encoder
 n_layers, n_heads = chosen.config.n_layers, chosen.config.n_heads
 
@@ -108,7 +111,8 @@ T = len(run.tokens)
 # ---- sections ----
 def render_split() -> None:
     lesson.narrative(
-        f"The small model has d = {cfg.d_model} and {cfg.n_heads} heads, so each head works in "
+        f"{mechanics_name[:1].upper() + mechanics_name[1:]} has d = {cfg.d_model} and {cfg.n_heads} heads, "
+        "so each head works in "
         f"d/h = {cfg.d_model} / {cfg.n_heads} = {cfg.d_head} dimensions. There is no separate matrix per head: "
         f"the block computes Q = xW_Q (all {cfg.d_model} columns at once) and head h simply takes columns "
         f"h·{cfg.d_head} to (h+1)·{cfg.d_head}. The same for K and V. Each head then runs its own "

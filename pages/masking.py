@@ -226,7 +226,7 @@ def render_fill() -> None:
             show_chart(f"fill_{i}", figs.fill_chart(view, pred))
             if pred.hidden_word is not None:
                 st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), tokenizer.vocab_size))
-    quality = figs.model_quality_text(trained.metadata.get("metrics", {}), trained.model.config, tokenizer.vocab_size)
+    quality = figs.model_quality_text(trained.metadata, trained.model.config, tokenizer.vocab_size)
     if quality:
         st.caption(quality)
     show_code(lesson.fill_mask_view, fill_mask)

@@ -377,6 +377,8 @@ def test_heads_follow_the_sidebar_and_offer_minilm(trained_mlm, tok):
     run = run_encoder(model.bert, tok.encode("the cat sat on the mat", "it was happy"))
     assert np.allclose(np.asarray(figures(at)["heads_chosen"]["data"][0]["z"]), run.attentions[0, 2], atol=1e-6)
     assert "Running on the lab's trained MLM" in all_text(at)
+    mech = head_mechanics(model.bert, tok.encode("the cat sat on the mat", "it was happy"), 0, 2)
+    assert np.allclose(np.asarray(figures(at)["heads_q"]["data"][0]["z"]), mech.q.numpy(), atol=1e-6)
     at.button(key="heads_use_minilm").click().run()
     no_exception(at)
     assert at.selectbox(key="model").value == "minilm"

@@ -93,3 +93,16 @@ def test_readme_quotes_the_held_out_figures(trained_mlm):
 def test_unigram_baseline_counts_words(tok):
     ranking = content_word_ranking(["The cat sat", "the cat ran", "a dog sat down"], tok)
     assert ranking[:2] == ["cat", "sat"] and "the" not in ranking and "a" not in ranking
+
+
+def test_the_masking_lesson_quotes_the_checkpoints_own_scores(trained_mlm):
+    from ui.views.masking import model_quality_text
+
+    model, tok, meta = trained_mlm
+    text = model_quality_text(meta, model.config, tok.vocab_size)
+    for m in (meta["real_metrics"], meta["metrics"]):
+        for key in ("top1", "top5", "baseline_top1", "baseline_top5"):
+            assert f"{m[key]:.1%}" in text
+        assert f"{m['n_examples']:,} " in text
+    assert "30,522 word pieces" in text and "real English" in text
+    assert model_quality_text({}, model.config, tok.vocab_size) is None

@@ -502,17 +502,30 @@ def hidden_word_text(pred: MaskPrediction, word: str, vocab_size: int) -> str:
     )
 
 
-def model_quality_text(metrics: dict, config: EncoderConfig, vocab_size: int) -> str | None:
-    """The trained model's held-out fill-mask scores from its metadata, or None when they were not recorded."""
-    if "top1" not in metrics:
+def model_quality_text(metadata: dict, config: EncoderConfig, vocab_size: int) -> str | None:
+    """The trained model's held-out fill-mask scores from its metadata, or None when they were not recorded.
+
+    Real English (WordNet's held-out example sentences) first, then the lab's own grammar."""
+    real, grammar = metadata.get("real_metrics", {}), metadata.get("metrics", {})
+    if "top1" not in grammar:
         return None
-    return (
-        f"The lab's model (d={config.d_model}, {config.n_layers} layers, "
-        f"{vocab_size} words) fills a hidden content word of an unseen sentence correctly "
-        f"{metrics['top1']:.0%} of the time at its first guess, {metrics['top5']:.0%} within five "
-        f"(always guessing the most common words: {metrics.get('baseline_top1', float('nan')):.0%} and "
-        f"{metrics.get('baseline_top5', float('nan')):.0%})."
-    )
+
+    def scores(m: dict) -> str:
+        return (
+            f"{m['top1']:.1%} at its first guess and {m['top5']:.1%} within five (always guessing the most "
+            f"frequent training words: {m.get('baseline_top1', float('nan')):.1%} and "
+            f"{m.get('baseline_top5', float('nan')):.1%})"
+        )
+
+    text = f"The lab's model (d={config.d_model}, {config.n_layers} layers, {vocab_size:,} word pieces), one content "
+    if "top1" in real:
+        text += (
+            f"word hidden in each of {real['n_examples']:,} real English sentences it never saw: "
+            f"{scores(real)}. On {grammar['n_examples']:,} unseen sentences of the lab's grammar: {scores(grammar)}."
+        )
+    else:
+        text += f"word hidden in each of {grammar['n_examples']:,} unseen sentences: {scores(grammar)}."
+    return text
 
 
 # ---- leakage ----
