@@ -109,10 +109,7 @@ with st.container(border=True):
     )
 
 if sidebar_model() != "mlm":
-    st.caption(
-        "This lesson runs on the lab's trained MLM whatever the sidebar says: it is the only model here with a "
-        "masked-language-model head, the layer that turns each vector into a score for every word."
-    )
+    st.caption(figs.MLM_ONLY_TEXT)
 if load_error:
     st.error(f"The trained model could not be loaded, so the sections that need it are skipped.\n\n{load_error}")
 
@@ -139,12 +136,7 @@ def needs_model() -> bool:
 # ---- 1. choose, corrupt, label ----
 def render_draw() -> None:
     counts = draw.counts
-    if counts.eligible == 0:
-        st.warning(
-            "This sentence has no ordinary token to choose: [CLS], [SEP], [PAD] (and here [UNK] and a typed "
-            "[MASK]) are never eligible, so nothing is masked and there is nothing to learn from it."
-        )
-    elif counts.chosen == 0:
+    if counts.chosen == 0:
         st.warning(figs.nothing_chosen_text(draw))
     for column, (name, value) in zip(st.columns(5), figs.count_metrics(counts)):
         column.metric(name, value)

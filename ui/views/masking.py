@@ -184,7 +184,19 @@ def count_metrics(counts: MaskCounts) -> list[tuple[str, int]]:
     ]
 
 
+MLM_ONLY_TEXT = (
+    "This lesson runs on the lab's trained MLM whatever the sidebar says: it is the only model here with a "
+    "masked-language-model head, the layer that turns each vector into a score for every word."
+)
+
+
 def nothing_chosen_text(draw: MaskingDraw) -> str:
+    """Why nothing carries a loss: no ordinary token to choose, or none chosen at this rate."""
+    if draw.counts.eligible == 0:
+        return (
+            "This sentence has no ordinary token to choose: [CLS], [SEP], [PAD] (and here [UNK] and a typed "
+            "[MASK]) are never eligible, so nothing is masked and there is nothing to learn from it."
+        )
     return (
         f"Nothing was chosen (rate {draw.rate:g} of {draw.counts.eligible} eligible tokens), so every label is "
         "-100: this sentence would add no loss and teach the model nothing."
