@@ -1,0 +1,174 @@
+"""How many students can one app process serve? A lecture hall simulated over Streamlit's own protocol.
+
+    .venv/bin/python -m benchmarks.hall_load [--students 10 20 40] [--lesson attention] [--seconds 60]
+
+No browser: each simulated student opens a WebSocket to the server's `/_stcore/stream`, asks for
+a lesson with a `BackMsg` (its protobuf message, as Streamlit's front end sends it), reads the
+`ForwardMsg`s that come back to learn the page's widget ids, and then, every few seconds (a random
+think time), changes something as a student would: types a new sentence into the lesson's text box
+or moves a slider. For each change it records the time from sending the `BackMsg` to the server's
+`script_finished` message for that run, which is when the server has sent everything the change
+redraws. A browser would add its own drawing time on top; that cost is the student's laptop's,
+not the server's, and is measured by `benchmarks.browser`.
+
+Bounded: loopback addresses only, at most 300 students and 600 seconds per load level, and every
+student stops by itself at the end of its level.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from benchmarks.browser import pct, rss_mb
+from tests.browser.conftest import free_port, start_server, wait_healthy
+
+MAX_STUDENTS = 300
+MAX_SECONDS = 600
+LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+WORDS = "the a cat dog bird teacher student sat ran sang read on in near park river book garden old small".split()
+# The lesson's text box and one slider, by their keys (the widget id ends with "-<key>").
+LESSON_WIDGETS = {
+    "attention": ("sentence", "head"),
+    "padding": ("sentence_a", None),
+    "masking": ("mlm_sentence", "mlm_rate"),
+    "block": ("block_sentence", None),
+    "heads": ("heads_sentence", None),
+}
+
+
+@dataclass
+class Student:
+    changes: list[float] = field(default_factory=list)  # seconds, change -> script_finished
+    first_run: float | None = None  # seconds, page asked for -> script_finished
+    errors: int = 0
+
+
+class Session:
+    """One WebSocket session, as Streamlit's front end holds it."""
+
+    def __init__(self, ws, lesson: str, query: str):
+        self.ws, self.lesson, self.query = ws, lesson, query
+        self.widget_ids: dict[str, tuple[str, str]] = {}  # key -> (widget id, element type)
+        self.code_texts: list[str] = []  # every code block of the last run (the token strip is one)
+
+    async def run(self, states: list[WidgetState]) -> bool:
+        """Ask for a rerun with these widget states; wait for its script_finished. True if it succeeded."""
+        msg = BackMsg()
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.page_name = self.lesson
+        msg.rerun_script.widget_states.widgets.extend(states)
+        await self.ws.send(msg.SerializeToString())
+        self.code_texts = []
+        while True:
+            fwd = ForwardMsg.FromString(await self.ws.recv())
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                element = fwd.delta.new_element
+                widget = getattr(element, element.WhichOneof("type") or "", None)
+                widget_id = getattr(widget, "id", "")
+                if element.WhichOneof("type") == "code":
+                    self.code_texts.append(element.code.code_text)
+                if widget_id.startswith("$$ID"):
+                    self.widget_ids[widget_id.rsplit("-", 1)[-1]] = (widget_id, element.WhichOneof("type"))
+            elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                # a run that ended early for a rerun (the app's own st.rerun) is followed by that rerun
+                return fwd.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+
+
+def change(session: Session, r: random.Random) -> list[WidgetState]:
+    """One student action: a new sentence (two times in three) or a slider moved."""
+    text_key, slider_key = LESSON_WIDGETS[session.lesson]
+    state = WidgetState()
+    if slider_key and slider_key in session.widget_ids and r.random() < 1 / 3:
+        state.id = session.widget_ids[slider_key][0]
+        value = r.randint(0, 3) if slider_key == "head" else round(r.uniform(0.1, 0.5), 2)
+        state.double_array_value.data.append(value)
+    else:
+        state.id = session.widget_ids[text_key][0]
+        state.string_value = " ".join(r.sample(WORDS, r.randint(4, 9)))
+    return [state]
+
+
+async def student(url: str, lesson: str, seed: int, until: float, think_s: float) -> Student:
+    r = random.Random(seed)
+    out = Student()
+    host = urlparse(url).netloc
+    try:
+        async with websockets.connect(
+            f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], max_size=None, open_timeout=60
+        ) as ws:
+            session = Session(ws, lesson, "")
+            started = time.perf_counter()
+            if not await session.run([]):
+                out.errors += 1
+            out.first_run = time.perf_counter() - started
+            while True:
+                await asyncio.sleep(r.uniform(0.5, 1.5) * think_s)
+                if time.perf_counter() >= until:
+                    break
+                sent = time.perf_counter()
+                ok = await session.run(change(session, r))
+                out.changes.append(time.perf_counter() - sent)
+                out.errors += not ok
+    except (TimeoutError, OSError, websockets.WebSocketException):
+        out.errors += 1
+    return out
+
+
+async def level(url: str, lesson: str, n: int, seconds: float, think_s: float) -> list[Student]:
+    until = time.perf_counter() + seconds
+    return await asyncio.gather(*(student(url, lesson, i, until, think_s) for i in range(n)))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--students", type=int, nargs="+", default=[5, 10, 20, 40])
+    ap.add_argument("--lesson", default="attention", choices=sorted(LESSON_WIDGETS))
+    ap.add_argument("--seconds", type=float, default=60.0, help="length of each load level")
+    ap.add_argument("--think", type=float, default=4.0, help="mean seconds between one student's changes")
+    ap.add_argument("--url", help="an app already running on loopback (default: start one)")
+    args = ap.parse_args()
+    if max(args.students) > MAX_STUDENTS or args.seconds > MAX_SECONDS:
+        raise SystemExit(f"at most {MAX_STUDENTS} students and {MAX_SECONDS} s per level")
+    server = None
+    url = args.url
+    if url is None:
+        port = free_port()
+        server = start_server(port)
+        wait_healthy(port)
+        url = f"http://127.0.0.1:{port}"
+    if urlparse(url).hostname not in LOOPBACK:
+        raise SystemExit("this load generator only targets a server on this machine (loopback)")
+    try:
+        asyncio.run(level(url, args.lesson, 1, 5.0, 1.0))  # warm the server: models loaded, caches filled
+        print(f"lesson {args.lesson}, think time {args.think:g} s, {args.seconds:g} s per level")
+        print("| students | changes | change -> rerun finished p50 | p95 | first page p50 | errors | server RSS |")
+        print("|---|---|---|---|---|---|---|")
+        for n in args.students:
+            students = asyncio.run(level(url, args.lesson, n, args.seconds, args.think))
+            times = [t for s in students for t in s.changes]
+            firsts = [s.first_run for s in students if s.first_run is not None]
+            rss = f"{rss_mb(server.pid):.0f} MB" if server else "-"
+            p50 = f"{pct(times, 0.5) * 1000:.0f} ms" if times else "-"
+            p95 = f"{pct(times, 0.95) * 1000:.0f} ms" if times else "-"
+            first = f"{statistics.median(firsts) * 1000:.0f} ms" if firsts else "-"
+            print(f"| {n} | {len(times)} | {p50} | {p95} | {first} | {sum(s.errors for s in students)} | {rss} |")
+    finally:
+        if server:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""The hall load generator speaks Streamlit's protocol: its changes reach the page and rerun it."""
+
+import asyncio
+import random
+
+import websockets
+
+from benchmarks.hall_load import LESSON_WIDGETS, Session, change, level
+
+
+async def typed_sentence_is_drawn(url: str) -> tuple[str, list[str]]:
+    host = url.split("//", 1)[1]
+    async with websockets.connect(f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], max_size=None) as ws:
+        session = Session(ws, "attention", "")
+        assert await session.run([])
+        text_key, slider_key = LESSON_WIDGETS["attention"]
+        assert {text_key, slider_key} <= set(session.widget_ids)
+        r = random.Random(5)
+        states = change(session, r)
+        while not states[0].id.endswith(f"-{text_key}"):
+            states = change(session, r)
+        assert await session.run(states)
+        return states[0].string_value, session.code_texts
+
+
+def test_a_typed_sentence_reruns_the_lesson_on_it(app_url):
+    typed, drawn = asyncio.run(typed_sentence_is_drawn(app_url))
+    assert f"[CLS] {typed} [SEP]" in drawn  # the token strip shows the sentence the student typed
+
+
+def test_a_short_level_runs_every_student_without_errors(app_url):
+    students = asyncio.run(level(app_url, "attention", 3, seconds=4.0, think_s=0.5))
+    assert all(s.errors == 0 and s.first_run is not None for s in students)
+    assert sum(len(s.changes) for s in students) >= 3
