@@ -7,7 +7,7 @@ import random
 import torch
 
 from ..attention import attention
-from .base import Question, QuizFigure, fmt_list, generator, grid, options, sentence
+from .base import Mistake, Question, QuizFigure, fmt_list, generator, grid, options, precision, sentence
 
 
 def scores_to_qk(scores: list[float]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -43,22 +43,22 @@ def attention_identical_row(r: random.Random, g: torch.Generator) -> Question:
         return f"row {i} (query '{words[i]}')"
 
     correct = row_text(row)
-    wrong = [
-        row_text(0 if row else T - 1),
-        f"column {T - 1} (key '{words[-1]}')",
-        f"column 0 (key '{words[0]}')",
-        "none: the mask changes every row",
-    ]
+    none = "none: the mask changes every row"
     per_row = ", ".join(f"row {i}: {float(gaps[i]):.3f}" for i in range(T))
+    mistakes = (
+        Mistake(row_text(0), "Row 0 changes the most: under the causal mask it may look only at itself."),
+        Mistake(none, "The last row already sees every key under the causal mask, so removing it changes nothing."),
+    )
     return Question(
         kind="choice",
         prompt=(
             f"The {T} tokens '{' '.join(words)}' go through attention twice with the same queries and keys: "
-            "once bidirectional (no mask) and once with the causal mask. Rows are queries, columns keys. "
-            "Which row of the two weight grids comes out identical?"
+            "once bidirectional (no mask) and once with the causal mask. Rows are queries, columns keys, both "
+            "numbered from 0. Which row of the two weight grids comes out identical?"
         ),
         answer=correct,
-        choices=options(r, correct, wrong),
+        choices=tuple(row_text(i) for i in range(T)) + (none,),
+        mistakes=mistakes,
         explanation=(
             f"Largest difference between the two grids, row by row: {per_row}. "
             f"Only row {row} matches: the last query may already look at every key under the causal mask, "
@@ -88,15 +88,24 @@ def attention_causal_weight(r: random.Random, g: torch.Generator) -> Question:
     _, full = attention(q, k, k)
     w, w_unmasked = float(causal[i, j]), float(full[i, j])
     visible = " + ".join(f"e^{s[m]}" for m in range(i + 1))
+    p = precision(w)
+    mistakes = [Mistake(w_unmasked, "That is the softmax over all the keys: the causal mask was left out.")]
+    if j < i:
+        before = torch.softmax(torch.tensor(s[:i], dtype=torch.float64), dim=0)[j]
+        mistakes.append(Mistake(float(before), f"Key {i} was masked too, but a query may look at itself."))
+    if all(x > 0 for x in s[: i + 1]):  # shares of the raw scores: only a slip a student makes when all are positive
+        share = s[j] / sum(s[: i + 1])
+        mistakes.append(Mistake(share, "The scores were shared out as they are: e^x was skipped."))
     return Question(
         kind="numeric",
         prompt=(
-            f"Query {i} has these scaled scores q·k/√d against keys 0 to {T - 1}: {s}. "
-            f"With the causal mask on, what weight does it give key {j}? "
-            "Give a number between 0 and 1; answers within ±0.01 count."
+            f"Keys are numbered from 0. Query {i} has these scaled scores q·k/√d against keys 0 to {T - 1}: {s}. "
+            f"With the causal mask on, what weight does it give key {j}? A number between 0 and 1. {p.rule}"
         ),
         answer=w,
-        tolerance=0.01,
+        tolerance=p.tolerance,
+        decimals=p.decimals,
+        mistakes=tuple(mistakes),
         explanation=(
             f"The causal mask puts −∞ on keys {i + 1} to {T - 1} (they come after query {i}), so the softmax "
             f"runs over keys 0 to {i} only: e^{s[j]} / ({visible}) = {w:.3f}. "
@@ -114,15 +123,22 @@ def attention_future_mass(r: random.Random, g: torch.Generator) -> Question:
     _, full = attention(q, k, k)
     _, causal = attention(q, k, k, causal=True)
     future = float(full[0, 1:].sum())
+    p = precision(future)
     return Question(
         kind="numeric",
         prompt=(
-            f"Query 0 (the first token) has scaled scores {s} against keys 0 to {T - 1}. "
+            f"Keys are numbered from 0. Query 0 (the first token) has scaled scores {s} against keys 0 to {T - 1}. "
             f"Without any mask (an encoder), how much weight in total does it put on the later keys 1 to {T - 1}? "
-            "Answers within ±0.01 count."
+            f"{p.rule}"
         ),
         answer=future,
-        tolerance=0.01,
+        tolerance=p.tolerance,
+        decimals=p.decimals,
+        mistakes=(
+            Mistake(0.0, "That is what a causal mask gives; an encoder has none, so the first token sees every key."),
+            Mistake(float(full[0, 0]), "That is the weight query 0 keeps on itself (key 0), not on keys after it."),
+            Mistake(1 - 1 / T, "The weights are not equal shares: the softmax of the scores decides them."),
+        ),
         explanation=(
             f"Softmax of the row gives {fmt_list(full[0])}; keys 1 to {T - 1} get {future:.3f} together "
             f"(1 − {float(full[0, 0]):.3f}). Under a causal mask the same query would put "
@@ -150,6 +166,11 @@ def attention_drop_last(r: random.Random, g: torch.Generator) -> Question:
     }
     outcome = (gap[True] < 1e-9, gap[False] < 1e-9)
     correct = statements[outcome]
+    swapped = (outcome[1], outcome[0])
+    mistakes = (
+        Mistake(statements[swapped], "The two masks are swapped: it is the causal mask that hides later tokens."),
+        Mistake(statements[(False, False)], "Under the causal mask no earlier query ever had the last token as a key."),
+    )
     return Question(
         kind="choice",
         prompt=(
@@ -158,6 +179,7 @@ def attention_drop_last(r: random.Random, g: torch.Generator) -> Question:
         ),
         answer=correct,
         choices=options(r, correct, [s for key, s in statements.items() if key != outcome]),
+        mistakes=mistakes,
         explanation=(
             f"Largest change in the first {T - 1} outputs: causal {gap[True]:.3f}, bidirectional {gap[False]:.3f}. "
             "Under the causal mask no earlier token ever looked at the last one, so nothing it fed them is lost. "
@@ -184,6 +206,10 @@ def attention_rows_sum(r: random.Random, g: torch.Generator) -> Question:
     sums = {"rows": rows, "columns": cols, "grid": w.sum()[None], "diagonal": w.diag().sum()[None]}
     found = [name for name, s in sums.items() if torch.allclose(s, torch.ones_like(s), atol=1e-9)]
     correct = statements[found[0]]
+    mistakes = (
+        Mistake(statements["columns"], "The softmax runs along a row, over the keys: a column can sum to anything."),
+        Mistake(statements["grid"], f"Every one of the {T} rows sums to 1, so the whole grid sums to {T}."),
+    )
     return Question(
         kind="choice",
         prompt=(
@@ -192,6 +218,7 @@ def attention_rows_sum(r: random.Random, g: torch.Generator) -> Question:
         ),
         answer=correct,
         choices=options(r, correct, [s for name, s in statements.items() if name != found[0]]),
+        mistakes=mistakes,
         explanation=(
             f"Row sums: {fmt_list(rows)}. Column sums: {fmt_list(cols)}. The softmax runs along each row (over the "
             "keys), so every query hands out exactly 1 in total; a column can get more or less than 1, depending "
@@ -217,15 +244,26 @@ def attention_output_value(r: random.Random, g: torch.Generator) -> Question:
     v = torch.tensor(values, dtype=torch.float64)[:, None]
     out, w = attention(q, k, v)
     answer = float(out[0, 0])
-    terms = " + ".join(f"{float(w[0, j]):.3f}×{values[j]:g}" for j in range(T))
+    terms = " + ".join(f"{float(w[0, j]):.3f}×({values[j]:g})" for j in range(T))
+    p = precision(answer)
+    best = max(range(T), key=lambda j: s[j])
     return Question(
         kind="numeric",
         prompt=(
             f"A query's scaled scores against three keys are {s}, and the three value vectors have a single "
-            f"feature: {[int(x) for x in values]}. No mask. What is the query's output? Answers within ±0.01 count."
+            f"feature: {[int(x) for x in values]}. No mask. What is the query's output? {p.rule}"
         ),
         answer=answer,
-        tolerance=0.01,
+        tolerance=p.tolerance,
+        decimals=p.decimals,
+        mistakes=(
+            Mistake(sum(values) / T, "That is the plain average of the values: the softmax weights were left out."),
+            Mistake(values[best], "That is the value of the best-scoring key alone: attention mixes all of them."),
+            Mistake(
+                float(torch.tensor(s, dtype=torch.float64) @ v[:, 0]),
+                "The raw scores weighted the values; they must go through the softmax first.",
+            ),
+        ),
         explanation=(
             f"The softmax of the scores gives the weights {fmt_list(w[0])}. The output is the weighted sum of the "
             f"values: {terms} = {answer:.3f}. (The plain average of the values would be {sum(values) / T:.3f}.)"
@@ -254,11 +292,15 @@ def attention_causal_cell(r: random.Random, g: torch.Generator) -> Question:
     return Question(
         kind="cell",
         prompt=(
-            f"Causal attention on '{' '.join(words)}'. Cells are written (query row, key column). "
-            "Which of these cells of the weight grid is always exactly 0, whatever the queries and keys are?"
+            f"Causal attention on '{' '.join(words)}'. Cells are written (query row, key column), both numbered "
+            "from 0. Which of these cells of the weight grid is always exactly 0, whatever the queries and keys are?"
         ),
         answer=correct,
         choices=options(r, correct, wrong),
+        mistakes=(
+            Mistake(cell(j, i), "Query and key are swapped: a later query looking back at an earlier key is allowed."),
+            Mistake(cell(j, j), "The diagonal is never masked: under the causal mask a token may look at itself."),
+        ),
         explanation=(
             f"The causal mask forbids a query from looking at keys after it: key {j} comes after query {i}, "
             f"so weight {cell(i, j)} = {float(w[i, j]):.3f}. The mirror cell {cell(j, i)} is a later query "

@@ -19,9 +19,9 @@ from fractions import Fraction
 import torch
 
 from ..lessons import LESSON_IDS
-from ..lexicon import ADJECTIVES, ANIMALS, OBJECTS, PEOPLE, PLACES, PREPOSITIONS, VERBS_INTRANSITIVE, VERBS_TRANSITIVE
 from ..model import Encoder, teaching_model
 from ..tokenizer import WordPieceTokenizer, english_tokenizer
+from .sentences import sentence  # noqa: F401  (the generators import it from here)
 
 LESSONS = LESSON_IDS
 KINDS = ("exact", "numeric", "choice", "token", "cell")
@@ -41,13 +41,23 @@ class QuizFigure:
 
 
 @dataclass(frozen=True)
+class Mistake:
+    """A wrong answer a student is likely to compute from the same inputs, and what went wrong to get it."""
+
+    answer: float | str  # of the question's kind: a number, a shape such as "(2, 3)", or one of the options
+    diagnosis: str  # a full sentence, shown when the student's answer matches this one
+
+
+@dataclass(frozen=True)
 class Question:
     prompt: str
     kind: str  # one of KINDS
     answer: float | str  # a number for "numeric", otherwise the exact text expected (or the right choice)
     explanation: str  # the working, with the computed numbers
     choices: tuple[str, ...] = ()
-    tolerance: float = 0.0  # numeric only; the prompt states it
+    tolerance: float = 0.0  # numeric only; the prompt states it (see precision())
+    decimals: int | None = None  # numeric only: the decimal places the prompt asks for
+    mistakes: tuple[Mistake, ...] = ()  # the likeliest wrong answers, most likely first
     figure: QuizFigure | None = None
     table: tuple[tuple[str, ...], tuple[tuple, ...]] | None = None  # (columns, rows) shown with the prompt
     inputs: dict = field(default_factory=dict)
@@ -57,7 +67,7 @@ class Question:
     @property
     def answer_text(self) -> str:
         if self.kind == "numeric":
-            return format_number(float(self.answer), self.tolerance)
+            return format_number(float(self.answer), self.tolerance, self.decimals)
         return str(self.answer)
 
 
@@ -66,6 +76,7 @@ class Grade:
     correct: bool
     message: str
     parsed: float | str | tuple | None  # None: the response could not be read as an answer of this kind
+    mistake: Mistake | None = None  # the known mistake the wrong answer matches, if any
 
     @property
     def valid(self) -> bool:
@@ -75,12 +86,45 @@ class Grade:
 # ---------------------------------------------------------------- reading answers
 
 
-def format_number(x: float, tolerance: float = 0.0) -> str:
-    """Enough decimals for the tolerance: an integer answer as an integer with separators."""
+def format_number(x: float, tolerance: float = 0.0, decimals: int | None = None) -> str:
+    """The asked decimals, else enough for the tolerance: an integer answer as an integer with separators."""
     if tolerance == 0 and float(x).is_integer():
         return f"{int(x):,}"
-    decimals = 3 if tolerance == 0 else max(0, min(6, 1 - math.floor(math.log10(tolerance))))
+    if decimals is None:
+        decimals = 3 if tolerance == 0 else max(0, min(6, 1 - math.floor(math.log10(tolerance))))
     return f"{x:,.{decimals}f}"
+
+
+@dataclass(frozen=True)
+class Precision:
+    """How a numeric answer is asked for and graded."""
+
+    decimals: int  # decimal places the prompt asks for
+    tolerance: float  # how far off an answer may be and still count
+
+    @property
+    def rule(self) -> str:
+        """The sentence a prompt ends with."""
+        places = "place" if self.decimals == 1 else "places"
+        return f"Give {self.decimals} decimal {places}; answers within ±{self.tolerance:g} count."
+
+
+RELATIVE_TOLERANCE = 0.02  # room for rounding along the way: 2% of the answer
+
+
+def precision(answer: float, decimals: int = 2, relative: float = RELATIVE_TOLERANCE) -> Precision:
+    """Decimals enough to show two significant digits of the answer (at least `decimals`), and a tolerance
+    relative to the answer's size with a floor of half the last asked digit.
+
+    A fixed ±0.01 would mark a guess of 0 right for an answer of 0.009: here a non-zero answer always
+    shows two significant digits, so the floor stays below a tenth of it and 0 is always wrong.
+    An answer that is 0 by construction (a LayerNorm's mean) is stated as exactly 0.
+    """
+    if answer != 0:
+        decimals = max(decimals, 1 - math.floor(math.log10(abs(answer))))
+    floor = 0.5 * 10.0**-decimals
+    tolerance = max(floor, float(f"{relative * abs(answer):.2g}"))
+    return Precision(decimals, tolerance)
 
 
 _THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?")  # "0,125" is a decimal comma
@@ -129,44 +173,88 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", str(text)).strip().casefold().rstrip(".").strip()
 
 
-def grade(question: Question, response: str | None) -> Grade:
-    """Right or wrong, with a message that gives the correct answer. Never raises on odd input."""
-    raw = "" if response is None else str(response)
-    right = question.answer_text
+def closed(text: str) -> str:
+    """Text ending a sentence: a full stop added unless it already ends on one (no "they move..")."""
+    text = str(text).rstrip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
+def _number_matches(question: Question, x: float, target: float) -> bool:
+    return abs(x - float(target)) <= question.tolerance + 1e-9 * max(1.0, abs(float(target)))
+
+
+def _read(question: Question, raw: str) -> tuple[object, str] | str:
+    """(what to compare, how to show it), or a message when the response cannot be read for this kind."""
     if question.kind == "numeric":
         x = parse_number(raw)
         if x is None:
-            return Grade(False, "Please enter a number (for example 0.25 or 1,024).", None)
-        target = float(question.answer)
-        ok = abs(x - target) <= question.tolerance + 1e-9 * max(1.0, abs(target))
-        tol = f" (within ±{question.tolerance:g})" if question.tolerance else ""
-        if ok:
-            return Grade(True, f"Right: {right}{tol}.", x)
-        entered = format_number(x, question.tolerance)
-        return Grade(False, f"Not quite: you entered {entered}; the answer is {right}{tol}.", x)
+            return "Please enter a number (for example 0.25 or 1,024)."
+        return x, format_number(x, question.tolerance, question.decimals)
     if question.kind == "exact":
-        expected = parse_int_tuple(str(question.answer))
-        if expected is not None:
+        if parse_int_tuple(str(question.answer)) is not None:
             got = parse_int_tuple(raw)
             if got is None:
-                return Grade(False, "Please enter whole numbers separated by commas, for example (2, 3, 4).", None)
-            shown = "(" + ", ".join(str(v) for v in got) + ")"
-        else:
-            got = normalise(raw)
-            if not got:
-                return Grade(False, "Please type an answer.", None)
-            expected, shown = normalise(str(question.answer)), raw.strip()
-        if got == expected:
-            return Grade(True, f"Right: {right}.", got)
-        return Grade(False, f"Not quite: you entered {shown}; the answer is {right}.", got)
-    # choice, token, cell: the response must be one of the offered options
-    by_text = {normalise(c): c for c in question.choices}
-    picked = by_text.get(normalise(raw))
-    if picked is None:
-        return Grade(False, "Please pick one of the options.", None)
-    if picked == question.answer:
-        return Grade(True, f"Right: {right}.", picked)
-    return Grade(False, f"Not quite: you picked {picked}; the answer is {right}.", picked)
+                return "Please enter whole numbers separated by commas, for example (2, 3, 4)."
+            return got, "(" + ", ".join(str(v) for v in got) + ")"
+        got = normalise(raw)
+        return (got, raw.strip()) if got else "Please type an answer."
+    picked = {normalise(c): c for c in question.choices}.get(normalise(raw))
+    return (picked, picked) if picked is not None else "Please pick one of the options."
+
+
+def _same(question: Question, got: object, target: float | str) -> bool:
+    """Does a read response match a target answer (the right one or a mistake's)?"""
+    if question.kind == "numeric":
+        return _number_matches(question, float(got), target)
+    if question.kind == "exact":
+        shape = parse_int_tuple(str(target))
+        return got == (shape if shape is not None else normalise(str(target)))
+    return got == target
+
+
+def grade(question: Question, response: str | None) -> Grade:
+    """Right or wrong, with a message that gives the correct answer and, for a known slip, what went wrong.
+
+    Never raises on odd input.
+    """
+    read = _read(question, "" if response is None else str(response))
+    if isinstance(read, str):
+        return Grade(False, read, None)
+    got, shown = read
+    right = question.answer_text
+    tol = f" (within ±{question.tolerance:g})" if question.kind == "numeric" and question.tolerance else ""
+    if _same(question, got, question.answer):
+        return Grade(True, f"Right: {closed(right + tol)}", got)
+    verb = "picked" if question.kind in CHOICE_KINDS else "entered"
+    message = f"Not quite: you {verb} {closed(shown)} The answer is {closed(right + tol)}"
+    mistake = next((m for m in question.mistakes if _same(question, got, m.answer)), None)
+    if mistake is not None:
+        message += f" {closed(mistake.diagnosis)}"
+    return Grade(False, message, got, mistake)
+
+
+def checked(q: Question) -> Question:
+    """A generator's question, checked: options complete and distinct, a non-zero answer that a guess of 0 cannot
+    pass, and only the mistakes that are really wrong answers (the first of any two that grade alike)."""
+    if q.kind not in KINDS:
+        raise ValueError(f"unknown kind {q.kind!r}")
+    if q.kind in CHOICE_KINDS:
+        if q.answer not in q.choices or any(not str(c).strip() for c in q.choices):
+            raise ValueError("a choice question needs its answer among non-empty options")
+        if len({normalise(c) for c in q.choices}) != len(q.choices):
+            raise ValueError("two options read the same")
+        if any(m.answer not in q.choices for m in q.mistakes):
+            raise ValueError("a mistake of a choice question must be one of its options")
+    if q.kind == "numeric" and float(q.answer) != 0 and q.tolerance >= abs(float(q.answer)):
+        raise ValueError("the tolerance lets a guess of 0 pass")
+    kept: list[Mistake] = []
+    for m in q.mistakes:
+        read = (float(m.answer), "") if q.kind == "numeric" else _read(q, str(m.answer))
+        if isinstance(read, str):
+            raise ValueError(f"the mistake {m.answer!r} is not an answer of kind {q.kind}")
+        if not _same(q, read[0], q.answer) and not any(_same(q, read[0], k.answer) for k in kept):
+            kept.append(m)
+    return replace(q, mistakes=tuple(kept))
 
 
 # ---------------------------------------------------------------- the registry
@@ -192,9 +280,10 @@ def generator(lesson: str):
             # should not share a stream, so the torch seed is derived from both.
             r = random.Random(f"{fn.__name__}:{seed}")
             g = torch.Generator().manual_seed(r.getrandbits(62))
-            q = fn(r, g)
-            if q.kind not in KINDS:
-                raise ValueError(f"{fn.__name__} produced an unknown kind {q.kind!r}")
+            try:
+                q = checked(fn(r, g))
+            except ValueError as e:
+                raise ValueError(f"{fn.__name__}({seed}): {e}") from e
             return replace(q, id=f"{fn.__name__}:{seed}", lesson=lesson)
 
         gen.lesson = lesson
@@ -221,14 +310,36 @@ def draw(lesson: str | None, seed: int) -> Question:
     return gens[seed % len(gens)](seed // len(gens))
 
 
+def round_order(lesson: str | None, quiz_seed: int, round_: int) -> list[int]:
+    """Every generator once (its index in generators(lesson)), in an order seeded by quiz and round.
+
+    A mixed quiz deals the lessons round-robin, in a fresh shuffled lesson order each pass, so the first
+    questions of every quiz come from every lesson that has questions, however many lessons there are.
+    """
+    r = random.Random(f"{lesson}:{quiz_seed}:{round_}")
+    gens = generators(lesson)
+    if lesson is not None:
+        order = list(range(len(gens)))
+        r.shuffle(order)
+        return order
+    index = {g: i for i, g in enumerate(gens)}
+    piles = [[index[g] for g in GENERATORS[name]] for name in GENERATORS if GENERATORS[name]]
+    for pile in piles:
+        r.shuffle(pile)
+    order: list[int] = []
+    while piles:
+        r.shuffle(piles)
+        order += [pile.pop() for pile in piles]
+        piles = [pile for pile in piles if pile]
+    return order
+
+
 def question_seed(lesson: str | None, quiz_seed: int, index: int) -> int:
-    """The seed of question `index` in quiz `quiz_seed`: every n questions use each generator once, in a
-    shuffled order, so a quiz does not repeat a kind of question before it has shown all of them."""
+    """The seed of question `index` in quiz `quiz_seed`: every n questions use each generator once (round_order),
+    so a quiz does not repeat a kind of question before it has shown all of them."""
     n = len(generators(lesson))
     rounds, position = divmod(index, n)
-    order = list(range(n))
-    random.Random(f"{lesson}:{quiz_seed}:{rounds}").shuffle(order)
-    return n * (quiz_seed * 100_003 + index) + order[position]
+    return n * (quiz_seed * 100_003 + index) + round_order(lesson, quiz_seed, rounds)[position]
 
 
 def question_for(lesson: str | None, quiz_seed: int, index: int) -> Question:
@@ -239,7 +350,8 @@ def question_for(lesson: str | None, quiz_seed: int, index: int) -> Question:
 
 
 def options(r: random.Random, correct: str, wrong: Sequence[str], n: int | None = None) -> tuple[str, ...]:
-    """The right option plus distinct wrong ones (at most n in all), in a seeded order."""
+    """The right option plus distinct wrong ones (at most n in all, the first ones kept: put the mistakes
+    first), in a seeded order."""
     picked = [correct]
     for w in wrong:
         if w not in picked and normalise(w) not in {normalise(p) for p in picked}:
@@ -252,30 +364,6 @@ def options(r: random.Random, correct: str, wrong: Sequence[str], n: int | None 
     return tuple(picked)
 
 
-def sentence(r: random.Random, n_words: int) -> str:
-    """A plain sentence of exactly n_words words (1..12), every word one piece of the vocabulary (one token)."""
-    if not 1 <= n_words <= 12:
-        raise ValueError("n_words must be in 1..12")
-    subj, adj, adj2 = r.choice(PEOPLE[:-2] + ANIMALS), r.choice(ADJECTIVES), r.choice(ADJECTIVES)
-    vi, vt, obj = r.choice(VERBS_INTRANSITIVE), r.choice(VERBS_TRANSITIVE), r.choice(OBJECTS)
-    prep, place = r.choice(PREPOSITIONS), r.choice(PLACES)
-    templates = {
-        1: [subj],
-        2: ["the", subj],
-        3: ["the", subj, vi],
-        4: ["the", adj, subj, vi],
-        5: ["the", subj, vt, "the", obj],
-        6: ["the", subj, vi, prep, "the", place],
-        7: ["the", adj, subj, vt, "the", adj2, obj],
-        8: ["the", subj, vi, prep, "the", place, "all", "day"],
-        9: ["the", adj, subj, vt, "the", obj, prep, "the", place],
-        10: ["the", adj, subj, vt, "the", adj2, obj, prep, "the", place],
-        11: ["the", adj, subj, vt, "the", obj, prep, "the", place, "all", "day"],
-        12: ["the", adj, subj, vt, "the", adj2, obj, prep, "the", place, "all", "day"],
-    }
-    return " ".join(templates[n_words])
-
-
 @functools.lru_cache(maxsize=1)
 def tokenizer() -> WordPieceTokenizer:
     return english_tokenizer()
@@ -285,6 +373,24 @@ def tokenizer() -> WordPieceTokenizer:
 def small_model(seed: int) -> Encoder:
     """The pages' seeded small model (shared here: read it, never change it)."""
     return teaching_model(seed)
+
+
+def positions(tokens: Sequence[str]) -> tuple[str, ...]:
+    """Every position as an option, in order: when the answer could be any position, each one is offered."""
+    return tuple(label(i, t) for i, t in enumerate(tokens))
+
+
+def signed_sum(values, decimals: int | None = None) -> str:
+    """'0.5 − 1.2 + 0.3': a sum written with its signs, never '+ -1.2'."""
+
+    def show(v: float) -> str:
+        return f"{abs(v):g}" if decimals is None else f"{abs(v):.{decimals}f}"
+
+    values = [float(v) for v in values]
+    text = ("−" if values[0] < 0 else "") + show(values[0])
+    for v in values[1:]:
+        text += f" {'−' if v < 0 else '+'} {show(v)}"
+    return text
 
 
 def fmt_list(values, decimals: int = 3) -> str:

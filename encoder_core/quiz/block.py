@@ -9,7 +9,7 @@ import torch
 
 from ..config import TEACHING_INIT_STD, EncoderConfig
 from ..model import EncoderBlock, build_encoder, param_count
-from .base import Question, generator, options
+from .base import Mistake, Question, generator, options, precision
 
 STAGE_NAMES = {
     "input": "the block's input x",
@@ -61,6 +61,11 @@ def block_param_count(r: random.Random, g: torch.Generator) -> Question:
     d = r.choice(SIZES_BUILT + SIZES_FORMULA)
     parts = block_param_formula(d, 4 * d)
     total = param_count(built_block(d)) if d in SIZES_BUILT else sum(parts.values())
+    mistakes = (
+        Mistake(float(12 * d * d + 4 * d), "That is 12d² + 4d: the biases of the linear layers were left out."),
+        Mistake(float(12 * d * d + 9 * d), "That is 12d² + 9d: the two LayerNorms' scales and shifts were left out."),
+        Mistake(float(12 * d * d), "That is 12d²: only the weight matrices were counted, no biases, no LayerNorms."),
+    )
     return Question(
         kind="numeric",
         prompt=(
@@ -69,6 +74,7 @@ def block_param_count(r: random.Random, g: torch.Generator) -> Question:
             "and two LayerNorms (a scale and a shift each). A whole number; commas are fine."
         ),
         answer=float(total),
+        mistakes=mistakes,
         explanation=(
             "; ".join(f"{name}: {n:,}" for name, n in parts.items())
             + f". Total {total:,} = 12d² + 13d"
@@ -93,11 +99,22 @@ def block_next_stage(r: random.Random, g: torch.Generator) -> Question:
     wrong += r.sample([s for s in order if s not in (stage, after)], 4)
     correct = STAGE_NAMES[after]
     name = "post-norm (BERT's order)" if norm == "post" else "pre-norm"
+    mistakes = []
+    if stage in other[:-1]:
+        mistakes.append(
+            Mistake(
+                STAGE_NAMES[other[other.index(stage) + 1]],
+                f"That comes next in the other placement: this is a {norm}-norm block.",
+            )
+        )
+    if order.index(stage) > 0:
+        mistakes.append(Mistake(STAGE_NAMES[order[order.index(stage) - 1]], "That step comes just before, not after."))
     return Question(
         kind="choice",
         prompt=f"In a {name} encoder block, what is computed right after {STAGE_NAMES[stage]}?",
         answer=correct,
-        choices=options(r, correct, [STAGE_NAMES[s] for s in wrong if s != after], n=4),
+        choices=options(r, correct, [m.answer for m in mistakes] + [STAGE_NAMES[s] for s in wrong if s != after], n=4),
+        mistakes=tuple(mistakes),
         explanation=(
             f"A running {norm}-norm block records its steps in this order: {' → '.join(order)}. "
             + (
@@ -131,11 +148,17 @@ def block_formula(r: random.Random, g: torch.Generator) -> Question:
         raise AssertionError("pre-norm must normalise before the sublayer")
     correct = formulas[found]
     name = "post-norm block (BERT, PyTorch's default norm_first=False)" if norm == "post" else "pre-norm block"
+    other = "pre" if found == "post" else "post"
+    mistakes = (
+        Mistake(formulas[other], f"That is the {other}-norm line: the LayerNorm sits on the other side of the sum."),
+        Mistake(formulas["no residual"], "The residual is gone: every sublayer adds to x, it never replaces it."),
+    )
     return Question(
         kind="choice",
         prompt=f"Which line is the {sub} step of a {name}?",
         answer=correct,
         choices=options(r, correct, [f for k, f in formulas.items() if k != found]),
+        mistakes=mistakes,
         explanation=(
             f"The block's recorded order is {' → '.join(order)}: the LayerNorm comes "
             + ("after the residual sum, so it normalises x + sublayer(x)." if found == "post" else "")
@@ -170,11 +193,24 @@ def block_final_norm(r: random.Random, g: torch.Generator) -> Question:
     }
     outcome = (has_final["post"], has_final["pre"])
     correct = statements[outcome]
+    mistakes = (
+        Mistake(
+            statements[(outcome[1], outcome[0])],
+            "Swapped: it is the pre-norm block that ends on a bare residual "
+            "sum; a post-norm block ends on its LayerNorm.",
+        ),
+        Mistake(
+            statements[(False, False)],
+            "A pre-norm block normalises only what enters each sublayer; its output, "
+            "a residual sum, is never normalised.",
+        ),
+    )
     return Question(
         kind="choice",
         prompt="One kind of encoder stack needs an extra LayerNorm after its last block. Which one, and why?",
         answer=correct,
         choices=options(r, correct, [s for key, s in statements.items() if key != outcome]),
+        mistakes=mistakes,
         explanation=(
             f"Built here with {n_layers} layers: the post-norm stack has a final LayerNorm: {has_final['post']}; the "
             f"pre-norm stack: {has_final['pre']}. In the pre-norm stack the last block's outputs have a spread "
@@ -193,6 +229,15 @@ def block_stage_shape(r: random.Random, g: torch.Generator) -> Question:
     with torch.inference_mode():
         _, _, trace = built_block(d)(x, return_trace=True)
     shape = tuple(trace[stage].shape)
+    wide = shape[-1] == 4 * d
+    mistakes = (
+        Mistake(
+            str((B, T, d if wide else 4 * d)),
+            "Only the FFN's inside (its first layer and the GELU) is 4d wide; "
+            "everything that feeds a residual sum is d wide.",
+        ),
+        Mistake(str((T, shape[-1])), "The batch dimension B was left out."),
+    )
     return Question(
         kind="exact",
         prompt=(
@@ -200,6 +245,7 @@ def block_stage_shape(r: random.Random, g: torch.Generator) -> Question:
             f"({B}, {T}, {d}). What is the shape of the output of {STAGE_NAMES[stage]}? (for example (2, 3, 4))"
         ),
         answer=str(shape),
+        mistakes=mistakes,
         explanation=(
             "Shapes recorded while the block ran: "
             + ", ".join(f"{s} {tuple(t.shape)}" for s, t in trace.items())
@@ -222,20 +268,31 @@ def block_layernorm_output(r: random.Random, g: torch.Generator) -> Question:
     def measure(v: torch.Tensor) -> float:
         return float(v.mean()) if stat == "mean" else float(v.std(unbiased=False))
 
-    answer = measure(vec)
+    # The mean is 0 by construction (up to float error): state it as exactly 0, not as a tiny number.
+    answer = 0.0 if stat == "mean" else measure(vec)
+    p = precision(answer)
+    input_mean = float(x.mean())
+    mistakes = [Mistake(measure(before), f"That is the {stat} before the last LayerNorm; the block ends on it.")]
+    if stat == "mean":
+        mistakes.append(Mistake(round(input_mean, 1), "LayerNorm does not keep the input's mean: it centres it."))
+    else:
+        mistakes.append(Mistake(0.0, "LayerNorm centres the vector, but it scales its spread to 1, not to 0."))
     return Question(
         kind="numeric",
         prompt=(
             f"A freshly built post-norm block (LayerNorm scale 1 and shift 0, as initialised) with d = {d} runs on "
-            f"{T} tokens whose input features have mean {float(x.mean()):.1f}. What is the {stat} of the {d} "
-            f"features of token {t}'s output vector? Answers within ±0.01 count."
+            f"{T} tokens whose input features have mean {input_mean:.1f}. Tokens are numbered from 0. What is the "
+            f"{stat} of the {d} features of token {t}'s output vector (the population {stat}, dividing by {d})? "
+            f"{p.rule}"
         ),
         answer=answer,
-        tolerance=0.01,
+        tolerance=p.tolerance,
+        decimals=p.decimals,
+        mistakes=tuple(mistakes),
         explanation=(
             f"The block ends on a LayerNorm, which centres each token's vector and scales it to unit spread, then "
             f"applies scale 1 and shift 0. Measured: before the last LayerNorm the {stat} was {measure(before):.3f}; "
-            f"after it, {answer:.3f} (the mean to within rounding error, the spread 1 up to LayerNorm's tiny eps)."
+            f"after it, {measure(vec):.3f} (the mean 0 up to rounding error, the spread 1 up to LayerNorm's tiny eps)."
         ),
         inputs={"d": d, "T": T, "token": t, "stat": stat},
     )
@@ -248,14 +305,26 @@ def block_ffn_share(r: random.Random, g: torch.Generator) -> Question:
     ffn = param_count(block.intermediate) + param_count(block.output.dense)
     total = param_count(block)
     share = 100.0 * ffn / total
+    p = precision(share, decimals=1, relative=0.005)  # a percentage: half a percent of it
+    attn = param_count(block.attention.self) + param_count(block.attention.output.dense)
     return Question(
         kind="numeric",
         prompt=(
             f"In a BERT-style block with d = {d} and FFN width 4d, what percentage of the block's parameters sit in "
-            "the feed-forward network (its two linear layers)? Give a percentage; answers within ±0.5 count."
+            "the feed-forward network (its two linear layers, biases included)? The block also holds W_Q, W_K, W_V, "
+            f"W_O and two LayerNorms. Give a percentage (66.5 for 66.5%). {p.rule}"
         ),
         answer=share,
-        tolerance=0.5,
+        tolerance=p.tolerance,
+        decimals=p.decimals,
+        mistakes=(
+            Mistake(200 / 3, "8d² / 12d² = 2/3 leaves out the biases and the LayerNorms; at this size they count."),
+            Mistake(100.0 * attn / total, "That is attention's share (W_Q, W_K, W_V, W_O), not the FFN's."),
+            Mistake(
+                100.0 * 8 * d * d / (8 * d * d + 4 * d * d),
+                "The FFN was compared with attention alone, without the biases and LayerNorms.",
+            ),
+        ),
         explanation=(
             f"FFN: {d}×{4 * d} + {4 * d} + {4 * d}×{d} + {d} = {ffn:,}; the whole block: {total:,}. "
             f"{ffn:,} / {total:,} = {share:.1f}%, close to 8d²/12d² = 2/3: the FFN, not attention, holds most of "

@@ -11,7 +11,20 @@ from ..attention import attention
 from ..config import EncoderConfig
 from ..head_patterns import BROAD, PATTERNS, label_heads
 from ..model import EncoderBlock, param_count
-from .base import Question, QuizFigure, fmt_list, generator, grid, label, options, sentence, small_model, tokenizer
+from .base import (
+    Mistake,
+    Question,
+    QuizFigure,
+    fmt_list,
+    generator,
+    grid,
+    label,
+    options,
+    positions,
+    sentence,
+    small_model,
+    tokenizer,
+)
 
 
 @functools.lru_cache(maxsize=32)
@@ -39,6 +52,10 @@ def heads_d_head(r: random.Random, g: torch.Generator) -> Question:
             "value vector have (d_head)? (a whole number)"
         ),
         answer=float(answer),
+        mistakes=(
+            Mistake(float(d * h), "Heads split the width, they do not multiply it: divide d by the heads."),
+            Mistake(float(d), "Each head sees a slice of the d features, not all of them."),
+        ),
         explanation=(
             f"The d = {d} features are cut into {h} equal slices: d_head = {d} / {h} = {answer}. Heads split the "
             f"width, they do not multiply it: their outputs, concatenated, are {h} × {answer} = {d} wide again."
@@ -55,6 +72,11 @@ def heads_weight_count(r: random.Random, g: torch.Generator) -> Question:
     with torch.inference_mode():
         _, weights = built_block(d, H).attention.self(x)
     n = weights.numel()
+    mistakes = (
+        Mistake(float(B * T * T), "The heads were left out: every head has its own T × T grid."),
+        Mistake(float(H * T * T), "The batch was left out: every sequence has its own grids."),
+        Mistake(float(B * H * T), "One weight per token is too few: there is one per query-key pair, T × T."),
+    )
     return Question(
         kind="numeric",
         prompt=(
@@ -62,6 +84,7 @@ def heads_weight_count(r: random.Random, g: torch.Generator) -> Question:
             "weights does it compute? (a whole number; commas are fine)"
         ),
         answer=float(n),
+        mistakes=mistakes,
         explanation=(
             f"The weights tensor has shape (B, H, T, T) = {tuple(weights.shape)}: every head of every sequence has its "
             f"own T × T grid. {B} × {H} × {T} × {T} = {n:,}. Forgetting the heads gives {B * T * T:,}; the count grows "
@@ -89,6 +112,24 @@ def heads_shapes(r: random.Random, g: torch.Generator) -> Question:
         "W_O's weight matrix, as nn.Linear stores it (out, in)": tuple(block.attention.output.dense.weight.shape),
     }
     asked = r.choice(list(shapes))
+    mistakes = {
+        "one layer's queries after splitting into heads": (
+            Mistake(str((B, T, H, d_head)), "That is before the transpose: the heads come before the positions."),
+            Mistake(str((B, T, d)), "That is before the split into heads."),
+        ),
+        "the attention weights": (
+            Mistake(str((B, T, T)), "The heads dimension was left out: every head has its own grid."),
+            Mistake(str((B, H, T, d_head)), "That is a head's queries; the weights are T × T per head."),
+        ),
+        "the heads' outputs concatenated back together (what W_O receives)": (
+            Mistake(str((B, H, T, d_head)), "That is before concatenating: the heads are joined back into d features."),
+            Mistake(str((B, T, d_head)), f"Concatenating {H} heads of {d_head} gives {d} features, not {d_head}."),
+        ),
+        "W_O's weight matrix, as nn.Linear stores it (out, in)": (
+            Mistake(str((d_head, d_head)), "W_O mixes all the heads: it maps the d concatenated features to d."),
+            Mistake(str((H, d_head, d)), "nn.Linear stores one 2-D matrix, (out, in) = (d, d)."),
+        ),
+    }[asked]
     return Question(
         kind="exact",
         prompt=(
@@ -96,6 +137,7 @@ def heads_shapes(r: random.Random, g: torch.Generator) -> Question:
             f"= ({B}, {T}, {d}). What is the shape of {asked}? (for example (2, 3, 4))"
         ),
         answer=str(shapes[asked]),
+        mistakes=mistakes,
         explanation=(
             "Shapes read off a running layer: "
             + "; ".join(f"{name}: {shape}" for name, shape in shapes.items())
@@ -122,6 +164,11 @@ def heads_attention_params(r: random.Random, g: torch.Generator) -> Question:
             "together, biases included? (a whole number; commas are fine)"
         ),
         answer=float(n),
+        mistakes=(
+            Mistake(float(4 * d * d), f"That is 4 × {d}²: the biases were left out."),
+            Mistake(float(h * n), "Heads are slices of the same four matrices: they do not multiply the count."),
+            Mistake(float(3 * (d * d + d)), "W_O was left out: it has a matrix and a bias too."),
+        ),
         explanation=(
             f"Each of the four is a {d} × {d} matrix plus a bias of {d}: 4 × ({d}² + {d}) = {n:,}. With {other} heads "
             f"instead the count is {n_other:,}, the same: the heads are slices of these matrices, not extra ones. "
@@ -144,15 +191,24 @@ def heads_top_key(r: random.Random, g: torch.Generator) -> Question:
     best = ranked[0]
     transposed = int(w[:, i].argmax())  # reading column i instead of row i
     correct = label(best, tokens[best])
-    wrong = [label(j, tokens[j]) for j in (transposed, ranked[1], i, 0, len(tokens) - 1)]
+    mistakes = (
+        Mistake(
+            label(transposed, tokens[transposed]),
+            f"That is column {i} read instead of row {i}: the query that looks most at this token.",
+        ),
+        Mistake(label(i, tokens[i]), "A token need not attend to itself most: read the largest weight in its row."),
+        Mistake(label(ranked[1], tokens[ranked[1]]), "That key has the second-largest weight in the row."),
+    )
     return Question(
         kind="token",
         prompt=(
             f"The small model (seed {model_seed}) reads '{text}'. The chart is layer {layer}, head {head}: rows are "
-            f"queries, columns keys. Which key does the query '{label(i, tokens[i])}' attend to most?"
+            f"queries, columns keys, numbered from 0 with [CLS] at 0. Which key does the query "
+            f"'{label(i, tokens[i])}' attend to most?"
         ),
         answer=correct,
-        choices=options(r, correct, wrong, n=4),
+        choices=positions(tokens),
+        mistakes=mistakes,
         explanation=(
             f"Row {i} ('{tokens[i]}') reads {fmt_list(w[i])} across the keys; its largest weight, "
             f"{float(w[i, best]):.3f}, is on key {best} ('{tokens[best]}'). Reading column {i} instead answers a "
@@ -181,16 +237,22 @@ def heads_column_reading(r: random.Random, g: torch.Generator) -> Question:
     top_query = int(w[:, j].argmax())
     row_reading = int(w[j].argmax())  # reading row j instead of column j
     correct = label(top_query, words[top_query])
-    second = int(torch.argsort(w[:, j], descending=True)[1])
-    wrong = [label(a, words[a]) for a in (row_reading, second, j, (j + 1) % T)]
+    mistakes = (
+        Mistake(
+            label(row_reading, words[row_reading]),
+            f"That is row {j} read instead of column {j}: where this token itself looks.",
+        ),
+        Mistake(label(j, words[j]), "A key need not get its largest weight from itself: read down its column."),
+    )
     return Question(
         kind="token",
         prompt=(
-            f"In this attention grid for '{' '.join(words)}' (rows are queries, columns keys), which query gives the "
-            f"key '{label(j, words[j])}' its largest weight?"
+            f"In this attention grid for '{' '.join(words)}' (rows are queries, columns keys, both numbered from 0), "
+            f"which query gives the key '{label(j, words[j])}' its largest weight?"
         ),
         answer=correct,
-        choices=options(r, correct, wrong, n=4),
+        choices=positions(words),
+        mistakes=mistakes,
         explanation=(
             f"Read down column {j}: {fmt_list(w[:, j])}. The largest, {float(w[top_query, j]):.3f}, is in row "
             f"{top_query} ('{words[top_query]}'). Row {j} would tell you where '{words[j]}' itself looks (key "
@@ -240,6 +302,25 @@ def heads_pattern(r: random.Random, g: torch.Generator) -> Question:
             break
     masses = ", ".join(f"{p} {m:.2f}" for p, m in found.masses.items())
     correct = found.pattern
+    ranked = sorted(found.masses, key=found.masses.get, reverse=True)
+    if correct == BROAD:
+        mistakes = (
+            Mistake(
+                ranked[0],
+                f"'{ranked[0]}' has the largest mass, {found.masses[ranked[0]]:.2f}, but that is "
+                "below 0.4: no pattern wins.",
+            ),
+        )
+    else:
+        runner_up = next(p for p in ranked if p != correct)
+        mistakes = (
+            Mistake(
+                runner_up,
+                f"'{runner_up}' has a mass of {found.masses[runner_up]:.2f}; '{correct}' has "
+                f"{found.mass:.2f}, the largest.",
+            ),
+            Mistake(BROAD, f"The largest mass, {found.mass:.2f}, reaches 0.4, so the head has a pattern."),
+        )
     return Question(
         kind="choice",
         prompt=(
@@ -249,6 +330,7 @@ def heads_pattern(r: random.Random, g: torch.Generator) -> Question:
         ),
         answer=correct,
         choices=options(r, correct, [p for p in list(PATTERNS) + [BROAD] if p != correct]),
+        mistakes=mistakes,
         explanation=(
             f"Masses measured on this grid: {masses}. The largest is {found.mass:.2f} "
             + (f"(≥ 0.4), so the head is '{correct}'." if correct != BROAD else "(< 0.4), so no pattern wins: broad.")

@@ -12,7 +12,7 @@ from ..config import EncoderConfig
 from ..heads import MaskedLanguageModel
 from ..loss import loss_breakdown
 from ..masking import IGNORE_INDEX, KEPT, MASKED, NOT_CHOSEN, RANDOM, exact_counts, mask_tokens, round_half_up
-from .base import Question, generator, options, sentence, tokenizer
+from .base import Mistake, Question, generator, options, precision, sentence, tokenizer
 
 ROUNDING = "Counts are rounded half up (2.5 → 3)"
 
@@ -30,6 +30,13 @@ def masking_chosen_count(r: random.Random, g: torch.Generator) -> Question:
     ids = torch.cat([torch.tensor([tok.cls_id]), ordinary_ids(g, N - 2), torch.tensor([tok.sep_id])])[None]
     result = mask_tokens(ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, generator=g)
     c = result.counts()
+    mistakes = (
+        Mistake(float(round_half_up(0.15 * N)), "[CLS] and [SEP] were counted, but they are never chosen."),
+        Mistake(float(int(0.15 * c.eligible)), "The count was rounded down; the rule rounds half up."),
+        Mistake(
+            float(round_half_up(0.15 * (N - 1))), "Only one of [CLS] and [SEP] was left out: neither may be chosen."
+        ),
+    )
     return Question(
         kind="numeric",
         prompt=(
@@ -37,6 +44,7 @@ def masking_chosen_count(r: random.Random, g: torch.Generator) -> Question:
             f"of the positions that may be chosen. {ROUNDING}. How many positions are chosen? (a whole number)"
         ),
         answer=float(c.chosen),
+        mistakes=mistakes,
         explanation=(
             f"[CLS] and [SEP] are never chosen, so {c.eligible} positions are eligible: 0.15 × {c.eligible} = "
             f"{0.15 * c.eligible:.2f} → {c.chosen}. Counting the two special tokens as well would give "
@@ -51,6 +59,24 @@ def masking_split(r: random.Random, g: torch.Generator) -> Question:
     n = 200 if r.random() < 0.15 else r.randint(20, 400)
     c = exact_counts(n)
     answer = f"({c.masked}, {c.random}, {c.kept})"
+    all_masked = round_half_up(0.8 * n)  # 80/10/10 of all n tokens, as if every one were chosen
+    all_random = min(round_half_up(0.1 * n), n - all_masked)
+    floor_masked = int(0.8 * c.chosen)
+    floor_random = min(int(0.1 * c.chosen), c.chosen - floor_masked)
+    mistakes = (
+        Mistake(
+            f"({all_masked}, {all_random}, {n - all_masked - all_random})",
+            f"80/10/10 was applied to all {n} tokens; it applies to the 15% chosen.",
+        ),
+        Mistake(
+            f"({floor_masked}, {floor_random}, {c.chosen - floor_masked - floor_random})",
+            "The counts were rounded down; the rule rounds half up.",
+        ),
+        Mistake(
+            f"({c.masked}, {c.chosen - c.masked}, 0)",
+            "The kept 10% were forgotten: the rest after [MASK] and random stay unchanged, and they are chosen too.",
+        ),
+    )
     return Question(
         kind="exact",
         prompt=(
@@ -60,6 +86,7 @@ def masking_split(r: random.Random, g: torch.Generator) -> Question:
             "[MASK], random, kept (for example 8, 1, 1)."
         ),
         answer=answer,
+        mistakes=mistakes,
         explanation=(
             f"Chosen: 0.15 × {n} = {0.15 * n:.2f} → {c.chosen}. [MASK]: 0.8 × {c.chosen} = {0.8 * c.chosen:.2f} → "
             f"{c.masked}. Random: 0.1 × {c.chosen} = {0.1 * c.chosen:.2f} → {c.random}. Kept: the rest, "
@@ -103,11 +130,22 @@ def masking_never_chosen(r: random.Random, g: torch.Generator) -> Question:
     if variant == "pair":
         candidates["[CLS] and the first [SEP] only"] = ["[CLS]", "[SEP]"]
     correct = next(text for text, expected in candidates.items() if expected == left)
+    wrong = [t for t in candidates if t != correct]
+    mistakes = (
+        Mistake(
+            "None: with a rate of 100% every position is chosen",
+            "The rate applies to the eligible positions only; special tokens are never eligible.",
+        ),
+        Mistake(
+            "Only [CLS]: it stands for the whole input", "[SEP] and [PAD] are special tokens too: none is ever chosen."
+        ),
+    )
     return Question(
         kind="choice",
         prompt=(f"Masking is run on {shown} with the rate turned up to 100%. Which positions are still not chosen?"),
         answer=correct,
-        choices=options(r, correct, [t for t in candidates if t != correct], n=5),
+        choices=options(r, correct, [m.answer for m in mistakes] + wrong, n=5),
+        mistakes=mistakes,
         explanation=(
             f"The model saw {' '.join(tokens)}. Left unchosen: {', '.join(left) or 'nothing'}. [CLS], [SEP] and "
             "[PAD] are never eligible: they are the same in every input, so predicting them teaches nothing, and a "
@@ -129,16 +167,26 @@ def masking_loss_value(r: random.Random, g: torch.Generator) -> Question:
     every = loss_breakdown(logits, targets)  # as if every position had a label
     ce = [round(float(x), 3) for x in every.per_position[0]]
     rows = tuple((t, "yes" if t in chosen else "no", ce[t]) for t in range(T))
+    p = precision(loss.mean)
     return Question(
         kind="numeric",
         prompt=(
             f"A {T}-position sequence has {n} chosen (masked) positions. The table gives the cross-entropy the model "
             "scores at every position against its original token. What MLM loss does "
             "F.cross_entropy(logits, labels) report, with −100 labels at the positions not chosen? "
-            "Answers within ±0.01 count."
+            f"{p.rule}"
         ),
         answer=loss.mean,
-        tolerance=0.01,
+        tolerance=p.tolerance,
+        decimals=p.decimals,
+        mistakes=(
+            Mistake(float(every.per_position.mean()), "All positions were averaged; a −100 label drops a position."),
+            Mistake(
+                loss.wrong_mean_all_positions,
+                f"The chosen sum was divided by all {T} positions; the mean is over the {n} counted ones.",
+            ),
+            Mistake(float(loss.per_position.sum()), "That is the sum; F.cross_entropy reports the mean."),
+        ),
         table=(("position", "chosen", "cross-entropy"), rows),
         explanation=(
             f"Only the {loss.n_counted} chosen positions count: ({' + '.join(f'{ce[t]:.3f}' for t in chosen)}) / "
@@ -178,6 +226,11 @@ def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
     }
     total = float(loss.per_position.sum())
     correct = next(text for text, c in counts.items() if abs(total / c - loss.mean) < 1e-9)
+    texts = list(counts)
+    mistakes = (
+        Mistake(texts[1], "A −100 label removes a position from the count as well as from the sum."),
+        Mistake(texts[2], "[CLS] and [SEP] are out, but so is every word that was not chosen (label −100)."),
+    )
     return Question(
         kind="choice",
         prompt=(
@@ -186,6 +239,7 @@ def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
         ),
         answer=correct,
         choices=options(r, correct, [t for t in counts if t != correct]),
+        mistakes=mistakes,
         explanation=(
             f"Summed cross-entropy at the counted positions: {total:.3f}. The reported loss is {loss.mean:.3f} = "
             f"{total:.3f} / {n}: a −100 label drops that position from both the sum and the count. Dividing by all "
@@ -226,14 +280,30 @@ def masking_label_of(r: random.Random, g: torch.Generator) -> Question:
         by_value.setdefault(value, text_)
     label_value = int(result.labels[0, pos])
     correct = by_value[label_value]
+    if kind == NOT_CHOSEN:
+        mistakes = (
+            Mistake(by_value[original], "A position that was not chosen carries no loss: its label is −100."),
+            Mistake(by_value[tok.mask_id], "Nothing was hidden here: a position that was not chosen gets −100."),
+        )
+    else:
+        mistakes = (
+            Mistake(
+                by_value[IGNORE_INDEX],
+                "Every chosen position, kept ones too, is labelled with its original id; "
+                "only the positions not chosen get −100.",
+            ),
+            Mistake(by_value[seen], "The label is the word the model must recover, not what it now sees there."),
+            Mistake(by_value[tok.mask_id], "[MASK] is what the model reads; the label is the original word's id."),
+        )
     return Question(
         kind="choice",
         prompt=(
-            f"'{text}' is prepared for MLM. Position {pos}, the word '{word}' (id {original}), {what}. "
-            f"What label does position {pos} get?"
+            f"'{text}' is prepared for MLM. Positions are numbered from 0, [CLS] at 0. Position {pos}, the word "
+            f"'{word}' (id {original}), {what}. What label does position {pos} get?"
         ),
         answer=correct,
         choices=options(r, correct, [t for v, t in by_value.items() if v != label_value]),
+        mistakes=mistakes,
         explanation=(
             f"Labels for this sentence: {[int(x) for x in result.labels[0]]}. A chosen position is labelled with its "
             "original id whatever happened to its input ([MASK], random or kept), so the model must recover the "
@@ -274,6 +344,19 @@ def masking_shapes(r: random.Random, g: torch.Generator) -> Question:
     }
     asked = r.choice(list(shapes))
     answer = str(shapes[asked])
+    mistakes = {
+        "the encoder output": (
+            Mistake(str((B, T, V)), f"The encoder gives {D}-wide vectors; the vocabulary only comes in with the head."),
+        ),
+        "the MLM logits": (
+            Mistake(str((B, T, D)), f"That is the encoder output; the head turns each vector into {V} scores."),
+            Mistake(str((n, V)), "The logits cover every position; picking the masked ones comes after."),
+        ),
+        "the logits selected at the masked positions": (
+            Mistake(str((B, T, V)), "Indexing with the mask keeps only the masked positions."),
+            Mistake(str((B, n, V)), f"The selection flattens batch and position: {n} rows in all, not per sequence."),
+        ),
+    }[asked]
     return Question(
         kind="exact",
         prompt=(
@@ -281,6 +364,7 @@ def masking_shapes(r: random.Random, g: torch.Generator) -> Question:
             f"the whole batch. What is the shape of {asked}? (for example (2, 3, 4))"
         ),
         answer=answer,
+        mistakes=mistakes,
         explanation=(
             f"Running an encoder with an MLM head of these sizes: ids {tuple(ids.shape)} → encoder output "
             f"{shapes['the encoder output']} (one {D}-vector per position) → logits {shapes['the MLM logits']} "
@@ -315,6 +399,10 @@ def masking_cannot_generate(r: random.Random, g: torch.Generator) -> Question:
         prompt="An MLM encoder predicts tokens. Why can it not write text left to right, one token at a time?",
         answer=correct,
         choices=options(r, correct, wrong),
+        mistakes=(
+            Mistake(wrong[1], "It is the other way round: an encoder's attention is bidirectional, not causal."),
+            Mistake(wrong[0], "It has one: the MLM head gives a score for every token of the vocabulary."),
+        ),
         explanation=(
             f"Appending a token to {T - 1} random ones and rerunning attention moves the earlier outputs by up to "
             f"{gap[False]:.3f} without a mask, and by {gap[True]:.3f} with a causal one. A decoder can keep its "

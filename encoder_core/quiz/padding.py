@@ -8,7 +8,21 @@ import torch
 
 from ..attention import additive_mask, attention
 from ..heads import mean_pool
-from .base import Question, QuizFigure, fmt_list, generator, grid, label, options, sentence, small_model, tokenizer
+from .base import (
+    Mistake,
+    Question,
+    QuizFigure,
+    fmt_list,
+    generator,
+    grid,
+    label,
+    options,
+    precision,
+    sentence,
+    signed_sum,
+    small_model,
+    tokenizer,
+)
 
 
 @generator("padding")
@@ -27,16 +41,23 @@ def padding_pad_weight(r: random.Random, g: torch.Generator) -> Question:
     row = r.randint(1, n_words)  # a word, not [CLS] or [SEP]
     taken = float(unmasked[row, pads].sum())
     parts = " + ".join(f"{float(unmasked[row, t]):.3f}" for t in pads)
+    p = precision(taken)
     return Question(
         kind="numeric",
         prompt=(
             f"The small model (seed {model_seed}) reads '{text}' followed by {n_pads} [PAD] tokens, and nobody passed "
-            f"the key padding mask. The chart shows layer 0, head {head}: rows are queries, columns keys. "
-            f"How much weight, in total, does the query '{label(row, tokens[row])}' put on the {n_pads} pads? "
-            "Answers within ±0.01 count."
+            f"the key padding mask. The chart shows layer 0, head {head}: rows are queries, columns keys, both "
+            f"numbered from 0 with [CLS] at 0. How much weight, in total, does the query "
+            f"'{label(row, tokens[row])}' put on the {n_pads} pads? {p.rule}"
         ),
         answer=taken,
-        tolerance=0.01,
+        tolerance=p.tolerance,
+        decimals=p.decimals,
+        mistakes=(
+            Mistake(0.0, "Zero is what the mask would give, but nobody passed it: the pads still take weight."),
+            Mistake(float(unmasked[row, pads[0]]), "That is one pad's weight: the question asks for all of them."),
+            Mistake(float(unmasked[pads, row].sum()), "That is the column: the pads' queries looking at this word."),
+        ),
         explanation=(
             f"Read row {row} in the pad columns {pads}: {parts} = {taken:.3f}. That is attention the word wastes on "
             f"filler, and its output moves with the number of pads. With the mask the same row gives the pads "
@@ -68,6 +89,13 @@ def padding_batch_shape(r: random.Random, g: torch.Generator) -> Question:
     encodings = [tok.encode(a, b) for a, b in texts]
     batch = tok.pad(encodings)
     shape = tuple(batch.ids.shape)
+    words_only = max(len(a.split()) + (len(b.split()) if b else 0) for a, b in texts)
+    one_sep = max(len(e.ids) - (b is not None) for e, (_, b) in zip(encodings, texts))
+    mistakes = (
+        Mistake(str((shape[1], shape[0])), "B and T are swapped: the batch comes first, then the positions."),
+        Mistake(str((shape[0], words_only)), "Only the words were counted: [CLS] and every [SEP] are tokens too."),
+        Mistake(str((shape[0], one_sep)), "A pair has two [SEP]s, one after each sentence."),
+    )
     listed = "; ".join(f"'{a}'" if b is None else f"the pair '{a}' + '{b}'" for a, b in texts)
     counts = ", ".join(
         f"{len(e.ids) - (2 if b is None else 3)} words + {2 if b is None else 3} special = {len(e.ids)}"
@@ -81,6 +109,7 @@ def padding_batch_shape(r: random.Random, g: torch.Generator) -> Question:
             "and of its key padding mask?"
         ),
         answer=str(shape),
+        mistakes=mistakes,
         explanation=(
             f"Token counts: {counts}. Every row is padded to the longest, so T = {shape[1]}, and B = {shape[0]} "
             f"sequences: ({shape[0]}, {shape[1]}). The key padding mask has the same shape: True where a row holds "
@@ -99,6 +128,11 @@ def padding_pad_count(r: random.Random, g: torch.Generator) -> Question:
     pair, one = tok.encode(a, b), tok.encode(single)
     batch = tok.pad([pair, one])
     pads = int(batch.key_padding_mask[1].sum())
+    mistakes = (
+        Mistake(float(pads - 1), "The pair has two [SEP]s, one after each sentence: one was left out."),
+        Mistake(float(len(pair)), "That is the padded length of the row, not the number of pads in it."),
+        Mistake(float(pads + 1), "The single sentence has a [SEP] too: it was left out."),
+    )
     return Question(
         kind="numeric",
         prompt=(
@@ -107,6 +141,7 @@ def padding_pad_count(r: random.Random, g: torch.Generator) -> Question:
             "How many [PAD] tokens does the single sentence's row get? (a whole number)"
         ),
         answer=float(pads),
+        mistakes=mistakes,
         explanation=(
             f"The pair is {len(pair)} tokens ({n_pair} words + [CLS] + two [SEP]); the single sentence is {len(one)} "
             f"({len(single.split())} words + [CLS] + [SEP]). Its row is filled up to {len(pair)}: "
@@ -133,16 +168,27 @@ def padding_true_means(r: random.Random, g: torch.Generator) -> Question:
     applies_to_all_queries = mask.shape[-2] == 1
     blocked = bool(torch.isinf(mask[1, 0, 0, t])) and applies_to_all_queries
     correct = statements["key" if blocked else "keep"]
+    mistakes = (
+        Mistake(
+            statements["query"], "The mask hides keys (columns), not queries: the pad's own row is still computed."
+        ),
+        Mistake(
+            statements["keep"],
+            "That is Hugging Face's attention_mask, where 1 means keep; PyTorch's True means ignore.",
+        ),
+        Mistake(statements["loss"], "Leaving a position out of the loss is the labels' job (−100), not this mask's."),
+    )
     row = ["True" if bool(x) else "False" for x in batch.key_padding_mask[1]]
     added = ["0" if float(x) == 0 else "−∞" for x in mask[1, 0, 0]]
     return Question(
         kind="choice",
         prompt=(
             f"A batch holds '{long_text}' and '{short_text}'. The short one's row of key_padding_mask is "
-            f"[{', '.join(row)}]. What does True at position {t} tell attention?"
+            f"[{', '.join(row)}], positions numbered from 0. What does True at position {t} tell attention?"
         ),
         answer=correct,
         choices=options(r, correct, [s for name, s in statements.items() if statements[name] != correct]),
+        mistakes=mistakes,
         explanation=(
             f"The mask becomes additive: row 1 adds [{', '.join(added)}] to "
             f"every query's scores (one row, shared by all {T} queries). True means 'ignore this key' (PyTorch's "
@@ -163,15 +209,23 @@ def padding_zero_key_weight(r: random.Random, g: torch.Generator) -> Question:
     _, masked = attention(q[None], k[None], k[None], key_padding_mask=pad)
     w = float(unmasked[0, 3])
     total = " + ".join(f"e^{x}" for x in s)
+    p = precision(w)
+    exp_sum = float(torch.tensor(s, dtype=torch.float64).exp().sum())
     return Question(
         kind="numeric",
         prompt=(
             f"Three real tokens are followed by one pad whose key and value vectors are all zeros. A real query's "
             f"scaled scores against the three real keys are {s}. Without the key padding mask, what weight does "
-            "this query give the pad? Answers within ±0.01 count."
+            f"this query give the pad? {p.rule}"
         ),
         answer=w,
-        tolerance=0.01,
+        tolerance=p.tolerance,
+        decimals=p.decimals,
+        mistakes=(
+            Mistake(0.0, "A zero key scores 0, not −∞: e^0 = 1 still competes in the softmax."),
+            Mistake(0.25, "The four positions do not share equally: the real keys' scores decide the split."),
+            Mistake(1 / exp_sum, "The pad's own e^0 = 1 belongs in the denominator too."),
+        ),
         explanation=(
             f"A zero key scores q·0 = 0, and 0 is not −∞: e^0 = 1 competes in the softmax. "
             f"Weight = 1 / ({total} + 1) = {w:.3f}. With the mask the pad's score is −∞ and its weight is "
@@ -192,18 +246,30 @@ def padding_mean_pool(r: random.Random, g: torch.Generator) -> Question:
     pooled = float(mean_pool(hidden, pad)[0, 0])
     everything = float(mean_pool(hidden)[0, 0])
     n_real = n_words + 2
+    p = precision(pooled)
+    words_mean = sum(values[1 : n_words + 1]) / n_words
     return Question(
         kind="numeric",
         prompt=(
-            "The table lists one feature of the encoder's output vectors for a padded sentence. What does the "
-            "masked mean pool (the sentence embedding) give for this feature? Answers within ±0.01 count."
+            "The table lists one feature of the encoder's output vectors for a padded sentence. The masked mean "
+            "pool (the sentence embedding) averages every position the key padding mask keeps: the words, [CLS] "
+            f"and [SEP] count, the [PAD]s do not. What does it give for this feature? {p.rule}"
         ),
         answer=pooled,
-        tolerance=0.01,
+        tolerance=p.tolerance,
+        decimals=p.decimals,
+        mistakes=(
+            Mistake(everything, "The pads were averaged in: the mask leaves them out."),
+            Mistake(words_mean, "[CLS] and [SEP] were left out, but the mask keeps them: only pads are dropped."),
+            Mistake(
+                sum(values[:n_real]) / len(tokens),
+                "The real positions' sum was divided by every position, pads included.",
+            ),
+        ),
         table=(("position", "token", "feature"), tuple((i, t, v) for i, (t, v) in enumerate(zip(tokens, values)))),
         explanation=(
             f"Average the {n_real} non-pad positions ([CLS] and [SEP] included, pads left out): "
-            f"{' + '.join(f'{v:g}' for v in values[:n_real])} = {sum(values[:n_real]):.2f}, / {n_real} = {pooled:.3f}. "
+            f"{signed_sum(values[:n_real])} = {sum(values[:n_real]):.2f}, / {n_real} = {pooled:.3f}. "
             f"Averaging all {len(tokens)} positions, pads included, would give {everything:.3f}, a value that "
             "depends on how long the batch-mates were."
         ),
@@ -232,6 +298,16 @@ def padding_masked_gap(r: random.Random, g: torch.Generator) -> Question:
     outcome = (gap_masked < 1e-9, gap_unmasked < 1e-9)
     correct = statements[outcome]
     words = sentence(r, 3).split()
+    mistakes = (
+        Mistake(
+            statements[(True, True)],
+            "A zero value adds nothing, but a zero key scores 0, not −∞: the pad still "
+            "takes weight from the real tokens.",
+        ),
+        Mistake(
+            statements[(outcome[1], outcome[0])], "With and without are swapped: the mask is what removes the pad."
+        ),
+    )
     return Question(
         kind="choice",
         prompt=(
@@ -241,6 +317,7 @@ def padding_masked_gap(r: random.Random, g: torch.Generator) -> Question:
         ),
         answer=correct,
         choices=options(r, correct, [s for key, s in statements.items() if key != outcome]),
+        mistakes=mistakes,
         explanation=(
             f"Largest change in the real outputs: with the mask {gap_masked:.3f}, without it {gap_unmasked:.3f}. "
             f"A zero value adds nothing to the sum, but a zero key scores 0, not −∞, so the pad still takes weight "
