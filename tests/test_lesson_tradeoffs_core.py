@@ -1,0 +1,267 @@
+"""The trade-offs lesson's computations against closed forms, independent recomputation and invariants."""
+
+import math
+import random
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from encoder_core import exact_counts, teaching_model
+from encoder_core.costs import (
+    CausalCache,
+    FlopCounter,
+    append_flops_closed_form,
+    fitted_exponent,
+    layer_flops,
+    split_windows,
+    windows_closed_form,
+)
+from encoder_core.lessons.attention import ROUNDING
+from encoder_core.lessons.tradeoffs import (
+    CASES,
+    OBJECTIVES,
+    ROBERTA_CHANGES,
+    SCHEDULES,
+    append_costs,
+    append_one_token,
+    attention_scaling,
+    eligible_positions,
+    expected_distinct,
+    length_cap,
+    length_ids,
+    loss_averaging,
+    mask_mismatch,
+    masking_views,
+    objective_labels,
+    rtd_labels,
+    time_lengths,
+)
+from encoder_core.masking import IGNORE_INDEX
+
+SENTENCE = "the cat sat on the mat and the dog slept"
+SEEDS = Path("/work/shared/seeds")
+
+
+@pytest.fixture(scope="module")
+def ids(tok):
+    return tok.encode(SENTENCE).ids
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+def test_a_cached_causal_run_equals_the_full_causal_run(tok, ids, norm):
+    model = teaching_model(3, norm)
+    with torch.inference_mode():
+        full = model(torch.tensor([ids]), causal=True, need_weights=False).hidden[0]
+        cache = CausalCache(model)
+        rows = torch.stack([cache.step(i) for i in ids])
+    torch.testing.assert_close(rows, full, atol=ROUNDING, rtol=0)
+
+
+def test_appending_moves_no_earlier_vector_under_the_causal_mask_and_every_one_without(small_model, tok, ids):
+    r = append_one_token(small_model, ids, tok.token_to_id["again"])
+    assert r.n_earlier == len(ids) == len(r.shift_causal) == len(r.shift_bidirectional)
+    assert r.max_causal <= ROUNDING and r.layer_input_shift_causal <= ROUNDING
+    assert min(r.shift_bidirectional) > 1e-3 and r.layer_input_shift_bidirectional > 1e-3
+    assert r.cached_vs_full <= ROUNDING
+
+
+def test_flops_of_one_layer_by_hand():
+    cfg = teaching_model(0).config  # d=64, d_ff=256
+    # Q, K, V, W_O: 4 x 2*T*64*64; FFN: 2 x 2*T*64*256; scores and mixing: 2 x 2*T*T*64
+    T = 10
+    assert layer_flops(cfg, T, T) == 4 * 2 * T * 64 * 64 + 2 * 2 * T * 64 * 256 + 2 * 2 * T * T * 64
+    assert layer_flops(cfg, 1, T) == 4 * 2 * 64 * 64 + 2 * 2 * 64 * 256 + 2 * 2 * T * 64
+
+
+@pytest.mark.parametrize("prefix,n", [(1, 1), (5, 7), (12, 30)])
+def test_the_closed_form_equals_the_step_by_step_sum(small_model, prefix, n):
+    cfg = small_model.config
+    bi = sum(cfg.n_layers * layer_flops(cfg, prefix + k, prefix + k) for k in range(1, n + 1))
+    cached = sum(cfg.n_layers * layer_flops(cfg, 1, prefix + k) for k in range(1, n + 1))
+    assert append_flops_closed_form(cfg, prefix, n) == (bi, cached)
+
+
+def test_a_full_pass_counted_from_its_shapes_matches_the_formula(small_model, ids):
+    counter = FlopCounter()
+    with torch.inference_mode(), counter.counting(small_model):
+        small_model(torch.tensor([ids]))
+    cfg = small_model.config
+    assert counter.flops == cfg.n_layers * layer_flops(cfg, len(ids), len(ids))
+
+
+@pytest.mark.parametrize("n", [0, 1, 9])
+def test_append_costs_counted_equal_the_closed_form(small_model, ids, n):
+    c = append_costs(small_model, ids, n)
+    assert len(c.flops_bidirectional) == len(c.flops_cached) == len(c.seconds_cached) == n + 1
+    assert (c.flops_bidirectional[-1], c.flops_cached[-1]) == c.closed_form
+    assert c.flops_bidirectional == sorted(c.flops_bidirectional)
+    if n == 0:
+        assert c.closed_form == (0, 0) and math.isnan(c.ratio)
+    else:
+        assert c.ratio > 1
+
+
+def test_append_costs_refuse_more_than_the_cap(small_model, ids):
+    with pytest.raises(ValueError):
+        append_costs(small_model, ids, small_model.config.max_positions)
+
+
+@pytest.mark.parametrize("size,overlap", [(510, 128), (6, 2), (5, 0)])
+def test_windows_cover_the_document_and_match_the_closed_form(size, overlap):
+    for n in range(0, 4 * size):
+        w = split_windows(n, size, overlap)
+        assert len(w.spans) == windows_closed_form(n, size, overlap)
+        assert w.spans[0][0] == 0 and w.spans[-1][1] == n
+        assert all(0 < end - start <= size or n == 0 for start, end in w.spans)
+        assert all(a[1] - b[0] == overlap for a, b in zip(w.spans, w.spans[1:]) if a[1] - a[0] == size)
+
+
+def test_length_cap_cuts_what_exceeds_the_cap(tok):
+    doc = " ".join([SENTENCE] * 60)  # 600 words, one piece each
+    cap = length_cap(tok, doc, 512)
+    assert cap.n_tokens == 602 and cap.cut == 602 - 512
+    words = doc.split()
+    assert cap.before_cut == words[504:510] and cap.after_cut == words[510:516]
+    assert cap.windows.spans == [(0, 510), (382, 600)]
+    short = length_cap(tok, SENTENCE, 512)
+    assert short.cut == 0 and short.after_cut == [] and len(short.windows.spans) == 1
+
+
+def test_attention_sizes_from_shapes_equal_a_real_runs_tensors(small_model, ids):
+    lengths = (16, 40)
+    scaling = attention_scaling(small_model.config, lengths)
+    with torch.inference_mode():
+        for t, size in zip(lengths, scaling.weights_bytes):
+            run = small_model(length_ids(ids, t))
+            assert sum(w.numel() * w.element_size() for w in run.attentions) == size
+    cfg = small_model.config
+    at = attention_scaling(cfg, (scaling.crossover,))
+    assert at.flops_linear == at.flops_attention  # the two parts cost the same at T = 2 D + d_ff
+
+
+def test_time_lengths_measures_the_real_tensor_sizes(small_model, ids):
+    t = time_lengths(small_model, ids, (8, 16), repeats=1)
+    assert t.weights_bytes == attention_scaling(small_model.config, (8, 16)).weights_bytes
+    assert all(s > 0 for s in t.attention_seconds + t.forward_seconds)
+    assert math.isfinite(t.exponent_attention) and math.isfinite(t.exponent_forward)
+
+
+def test_fitted_exponent_recovers_a_power_law():
+    xs = [16, 32, 64, 128]
+    assert fitted_exponent(xs, [3 * x**2 for x in xs]) == pytest.approx(2.0)
+    assert fitted_exponent(xs, [0.5 * x**1.3 for x in xs]) == pytest.approx(1.3)
+    with pytest.raises(ValueError):
+        fitted_exponent([4], [1.0])
+
+
+@pytest.mark.parametrize("with_generator", [True, False])
+def test_rtd_labels_are_read_from_the_corruption(tok, ids, trained_mlm, with_generator):
+    mlm = trained_mlm[0] if with_generator else None
+    for seed in range(5):
+        lab = objective_labels(tok, ids, seed, mlm)
+        assert lab.rtd_replaced == [a != b for a, b in zip(lab.tokens, lab.rtd_inputs)]
+        assert all(c for c, r in zip(lab.chosen, lab.rtd_replaced) if r)  # only chosen positions can be replaced
+        eligible = len(eligible_positions(tok, ids))
+        counts = lab.counts()
+        assert counts == {
+            OBJECTIVES[0]: exact_counts(eligible).chosen,
+            OBJECTIVES[1]: len(ids) - 1,
+            OBJECTIVES[2]: len(ids),
+        }
+        assert lab.corruption == ("generator" if with_generator else "random")
+    if not with_generator:  # a uniform word almost never equals the original
+        assert sum(objective_labels(tok, ids, 0).rtd_replaced) == counts[OBJECTIVES[0]]
+
+
+def test_rtd_rule():
+    assert rtd_labels([5, 6, 7], [5, 9, 7]) == [False, True, False]
+    with pytest.raises(ValueError):
+        rtd_labels([1], [1, 2])
+
+
+def test_mask_mismatch_matches_an_independent_run(tok, ids, trained_mlm):
+    mlm = trained_mlm[0]
+    position = 2  # "cat"
+    mm = mask_mismatch(mlm, tok, ids, position, seed=0)
+    assert [c.case for c in mm.cases] == list(CASES) and mm.original == "cat"
+    assert mm.cases[0].input_token == "[MASK]" and mm.cases[2].input_token == "cat"
+    masked = torch.tensor([ids])
+    masked[0, position] = tok.mask_id
+    with torch.no_grad():
+        probs = torch.softmax(mlm(masked, need_weights=False)[0][0, position], dim=-1)
+    assert mm.cases[0].p_original == pytest.approx(float(probs[tok.token_to_id["cat"]]), rel=1e-5)
+    assert mm.cases[0].top[0][0] == tok.vocab[int(probs.argmax())]
+    for case in mm.cases:
+        assert (case.rank == 1) == (case.top[0][0] == "cat")
+    assert mm.n_positions == len(ids) - 2
+    assert mm.mean_p_original["kept"] > mm.mean_p_original["masked"]  # a visible word is easy to predict
+    with pytest.raises(ValueError):
+        mask_mismatch(mlm, tok, ids, 0, seed=0)  # [CLS] is not a word position
+
+
+def test_static_masking_shows_one_pattern_and_dynamic_many():
+    v = masking_views(10, 40, seed=0)
+    assert v.n_chosen == 2 and v.n_patterns == 45
+    static, copies, dynamic = (v.distinct[name] for name in SCHEDULES)
+    assert static == [1] * 40 and v.expected["static, 1 pattern"] == [1.0] * 40
+    assert max(copies) <= 10 and copies == sorted(copies)
+    assert dynamic[-1] > copies[-1]
+    assert v.coverage["static, 1 pattern"] == pytest.approx(0.2) == v.expected_coverage["static, 1 pattern"]
+
+
+def test_distinct_views_average_to_the_closed_form():
+    runs = [masking_views(8, 30, seed) for seed in range(150)]
+    v = runs[0]
+    for name in SCHEDULES:
+        mean = sum(r.distinct[name][-1] for r in runs) / len(runs)
+        assert mean == pytest.approx(v.expected[name][-1], rel=0.05)
+        cover = sum(r.coverage[name] for r in runs) / len(runs)
+        assert cover == pytest.approx(v.expected_coverage[name], abs=0.03)
+
+
+def test_expected_distinct_against_enumeration():
+    # 3 patterns, 2 draws: 9 equally likely pairs, 3 of them equal -> E = (3 * 1 + 6 * 2) / 9
+    assert expected_distinct(3, 2) == pytest.approx(15 / 9)
+    r = random.Random(0)
+    sim = sum(len({r.randrange(20) for _ in range(15)}) for _ in range(20000)) / 20000
+    assert expected_distinct(20, 15) == pytest.approx(sim, rel=0.01)
+    assert expected_distinct(5, 0) == 0.0 and expected_distinct(1, 9) == 1.0
+
+
+def test_robertas_changes_are_seed_002s():
+    seed = next(SEEDS.glob("002_*.txt")).read_text(encoding="utf-8")
+    for value in ("256", "8K", "16GB", "160GB", "100K", "500K", "NSP", "Dynamic masking"):
+        assert value in seed
+    cells = " ".join(" ".join(row) for row in ROBERTA_CHANGES)
+    for value in ("256", "8K", "16GB", "160GB", "100K", "500K"):
+        assert value in cells
+
+
+def test_averaging_over_every_position_shrinks_the_loss_and_its_gradient(tok, ids, trained_mlm):
+    mlm = trained_mlm[0]
+    la = loss_averaging(mlm, tok, ids, seed=0)
+    b = la.breakdown
+    assert la.scale == b.n_counted / b.n_positions
+    assert b.wrong_mean_all_positions == pytest.approx(b.mean * la.scale, rel=1e-6)
+    assert la.grad_norm_wrong / la.grad_norm_right == pytest.approx(la.scale, rel=1e-5)
+    assert b.per_position.shape == (1, len(ids)) and b.n_positions == len(ids)
+    assert loss_averaging(mlm, tok, tok.encode("cat").ids, seed=0) is None  # one word: 15% of 1 rounds to 0
+
+
+def test_the_right_mean_is_cross_entropys(tok, ids, trained_mlm):
+    from encoder_core.masking import mask_tokens
+
+    mlm = trained_mlm[0]
+    m = mask_tokens(
+        torch.tensor([ids]),
+        mask_id=tok.mask_id,
+        special_ids=tok.special_ids,
+        vocab_size=tok.vocab_size,
+        generator=torch.Generator().manual_seed(0),
+    )
+    with torch.no_grad():
+        logits, _ = mlm(m.inputs, need_weights=False)
+    expected = F.cross_entropy(logits.transpose(1, 2), m.labels, ignore_index=IGNORE_INDEX)
+    assert loss_averaging(mlm, tok, ids, seed=0).breakdown.mean == pytest.approx(float(expected), rel=1e-5)
