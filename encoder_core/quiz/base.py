@@ -380,6 +380,11 @@ def positions(tokens: Sequence[str]) -> tuple[str, ...]:
     return tuple(label(i, t) for i, t in enumerate(tokens))
 
 
+def count_of(n: int, noun: str) -> str:
+    """'1 sequence', '3 sequences': no 'sequence(s)' in a question."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def signed_sum(values, decimals: int | None = None) -> str:
     """'0.5 − 1.2 + 0.3': a sum written with its signs, never '+ -1.2'."""
 

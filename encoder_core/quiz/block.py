@@ -272,6 +272,7 @@ def block_layernorm_output(r: random.Random, g: torch.Generator) -> Question:
     answer = 0.0 if stat == "mean" else measure(vec)
     p = precision(answer)
     input_mean = float(x.mean())
+    spread_rule = f" (dividing by {d}, not {d - 1})" if stat != "mean" else ""
     mistakes = [Mistake(measure(before), f"That is the {stat} before the last LayerNorm; the block ends on it.")]
     if stat == "mean":
         mistakes.append(Mistake(round(input_mean, 1), "LayerNorm does not keep the input's mean: it centres it."))
@@ -282,7 +283,7 @@ def block_layernorm_output(r: random.Random, g: torch.Generator) -> Question:
         prompt=(
             f"A freshly built post-norm block (LayerNorm scale 1 and shift 0, as initialised) with d = {d} runs on "
             f"{T} tokens whose input features have mean {input_mean:.1f}. Tokens are numbered from 0. What is the "
-            f"{stat} of the {d} features of token {t}'s output vector (the population {stat}, dividing by {d})? "
+            f"{stat} of the {d} features of token {t}'s output vector{spread_rule}? "
             f"{p.rule}"
         ),
         answer=answer,
@@ -312,7 +313,7 @@ def block_ffn_share(r: random.Random, g: torch.Generator) -> Question:
         prompt=(
             f"In a BERT-style block with d = {d} and FFN width 4d, what percentage of the block's parameters sit in "
             "the feed-forward network (its two linear layers, biases included)? The block also holds W_Q, W_K, W_V, "
-            f"W_O and two LayerNorms. Give a percentage (66.5 for 66.5%). {p.rule}"
+            f"W_O and two LayerNorms. Enter the percentage as a number (12.5 for 12.5%). {p.rule}"
         ),
         answer=share,
         tolerance=p.tolerance,

@@ -15,6 +15,7 @@ from .base import (
     Mistake,
     Question,
     QuizFigure,
+    count_of,
     fmt_list,
     generator,
     grid,
@@ -80,8 +81,8 @@ def heads_weight_count(r: random.Random, g: torch.Generator) -> Question:
     return Question(
         kind="numeric",
         prompt=(
-            f"One attention layer with {H} heads runs on a batch of {B} sequence(s) of {T} tokens. How many attention "
-            "weights does it compute? (a whole number; commas are fine)"
+            f"One attention layer with {H} heads runs on a batch of {count_of(B, 'sequence')} of {T} tokens. "
+            "How many attention weights does it compute? (a whole number; commas are fine)"
         ),
         answer=float(n),
         mistakes=mistakes,

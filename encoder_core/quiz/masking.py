@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import random
+from fractions import Fraction
+from math import floor as floor_of
 
 import torch
 
@@ -12,7 +14,7 @@ from ..config import EncoderConfig
 from ..heads import MaskedLanguageModel
 from ..loss import loss_breakdown
 from ..masking import IGNORE_INDEX, KEPT, MASKED, NOT_CHOSEN, RANDOM, exact_counts, mask_tokens, round_half_up
-from .base import Mistake, Question, generator, options, precision, sentence, tokenizer
+from .base import Mistake, Question, count_of, generator, options, precision, sentence, tokenizer
 
 ROUNDING = "Counts are rounded half up (2.5 → 3)"
 
@@ -32,10 +34,13 @@ def masking_chosen_count(r: random.Random, g: torch.Generator) -> Question:
     c = result.counts()
     mistakes = (
         Mistake(float(round_half_up(0.15 * N)), "[CLS] and [SEP] were counted, but they are never chosen."),
-        Mistake(float(int(0.15 * c.eligible)), "The count was rounded down; the rule rounds half up."),
+        Mistake(
+            float(floor_of(Fraction(15, 100) * c.eligible)), "The count was rounded down; the rule rounds half up."
+        ),
         Mistake(
             float(round_half_up(0.15 * (N - 1))), "Only one of [CLS] and [SEP] was left out: neither may be chosen."
         ),
+        Mistake(float(c.masked), "That is how many become [MASK]; the chosen also include the random and kept ones."),
     )
     return Question(
         kind="numeric",
@@ -61,8 +66,8 @@ def masking_split(r: random.Random, g: torch.Generator) -> Question:
     answer = f"({c.masked}, {c.random}, {c.kept})"
     all_masked = round_half_up(0.8 * n)  # 80/10/10 of all n tokens, as if every one were chosen
     all_random = min(round_half_up(0.1 * n), n - all_masked)
-    floor_masked = int(0.8 * c.chosen)
-    floor_random = min(int(0.1 * c.chosen), c.chosen - floor_masked)
+    floor_masked = floor_of(Fraction(8, 10) * c.chosen)
+    floor_random = min(floor_of(Fraction(1, 10) * c.chosen), c.chosen - floor_masked)
     mistakes = (
         Mistake(
             f"({all_masked}, {all_random}, {n - all_masked - all_random})",
@@ -171,7 +176,7 @@ def masking_loss_value(r: random.Random, g: torch.Generator) -> Question:
     return Question(
         kind="numeric",
         prompt=(
-            f"A {T}-position sequence has {n} chosen (masked) positions. The table gives the cross-entropy the model "
+            f"A sequence of {T} positions has {n} chosen (masked) ones. The table gives the cross-entropy the model "
             "scores at every position against its original token. What MLM loss does "
             "F.cross_entropy(logits, labels) report, with −100 labels at the positions not chosen? "
             f"{p.rule}"
@@ -222,7 +227,7 @@ def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
         f"all {B * T} positions in the batch": B * T,
         f"the {B * (T - 2)} positions other than [CLS] and [SEP]": B * (T - 2),
         f"the {B * T - n} positions labelled −100": B * T - n,
-        f"all {B * T} × {V} = {B * T * V:,} logits": B * T * V,
+        f"all {B * T} × {V:,} = {B * T * V:,} logits": B * T * V,
     }
     total = float(loss.per_position.sum())
     correct = next(text for text, c in counts.items() if abs(total / c - loss.mean) < 1e-9)
@@ -234,8 +239,9 @@ def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
     return Question(
         kind="choice",
         prompt=(
-            f"A batch of {B} sequence(s) of {T} tokens, vocabulary {V}; {n} positions were chosen for the MLM loss "
-            "and all the others are labelled −100. F.cross_entropy with its default ignore_index averages over..."
+            f"A batch of {count_of(B, 'sequence')} of {T} tokens, vocabulary {V:,}; {n} positions were chosen for "
+            "the MLM loss and all the others are labelled −100. F.cross_entropy with its default ignore_index "
+            "averages over..."
         ),
         answer=correct,
         choices=options(r, correct, [t for t in counts if t != correct]),

@@ -27,18 +27,23 @@ from .base import (
 
 @generator("padding")
 def padding_pad_weight(r: random.Random, g: torch.Generator) -> Question:
-    model_seed, head = r.randint(0, 3), r.randint(0, 3)
-    n_words, n_pads = r.randint(2, 5), r.randint(2, 4)
-    text = sentence(r, n_words)
     tok = tokenizer()
-    batch = tok.pad([tok.encode(text)], extra_pads=n_pads)
-    model = small_model(model_seed)
-    with torch.inference_mode():
-        unmasked = model(batch.ids).attentions[0][0, head]
-        masked = model(batch.ids, key_padding_mask=batch.key_padding_mask).attentions[0][0, head]
-    tokens = batch.tokens[0]
-    pads = [t for t in range(len(tokens)) if tokens[t] == "[PAD]"]
-    row = r.randint(1, n_words)  # a word, not [CLS] or [SEP]
+    for _ in range(30):  # the chart's table shows 3 decimals: ask about a row whose pads take at least 0.1
+        model_seed, head = r.randint(0, 3), r.randint(0, 3)
+        n_words, n_pads = r.randint(2, 5), r.randint(2, 4)
+        text = sentence(r, n_words)
+        batch = tok.pad([tok.encode(text)], extra_pads=n_pads)
+        model = small_model(model_seed)
+        with torch.inference_mode():
+            unmasked = model(batch.ids).attentions[0][0, head]
+            masked = model(batch.ids, key_padding_mask=batch.key_padding_mask).attentions[0][0, head]
+        tokens = batch.tokens[0]
+        pads = [t for t in range(len(tokens)) if tokens[t] == "[PAD]"]
+        words = range(1, n_words + 1)  # a word, not [CLS] or [SEP]
+        rows = [i for i in words if float(unmasked[i, pads].sum()) >= 0.1]
+        if rows:
+            break
+    row = r.choice(rows) if rows else max(words, key=lambda i: float(unmasked[i, pads].sum()))
     taken = float(unmasked[row, pads].sum())
     parts = " + ".join(f"{float(unmasked[row, t]):.3f}" for t in pads)
     p = precision(taken)
@@ -240,10 +245,14 @@ def padding_mean_pool(r: random.Random, g: torch.Generator) -> Question:
     n_words, n_pads = r.randint(2, 4), r.randint(2, 4)
     words = sentence(r, n_words).split()
     tokens = ["[CLS]"] + words + ["[SEP]"] + ["[PAD]"] * n_pads
-    values = [round(r.uniform(-2.0, 2.0), 1) for _ in range(n_words + 2)] + [round(r.uniform(0.5, 2.5), 1)] * n_pads
-    hidden = torch.tensor(values, dtype=torch.float64)[None, :, None]  # (1, T, 1)
     pad = torch.tensor([[t == "[PAD]" for t in tokens]])
-    pooled = float(mean_pool(hidden, pad)[0, 0])
+    while True:  # a pool that comes out (nearly) 0 would need more digits than the table's: draw again
+        values = [round(r.uniform(-2.0, 2.0), 1) for _ in range(n_words + 2)]
+        values += [round(r.uniform(0.5, 2.5), 1)] * n_pads
+        hidden = torch.tensor(values, dtype=torch.float64)[None, :, None]  # (1, T, 1)
+        pooled = float(mean_pool(hidden, pad)[0, 0])
+        if abs(pooled) >= 0.05:
+            break
     everything = float(mean_pool(hidden)[0, 0])
     n_real = n_words + 2
     p = precision(pooled)
