@@ -6,9 +6,11 @@ function that produced the answer.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,7 +31,9 @@ from encoder_core.quiz import (
     question_for,
     question_seed,
 )
+from encoder_core.quiz.base import Mistake, precision
 from encoder_core.quiz.block import STAGE_NAMES, block_param_formula
+from encoder_core.quiz.table import fixed_questions, quiz_table
 from encoder_core.tokenizer import english_tokenizer
 
 SEEDS = range(20)
@@ -37,8 +41,9 @@ VOCAB = english_tokenizer().vocab  # the small model's vocabulary, id = index
 ALL = {g.__name__: g for g in generators()}
 
 
-def questions(name: str) -> list[Question]:
-    return [ALL[name](s) for s in SEEDS]
+@functools.cache
+def questions(name: str) -> tuple[Question, ...]:
+    return tuple(ALL[name](s) for s in SEEDS)
 
 
 # ---------------------------------------------------------------- independent helpers
@@ -537,3 +542,85 @@ def test_choice_grading_refuses_text_that_is_not_an_option():
     q = ALL["attention_identical_row"](0)
     g = grade(q, "something else")
     assert not g.correct and not g.valid and "pick one" in g.message
+
+
+# ---------------------------------------------------------------- tolerances, mistakes, coverage, the README table
+
+
+@pytest.mark.parametrize("answer", [0.009, 0.0004, -0.003, 0.05, 0.35, 3.09, 66.5, 1234.5])
+def test_a_tolerance_relative_to_the_answer_never_lets_zero_pass(answer):
+    p = precision(answer)
+    q = numeric_question(answer, p.tolerance)
+    assert not grade(q, "0").correct
+    shown = f"{answer:.{p.decimals}f}"
+    assert grade(q, shown).correct  # the answer rounded to the decimals asked for counts
+    assert abs(float(shown)) >= 10 * 10.0**-p.decimals  # at least two significant digits asked for
+    assert p.tolerance >= 0.5 * 10.0**-p.decimals and p.tolerance < abs(answer) / 10
+
+
+def test_the_reported_near_zero_case():
+    p = precision(0.009)
+    assert p.decimals >= 4 and p.tolerance < 0.009
+    assert not grade(numeric_question(0.009, p.tolerance), "0").correct
+
+
+def test_an_answer_that_is_zero_by_construction_is_asked_as_zero():
+    p = precision(0.0)
+    q = numeric_question(0.0, p.tolerance)
+    assert grade(q, "0").correct and not grade(q, "0.1").correct
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_every_non_zero_numeric_answer_rejects_zero(name):
+    for q in questions(name):
+        if q.kind == "numeric" and float(q.answer) != 0:
+            assert not grade(q, "0").correct, q.id
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_every_generator_names_mistakes(name):
+    with_mistakes = [q for q in questions(name) if q.mistakes]
+    assert len(with_mistakes) >= 0.75 * len(SEEDS), f"{name}: too few questions name a likely mistake"
+
+
+def test_a_matching_wrong_answer_gets_its_diagnosis():
+    q = Question(
+        "How many parameters?",
+        "numeric",
+        37248.0,
+        "because",
+        id="t:0",
+        lesson="heads",
+        mistakes=(Mistake(36864.0, "The biases were left out."),),
+    )
+    g = grade(q, "36,864")
+    assert not g.correct and g.mistake == q.mistakes[0] and "The biases were left out." in g.message
+    other = grade(q, "40000")
+    assert not other.correct and other.mistake is None and "biases" not in other.message
+
+
+def test_a_quiz_of_ten_covers_every_lesson_for_every_seed():
+    gens = generators()
+    for quiz_seed in range(201):
+        lessons = {gens[question_seed(None, quiz_seed, i) % len(gens)].lesson for i in range(10)}
+        assert lessons == set(LESSONS), f"quiz {quiz_seed} leaves out {set(LESSONS) - lessons}"
+
+
+def test_quiz_42_has_a_question_from_the_block_and_reproduces():
+    first = [question_for(None, 42, i) for i in range(10)]
+    assert "block" in {q.lesson for q in first}
+    assert [q.id for q in first] == [question_for(None, 42, i).id for i in range(10)]
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_the_readme_quiz_table_is_the_one_the_generators_give():
+    text = README.read_text(encoding="utf-8")
+    found = re.search(r"<!-- quiz-table:start -->\n(.*?)\n<!-- quiz-table:end -->", text, re.S)
+    assert found, "README.md has no quiz-table block"
+    questions_ = fixed_questions()
+    assert found.group(1).strip() == quiz_table(questions_)
+    per_lesson = {lesson: [q.lesson for q in questions_].count(lesson) for lesson in {q.lesson for q in questions_}}
+    assert per_lesson == {lesson: 2 for lesson in ("attention", "padding", "masking", "block", "heads")}
+    assert all(q.mistakes for q in questions_)

@@ -235,7 +235,7 @@ def grade(question: Question, response: str | None) -> Grade:
 
 def checked(q: Question) -> Question:
     """A generator's question, checked: options complete and distinct, a non-zero answer that a guess of 0 cannot
-    pass, and only the mistakes that are really wrong answers (the first of any two that grade alike)."""
+    pass, and only the mistakes that are really wrong answers (the first of any two a response could confuse)."""
     if q.kind not in KINDS:
         raise ValueError(f"unknown kind {q.kind!r}")
     if q.kind in CHOICE_KINDS:
@@ -252,9 +252,17 @@ def checked(q: Question) -> Question:
         read = (float(m.answer), "") if q.kind == "numeric" else _read(q, str(m.answer))
         if isinstance(read, str):
             raise ValueError(f"the mistake {m.answer!r} is not an answer of kind {q.kind}")
-        if not _same(q, read[0], q.answer) and not any(_same(q, read[0], k.answer) for k in kept):
+        if _apart(q, read[0], q.answer) and all(_apart(q, read[0], k.answer) for k in kept):
             kept.append(m)
     return replace(q, mistakes=tuple(kept))
+
+
+def _apart(q: Question, got: object, target: float | str) -> bool:
+    """Can no single response match both? Numbers need their tolerance windows not to overlap: a mistake
+    entered to the asked decimals must not land in the answer's window, or in another mistake's."""
+    if q.kind == "numeric":
+        return abs(float(got) - float(target)) > 2 * q.tolerance + 1e-9 * max(1.0, abs(float(target)))
+    return not _same(q, got, target)
 
 
 # ---------------------------------------------------------------- the registry

@@ -241,7 +241,7 @@ def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
         prompt=(
             f"A batch of {count_of(B, 'sequence')} of {T} tokens, vocabulary {V:,}; {n} positions were chosen for "
             "the MLM loss and all the others are labelled −100. F.cross_entropy with its default ignore_index "
-            "averages over..."
+            "averages over…"
         ),
         answer=correct,
         choices=options(r, correct, [t for t in counts if t != correct]),

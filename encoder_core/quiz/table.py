@@ -70,7 +70,7 @@ def quiz_table(questions: list[Question]) -> str:
     for q in questions:
         name, seed = q.id.split(":")
         tol = f" ±{q.tolerance:g}" if q.tolerance else ""
-        mistakes = "; ".join(f"{_shown(q, m.answer)}: {m.diagnosis}" for m in q.mistakes)
+        mistakes = "<br>".join(f"{_shown(q, m.answer)}: {m.diagnosis}" for m in q.mistakes)
         row = (name, seed, SHORT[name](q), q.answer_text + tol, mistakes)
         lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
     return "\n".join(lines)
