@@ -8,6 +8,7 @@ from apptest_helpers import all_text
 from streamlit.testing.v1 import AppTest
 
 from encoder_core.quiz import CHOICE_KINDS, Question, generators, question_for
+from encoder_core.quiz.base import format_number
 from ui.frame.quiz_widget import escape_md
 
 pytestmark = pytest.mark.slow
@@ -143,3 +144,14 @@ def test_check_yourself_in_a_lesson_asks_that_lessons_questions():
     assert any(c.value.startswith("Question 1 · Masked LM") for c in at.caption)
     keys = [str(w.key) for w in (*at.text_input, *at.radio)]
     assert len(keys) == 1 and keys[0].startswith("quiz_masking_answer_masking_")
+
+
+def test_a_known_mistake_gets_its_diagnosis_on_the_page():
+    seed = first_seed_where(lambda q: q.kind == "numeric" and q.mistakes)
+    at = open_quiz({"quiz_seed": str(seed)})
+    q, _ = shown_question(at)
+    slip = q.mistakes[0]
+    at = answer(at, format_number(float(slip.answer), q.tolerance, q.decimals))
+    no_exception(at)
+    assert at.error and escape_md(slip.diagnosis) in at.error[0].value
+    assert escape_md(q.answer_text) in at.error[0].value

@@ -38,7 +38,7 @@ QUIZ_PAGE = "pages/quiz.py"
 QUIZ_SUMMARY = "questions from every lesson, answered by the model itself"
 MAX_QUIZ_SEED = 999_999
 QUIZ_SEED = Param("quiz_seed", 0, "int", 0, MAX_QUIZ_SEED)
-LOG_COLUMNS = ["time", "lesson", "question id", "question", "your answer", "correct answer", "result"]
+LOG_COLUMNS = ["time", "lesson", "question id", "question", "your answer", "correct answer", "result", "likely slip"]
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
@@ -138,6 +138,8 @@ def _submit(prefix: str, question: Question) -> None:
                     "your answer": str(response),
                     "correct answer": question.answer_text,
                     "result": "right" if g.correct else "wrong",
+                    # the known mistake a wrong answer matched: what a lecturer looks for in the CSV
+                    "likely slip": g.mistake.diagnosis if g.mistake else "",
                 }
             )
     st.session_state.setdefault(FEEDBACK_KEY, {})[prefix] = feedback
