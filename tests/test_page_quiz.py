@@ -7,6 +7,7 @@ import pytest
 from apptest_helpers import all_text
 from streamlit.testing.v1 import AppTest
 
+from encoder_core.lessons import LESSON_TITLES
 from encoder_core.quiz import CHOICE_KINDS, Question, generators, question_for
 from encoder_core.quiz.base import format_number
 from ui.frame.quiz_widget import escape_md
@@ -85,8 +86,7 @@ def test_right_then_wrong_answer_gives_feedback_and_score():
 
     table = at.dataframe[-1].value.set_index("lesson")  # the page's per-lesson score table
     assert table["answered"].sum() == 2 and table["right"].sum() == 1
-    titles = {"attention": "Attention", "padding": "Padding", "masking": "Masked LM", "block": "The block"}
-    titles["heads"] = "Heads"
+    titles = LESSON_TITLES  # every lesson, those added later too
     for question, right in ((q, 1), (q2, 0)):
         assert table.loc[titles[question.lesson], "right"] >= right
 

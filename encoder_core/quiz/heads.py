@@ -325,9 +325,11 @@ def heads_pattern(r: random.Random, g: torch.Generator) -> Question:
     return Question(
         kind="choice",
         prompt=(
-            "Which pattern does this head show? Rule: each pattern's mass is the weight the real query rows put "
-            "on its key (the token before, the token after, [CLS], [SEP], the token itself), averaged over the "
-            "rows; the head gets the pattern with the largest mass if that is at least 0.4, otherwise 'broad'."
+            "Which pattern does this head show? Rule: each pattern's mass is the weight a query row puts on its "
+            "key (the token before, the token after, [CLS], [SEP], the token itself), averaged over every row "
+            "that has such a key ([CLS] and [SEP] rows included; the first row has no token before it, the last "
+            "none after); the head gets the pattern with the largest mass if that is at least 0.4, otherwise "
+            "'broad'."
         ),
         answer=correct,
         choices=options(r, correct, [p for p in list(PATTERNS) + [BROAD] if p != correct]),
