@@ -629,3 +629,46 @@ def test_the_readme_quiz_table_is_the_one_the_generators_give():
     per_lesson = {lesson: [q.lesson for q in questions_].count(lesson) for lesson in {q.lesson for q in questions_}}
     assert per_lesson == {lesson: 2 for lesson in ("attention", "padding", "masking", "block", "heads")}
     assert all(q.mistakes for q in questions_)
+
+
+# ---------------------------------------------------------------- named mistakes, recomputed by hand
+
+
+def test_the_biases_mistake_is_four_d_squared():
+    q = next(q for q in questions("heads_attention_params") if q.mistakes)
+    d = q.inputs["d"]
+    by_answer = {m.answer: m.diagnosis for m in q.mistakes}
+    assert "biases were left out" in by_answer[4 * d * d]
+    assert "W_O was left out" in by_answer[3 * (d * d + d)]
+
+
+def test_block_parameter_mistakes_are_the_formula_without_a_part():
+    for q in questions("block_param_count"):
+        d = q.inputs["d"]
+        by_answer = {m.answer: m.diagnosis for m in q.mistakes}
+        assert "biases" in by_answer[12 * d * d + 4 * d]
+        assert "LayerNorms" in by_answer[12 * d * d + 9 * d]
+
+
+def test_mean_pool_mistakes_are_the_other_averages():
+    for q in questions("padding_mean_pool"):
+        values = np.array(q.inputs["values"])
+        real = np.array([t != "[PAD]" for t in q.inputs["tokens"]])
+        expected = {
+            "The pads were averaged in": values.mean(),
+            "[CLS] and [SEP] were left out, but the mask keeps them": values[1 : real.sum() - 1].mean(),
+            "The real positions' sum was divided by every position, pads included": values[real].sum() / len(values),
+        }
+        for m in q.mistakes:
+            key = next(k for k in expected if m.diagnosis.startswith(k))
+            assert m.answer == pytest.approx(expected[key], abs=1e-9)
+
+
+def test_causal_weight_mistake_is_the_unmasked_softmax():
+    for q in questions("attention_causal_weight"):
+        s, i, j = np.array(q.inputs["scores"]), q.inputs["query"], q.inputs["key"]
+        for m in q.mistakes:
+            if "causal mask was left out" in m.diagnosis:
+                assert m.answer == pytest.approx(softmax(s)[j], abs=1e-9)
+            if "a query may look at itself" in m.diagnosis:
+                assert m.answer == pytest.approx(softmax(s[:i])[j], abs=1e-9)
