@@ -37,6 +37,12 @@ LESSONS = (
         "one post-norm layer step by step: LayerNorm(x + Attn(x)), LayerNorm(x + FFN(x))",
     ),
     Lesson("heads", "Heads", "grid_view", "multi-head attention, and what the heads of a real pretrained encoder do"),
+    Lesson(
+        "tradeoffs",
+        "Trade-offs and pitfalls",
+        "balance",
+        "every cost of an encoder measured, every classic mistake run",
+    ),
 )
 LESSON_IDS = tuple(lesson.id for lesson in LESSONS)
 LESSON_TITLES = {lesson.id: lesson.title for lesson in LESSONS}

@@ -1,0 +1,343 @@
+"""Trade-offs and pitfalls: every cost of an encoder, measured on your sentence, and the classic mistakes run live."""
+
+from dataclasses import replace
+
+import streamlit as st
+
+from encoder_core.lessons import tradeoffs as lesson
+from encoder_core.lessons.masking import summarise_leakage
+from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak
+from encoder_core.lessons.tradeoffs import MAX_SENTENCE_TOKENS, TIMING_LENGTHS
+from ui.frame.charts import show_figure
+from ui.frame.code import show_code
+from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
+from ui.frame.modes import sidebar_model, sidebar_seed
+from ui.frame.params import Param
+from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
+from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.frame.state import ensure_valid
+from ui.models import cached_leakage, lesson_model, minilm, run_leakage, trained_mlm
+from ui.views import masking as masking_figs
+from ui.views import padding as padding_figs
+from ui.views import tradeoffs as figs
+from ui.views.figures import short_number
+
+DEFAULT_SENTENCE, DEFAULT_WORD = "the cat sat on the mat and the dog slept", "again"
+MAX_APPEND, PITFALL_PADS, LEAK_STEPS = 64, 16, 300
+MEASURE, TRAIN = "_measure_lengths", "_train_leakage"  # set by the buttons' callbacks
+
+chosen = lesson_model(sidebar_model(), sidebar_seed())
+model, tokenizer = chosen.encoder, chosen.tokenizer
+trained, trained_error = trained_mlm()
+
+PARAMS = [
+    Param("sentence", DEFAULT_SENTENCE, "text"),
+    Param("next_word", DEFAULT_WORD, "text"),
+    Param("n_append", 16, "int", 0, MAX_APPEND),
+    Param("copies", 60, "int", 1, 100),
+    Param("epochs", 40, "int", 1, 100),
+    Param("word", 2, "int", 1, MAX_SENTENCE_TOKENS - 2),
+    Param("mask_seed", 0, "int", 0, 10_000),
+    QUIZ_SEED,
+]
+start("tradeoffs", PARAMS)
+note_long_text(PARAMS, {"sentence": "Sentence", "next_word": "Appended word"})
+ensure_valid(PARAMS)
+
+st.title("Trade-offs and pitfalls")
+st.markdown(
+    "Reading both ways costs something: work that cannot be reused, a hard length cap, a quadratic bill, and a "
+    "training signal at only a few positions. Each cost is measured below on your sentence, and each classic "
+    "mistake is run live, with its symptom and its one-line fix."
+)
+show_model(chosen)
+
+st.text_input("Sentence", key="sentence", help=f"The lesson reads its first {MAX_SENTENCE_TOKENS} tokens.")
+c1, c2, c3, c4, c5, c6 = st.columns(6)
+c1.text_input("Appended word", key="next_word", help="The token appended in 'No reuse of earlier work'.")
+c2.number_input("Tokens to append, N", 0, MAX_APPEND, key="n_append")
+c3.number_input("Copies of the sentence", 1, 100, key="copies", help="The long document in 'Length'.")
+c4.number_input("Epochs", 1, 100, key="epochs", help="For static vs dynamic masking.")
+c5.number_input("Position to hide", 1, MAX_SENTENCE_TOKENS - 2, key="word", help="For the [MASK] mismatch.")
+c6.number_input("Masking seed", 0, 10_000, key="mask_seed")
+
+text = usable_sentence(st.session_state["sentence"], DEFAULT_SENTENCE)
+enc = tokenizer.encode(text, max_length=MAX_SENTENCE_TOKENS, truncate=True)
+if enc.truncated:
+    st.warning(f"This lesson reads the first {MAX_SENTENCE_TOKENS} tokens of the sentence: {enc.truncated} cut.")
+report_encoding(replace(enc, truncated=0), MAX_SENTENCE_TOKENS)
+tokens, ids = enc.tokens, tuple(enc.ids)
+n_append, seed = int(st.session_state["n_append"]), int(st.session_state["mask_seed"])
+word_pieces = tokenizer.encode(st.session_state["next_word"] or "", max_length=None).ids[1:-1]
+if not word_pieces:
+    st.info(f"The appended word is empty, so the lesson appends “{DEFAULT_WORD}”.")
+    word_pieces = tokenizer.encode(DEFAULT_WORD).ids[1:-1]
+new_id = word_pieces[0]
+cache_key = (chosen.choice, sidebar_seed(), ids)
+
+
+def ask(flag: str) -> None:
+    """A button's callback: the request survives until the run that serves it."""
+    st.session_state[flag] = True
+
+
+def needs_trained() -> bool:
+    if trained is None:
+        st.info(f"This part needs the lab's trained MLM, which could not be loaded. {trained_error}")
+    return trained is not None
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def append_costs(_model, key, n: int):
+    return lesson.append_costs(_model, key[-1], n)
+
+
+@st.cache_resource(show_spinner=False)
+def timing_store() -> dict:
+    """Length timings by model, measured once per server when someone asks, shared by every session."""
+    return {}
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def pad_pitfalls(_model, key):
+    batch = tokenizer.pad([tokenizer.encode(text, max_length=MAX_SENTENCE_TOKENS)], extra_pads=PITFALL_PADS)
+    return pad_leak(_model, batch, 0), fast_path_pad_outputs(_model, batch, 0, seed=sidebar_seed())
+
+
+def show_reuse() -> None:
+    reuse = lesson.append_one_token(model, ids, new_id)
+    new_token = tokenizer.vocab[new_id]
+    show_figure(
+        figs.append_shift_figure(reuse, tokens),
+        "append_shift",
+        alt=figs.append_shift_alt(reuse, new_token),
+        table=figs.append_shift_table(reuse, tokens),
+    )
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Largest move, causal", short_number(reuse.max_causal))
+    m2.metric("Largest move, bidirectional", short_number(reuse.max_bidirectional))
+    m3.metric("Cached step vs full causal run", short_number(reuse.cached_vs_full))
+    narrative(figs.reuse_text(reuse, escape_md(new_token)))
+    if n_append == 0:
+        st.info("N = 0: nothing is appended, so there is no cost to compare. Raise N above.")
+        return
+    if len(ids) + n_append > model.config.max_positions:
+        st.info(f"{len(ids)} + {n_append} tokens would pass the model's {model.config.max_positions} positions.")
+        return
+    costs = append_costs(model, cache_key, n_append)
+    left, right = st.columns(2)
+    with left:
+        show_figure(
+            figs.append_flops_figure(costs),
+            "append_flops",
+            alt=figs.append_costs_alt(costs),
+            table=figs.append_costs_table(costs),
+        )
+    with right:
+        show_figure(figs.append_time_figure(costs), "append_time", alt=figs.append_time_alt(costs))
+    narrative(figs.flops_text(costs))
+    show_code(lesson.append_costs)
+
+
+def show_length() -> None:
+    document = " ".join([text] * int(st.session_state["copies"]))
+    cap = lesson.length_cap(tokenizer, document, model.config.max_positions)
+    show_figure(figs.cap_figure(cap), "length_cap", alt=figs.cap_alt(cap), table=figs.cap_table(cap))
+    st.code(figs.cap_cut_text(cap), language="text", wrap_lines=True)
+    narrative(
+        figs.length_text(cap) + (figs.trained_cap_text(trained.metadata) if chosen.choice == "mlm" and trained else "")
+    )
+    show_code(lesson.length_cap)
+
+
+def show_quadratic() -> None:
+    pre, error = minilm()
+    target = pre.model if pre is not None else model
+    if pre is None:
+        st.warning(f"all-MiniLM-L6-v2 is not available, so this runs on {chosen.name}. {error}")
+    scaling = lesson.attention_scaling(target.config)
+    store = timing_store()
+    timings = store.get(id(target))
+    if timings is None and st.session_state.pop(MEASURE, False):
+        with st.spinner(f"Timing T = {', '.join(map(str, TIMING_LENGTHS))}…"):
+            timings = store[id(target)] = lesson.time_lengths(target, ids)
+    left, right = st.columns(2)
+    with left:
+        show_figure(
+            figs.scaling_sizes_figure(scaling, timings),
+            "attention_size",
+            alt=figs.scaling_alt(scaling),
+            table=figs.scaling_table(scaling, timings),
+        )
+    with right:
+        show_figure(figs.scaling_flops_figure(scaling), "attention_flops", alt=figs.flops_alt(scaling))
+    if timings is None:
+        st.button(
+            "Measure the times on this server", key="measure_lengths", type="primary", on_click=ask, args=(MEASURE,)
+        )
+    if timings is not None:
+        show_figure(figs.timing_figure(timings), "attention_time", alt=figs.timing_alt(timings))
+        st.metric("Fitted exponent, attention", f"{timings.exponent_attention:.2f}")
+    narrative(figs.quadratic_text(scaling))
+    show_code(lesson.time_lengths)
+
+
+def show_efficiency() -> None:
+    labels = lesson.objective_labels(tokenizer, ids, seed, trained.model if trained else None)
+    show_figure(
+        figs.objectives_figure(labels),
+        "objectives",
+        alt=figs.objectives_alt(labels),
+        table=figs.objectives_table(labels),
+    )
+    show_figure(
+        figs.loss_counts_figure(labels),
+        "loss_positions",
+        alt=figs.objectives_alt(labels),
+        table=figs.loss_counts_table(labels),
+    )
+    st.markdown(figs.corruption_text(labels))
+    narrative(figs.EFFICIENCY_TEXT)
+    show_code(lesson.objective_labels)
+
+
+def show_mismatch() -> None:
+    if not needs_trained():
+        return
+    positions = lesson.eligible_positions(tokenizer, ids)
+    if not positions:
+        st.info("The sentence has no word the model could be asked about: type a few words.")
+        return
+    asked = int(st.session_state["word"])
+    position = min(positions, key=lambda p: abs(p - asked))
+    if position != asked:
+        st.caption(f"Position {asked} holds no word; using position {position}.")
+    mm = lesson.mask_mismatch(trained.model, tokenizer, ids, position, seed)
+    show_figure(figs.mismatch_figure(mm), "mask_mismatch", alt=figs.mismatch_alt(mm), table=figs.mismatch_table(mm))
+    st.dataframe(figs.mismatch_table(mm), hide_index=True)
+    narrative(figs.MISMATCH_TEXT)
+    show_code(lesson.mask_mismatch)
+
+
+def show_roberta() -> None:
+    n_eligible = len(lesson.eligible_positions(tokenizer, ids))
+    if n_eligible == 0:
+        st.info("The sentence has no word that masking could choose.")
+        return
+    views = lesson.masking_views(n_eligible, int(st.session_state["epochs"]), seed)
+    show_figure(figs.views_figure(views), "masking_views", alt=figs.views_alt(views), table=figs.views_table(views))
+    st.dataframe(figs.views_summary_table(views), hide_index=True)
+    narrative(figs.views_text(views))
+    st.markdown("**RoBERTa's changes** (no change to the architecture):")
+    st.table(figs.roberta_table())
+    show_code(lesson.masking_views)
+
+
+def show_pad_pitfalls() -> None:
+    leak, fast = pad_pitfalls(model, cache_key)
+    st.markdown("**1. Forgetting the key padding mask.**")
+    show_figure(
+        padding_figs.leak_curve_figure(leak),
+        "pitfall_mask",
+        alt=figs.pitfall_mask_alt(leak),
+        table=padding_figs.leak_curve_table(leak),
+    )
+    st.metric("Gap without the mask, at 16 pads", f"{leak.gap_unmasked:.3g}", help=f"With it: {leak.gap_masked:.1e}")
+    st.markdown(figs.PITFALL_TEXT["mask"])
+    st.code("out = model(batch.ids, key_padding_mask=batch.key_padding_mask)  # True = ignore", language="python")
+    st.markdown("**2. Reading the pads' outputs.**")
+    show_figure(
+        padding_figs.fast_path_figure(fast),
+        "pitfall_pad_rows",
+        alt=figs.pitfall_pads_alt(fast),
+        table=padding_figs.fast_path_table(fast),
+    )
+    st.metric("Largest pad-row norm, train vs eval", f"{max(fast.norms_train):.2f} vs {max(fast.norms_eval):.2f}")
+    st.markdown(figs.PITFALL_TEXT["pads"])
+    st.code(
+        "sentence = (hidden * ~mask[..., None]).sum(1) / (~mask).sum(1, keepdim=True)  # pads left out",
+        language="python",
+    )
+
+
+def show_label_pitfalls() -> None:
+    st.markdown("**3. Labelling unmasked positions, or leaving the answer visible.**")
+    result = cached_leakage(LEAK_STEPS, sidebar_seed())
+    if result is None and st.session_state.pop(TRAIN, False):
+        with st.spinner("Training the correct and the leaky model…"):
+            result = run_leakage(LEAK_STEPS, sidebar_seed())
+    if result is None:
+        st.button(f"Train both tiny models ({LEAK_STEPS} steps)", key="leak_train", on_click=ask, args=(TRAIN,))
+        st.caption("The same experiment as in Masked LM: run once per server and shared; or open it there.")
+    else:
+        summary = summarise_leakage(result)
+        chart = masking_figs.leakage_accuracy_chart(summary)
+        show_figure(chart.figure, "pitfall_leakage", alt=chart.alt, table=chart.table)
+        st.markdown(masking_figs.leakage_text(summary))
+    st.markdown(figs.PITFALL_TEXT["leak"])
+    st.code(
+        "inputs[chosen] = mask_id; labels[~chosen] = -100  # hide what is scored, score only that", language="python"
+    )
+    st.markdown("**4. Averaging the loss over every position.**")
+    if not needs_trained():
+        return
+    la = lesson.loss_averaging(trained.model, tokenizer, ids, seed)
+    if la is None:
+        st.info("15% of this sentence's words rounds to none chosen: type a longer sentence.")
+        return
+    show_figure(figs.averaging_figure(la), "pitfall_mean", alt=figs.averaging_alt(la), table=figs.averaging_table(la))
+    st.metric("Loss and gradient scaled by", f"{la.scale:.3f}")
+    st.markdown(figs.PITFALL_TEXT["mean"])
+    st.code("loss = F.cross_entropy(logits.transpose(1, 2), labels, ignore_index=-100)", language="python")
+
+
+sections = [
+    Section(
+        "No reuse of earlier work",
+        "Append a token: causal vectors stay put, bidirectional ones all move.",
+        show_reuse,
+        tab="No reuse",
+    ),
+    Section(
+        "Length: a hard cap",
+        "Past the position table, tokens are cut; split long text into windows.",
+        show_length,
+        tab="Length cap",
+    ),
+    Section(
+        "Attention grows with T²",
+        "Double T, four times the weights; the rest of the pass only doubles.",
+        show_quadratic,
+        tab="T² cost",
+    ),
+    Section(
+        "Sample efficiency", "MLM scores ~15% of positions; next-token and ELECTRA score nearly all.", show_efficiency
+    ),
+    Section(
+        "The [MASK] mismatch",
+        "Fine-tuning never shows [MASK]; 80/10/10 softens the gap, not removes it.",
+        show_mismatch,
+        tab="[MASK] mismatch",
+    ),
+    Section(
+        "RoBERTa: dynamic masking",
+        "One fixed pattern vs a new one each epoch: many more distinct views.",
+        show_roberta,
+        tab="RoBERTa",
+    ),
+    Section(
+        "Pitfalls 1-2: the pads",
+        "Forget the mask and batch-mates leak in; never read a pad's output.",
+        show_pad_pitfalls,
+        tab="Pitfalls: pads",
+    ),
+    Section(
+        "Pitfalls 3-4: labels and the loss",
+        "Score only hidden positions, and average over those alone.",
+        show_label_pitfalls,
+        tab="Pitfalls: labels",
+    ),
+]
+sections.append(check_yourself_section("tradeoffs"))
+render_sections(sections)
+finish(PARAMS)

@@ -1,0 +1,128 @@
+"""The Trade-offs page in Streamlit's AppTest: numbers drawn == encoder_core's, every tab, bad input, links."""
+
+import apptest_helpers as helpers
+import numpy as np
+import pytest
+from apptest_helpers import all_text, figures, open_page
+
+from encoder_core import english_tokenizer, teaching_model
+from encoder_core.checkpoint import load_small_mlm
+from encoder_core.lessons import tradeoffs as lesson
+
+TOK = english_tokenizer()
+DEFAULT = "the cat sat on the mat and the dog slept"
+TAB_FIGURES = [
+    {"append_shift", "append_flops", "append_time"},
+    {"length_cap"},
+    {"attention_size", "attention_flops"},
+    {"objectives", "loss_positions"},
+    {"mask_mismatch"},
+    {"masking_views"},
+    {"pitfall_mask", "pitfall_pad_rows"},
+    {"pitfall_mean"},
+    set(),  # Check yourself
+]
+
+
+def open_linked(query: dict, every_section: bool = True):
+    return helpers.open_linked("tradeoffs", query, every_section=every_section)
+
+
+def ids_of(text: str) -> list[int]:
+    return TOK.encode(text, max_length=lesson.MAX_SENTENCE_TOKENS, truncate=True).ids
+
+
+def assert_page_matches_core(at, text=DEFAULT, n=16, seed=0, epochs=40, model_seed=0) -> None:
+    figs, ids = figures(at), ids_of(text)
+    model = teaching_model(model_seed)
+    reuse = lesson.append_one_token(model, ids, TOK.token_to_id["again"])
+    np.testing.assert_allclose(figs["append_shift"]["data"][1]["y"], reuse.shift_bidirectional, rtol=1e-5)
+    assert max(figs["append_shift"]["data"][0]["y"]) <= 1e-5
+    if n:
+        costs = lesson.append_costs(model, ids, n)
+        np.testing.assert_allclose(figs["append_flops"]["data"][1]["y"], np.array(costs.flops_bidirectional) / 1e6)
+        np.testing.assert_allclose(figs["append_flops"]["data"][0]["y"], np.array(costs.flops_cached) / 1e6)
+        assert costs.flops_bidirectional[-1] == costs.closed_form[0]
+    mlm, mlm_tok, _ = load_small_mlm()
+    labels = lesson.objective_labels(mlm_tok, ids, seed, mlm)
+    assert list(figs["loss_positions"]["data"][0]["y"]) == list(labels.counts().values())
+    np.testing.assert_array_equal(np.asarray(figs["objectives"]["data"][0]["z"])[0], np.array(labels.chosen, int))
+    views = lesson.masking_views(len(lesson.eligible_positions(TOK, ids)), epochs, seed)
+    assert list(figs["masking_views"]["data"][2]["y"]) == views.distinct["dynamic (RoBERTa)"]
+    la = lesson.loss_averaging(mlm, mlm_tok, ids, seed)
+    np.testing.assert_allclose(
+        figs["pitfall_mean"]["data"][1]["y"], [la.breakdown.wrong_mean_all_positions, la.grad_norm_wrong], rtol=1e-5
+    )
+
+
+def test_defaults_draw_encoder_cores_numbers():
+    at = open_page("tradeoffs")
+    assert not at.exception
+    assert set(figures(at)) == set().union(*TAB_FIGURES)
+    assert_page_matches_core(at)
+    text = all_text(at)
+    assert "KV cache" in text and "RoBERTa" in text
+    assert "Train both tiny models" in " ".join(b.label for b in at.button)
+
+
+@pytest.mark.parametrize("step", range(len(TAB_FIGURES)))
+def test_every_tab_opens_alone(step):
+    at = open_linked({"step": str(step)}, every_section=False)
+    assert not at.exception
+    assert set(figures(at)) == TAB_FIGURES[step]
+
+
+def test_controls_change_what_is_drawn():
+    query = {"sentence": "a small dog ran to the old house in the rain", "n_append": "5", "epochs": "12",
+             "mask_seed": "3", "seed": "2"}  # fmt: skip
+    at = open_linked(query)
+    assert not at.exception and not at.warning
+    assert_page_matches_core(at, query["sentence"], n=5, seed=3, epochs=12, model_seed=2)
+
+
+def test_bad_input_gets_a_message_and_a_fallback():
+    at = open_linked({"sentence": " \t ", "next_word": " ", "n_append": "0"})
+    assert not at.exception
+    infos = " ".join(i.value for i in at.info)
+    assert "empty" in infos and "N = 0" in infos and "again" in infos
+    assert "append_flops" not in figures(at)
+    assert_page_matches_core(at, n=0)
+
+    at = open_linked({"sentence": "word " * 3000})
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "characters" in warnings and f"first {lesson.MAX_SENTENCE_TOKENS} tokens" in warnings
+    assert len(figures(at)["append_shift"]["data"][0]["y"]) == lesson.MAX_SENTENCE_TOKENS
+
+    at = open_linked({"sentence": "<b>x</b> <script>alert(1)</script> & zebra 🙂", "next_word": "<i>"})
+    assert not at.exception
+    for fig in figures(at).values():
+        for trace in fig["data"]:
+            for v in list(trace.get("x", [])) + list(trace.get("y", [])) + list(trace.get("text", None) or []):
+                assert "<script" not in str(v) and "<b>" not in str(v)
+
+
+def test_malformed_link_values_give_a_notice():
+    at = open_linked({"n_append": "-3", "epochs": "lots", "word": "999"})
+    assert not at.exception
+    notice = " ".join(w.value for w in at.warning)
+    assert "n_append" in notice and "epochs" in notice and "word" in notice
+
+
+def test_lecture_mode_steps_through_the_sections():
+    at = open_linked({"lecture": "1", "step": "3"})
+    assert not at.exception
+    assert "Step 4 of 9" in "\n".join(str(h.value) for h in at.subheader)
+    assert set(figures(at)) == TAB_FIGURES[3]
+
+
+@pytest.mark.slow
+def test_timings_run_only_when_asked():
+    at = open_linked({"step": "2"}, every_section=False)
+    assert "attention_time" not in figures(at)
+    at.button(key="measure_lengths").click().run(timeout=300)
+    assert not at.exception
+    fig = figures(at)["attention_time"]
+    assert list(fig["data"][0]["x"]) == list(lesson.TIMING_LENGTHS)
+    assert "log" in fig["layout"]["yaxis"]["title"]["text"]
+    assert not [b for b in at.button if b.key == "measure_lengths"]  # measured once, kept

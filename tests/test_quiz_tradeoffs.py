@@ -1,0 +1,81 @@
+"""The trade-offs quiz: each generator's answer recomputed independently (hand formulas, numpy, a plain loop)."""
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from encoder_core.quiz import generators, grade
+
+SEEDS = range(20)
+GENS = {g.__name__: g for g in generators("tradeoffs")}
+
+
+def questions(name):
+    return [GENS[name](s) for s in SEEDS]
+
+
+def test_the_lesson_has_at_least_six_generators_each_with_a_check():
+    assert len(GENS) >= 6 and set(GENS) == set(CHECKS)
+
+
+def check_append_flops(q):
+    i = q.inputs
+    d, f, layers = i["d"], 4 * i["d"], i["layers"]
+    steps = range(i["prefix"] + 1, i["prefix"] + i["n"] + 1)
+    full = sum(layers * (t * (8 * d * d + 4 * d * f) + 4 * t * t * d) for t in steps)
+    row = sum(layers * ((8 * d * d + 4 * d * f) + 4 * t * d) for t in steps)
+    assert q.answer == pytest.approx(full / row)
+
+
+def check_attention_megabytes(q):
+    i = q.inputs
+    assert q.answer == pytest.approx(i["batch"] * i["heads"] * i["t"] ** 2 * 4 * i["layers"] / 2**20)
+
+
+def check_rtd_count(q):
+    assert q.answer == sum(a != b for a, b in zip(q.inputs["words"], q.inputs["corrupted"]))
+
+
+def check_dynamic_views(q):
+    n, k, e = q.inputs["n"], q.inputs["k"], q.inputs["epochs"]
+    assert k == math.floor(0.15 * n + 0.5)
+    c = math.comb(n, k)
+    assert q.answer == pytest.approx(c * (1 - (1 - 1 / c) ** e))
+    rng = random.Random(0)  # and by simulation
+    sim = np.mean([len({rng.randrange(c) for _ in range(e)}) for _ in range(4000)])
+    assert q.answer == pytest.approx(sim, rel=0.05)
+
+
+def check_windows(q):
+    n, cap, overlap = q.inputs["n"], q.inputs["cap"], q.inputs["overlap"]
+    size, start, count = cap - 2, 0, 1
+    while start + size < n:  # slide until a window reaches the end
+        start += size - overlap
+        count += 1
+    assert q.answer == count
+
+
+def check_wrong_mean(q):
+    assert q.answer == pytest.approx(sum(q.inputs["per"]) / q.inputs["T"], abs=2e-3)
+
+
+def check_append_moves(q):
+    moves = q.inputs["causal"] == "bidirectional"
+    assert ("Every one" in q.answer) == moves and ("None of them" in q.answer) != moves
+
+
+CHECKS = {name.removeprefix("check_"): fn for name, fn in globals().items() if name.startswith("check_")}
+CHECKS = {f"tradeoffs_{k}": v for k, v in CHECKS.items()}
+
+
+@pytest.mark.parametrize("name", sorted(GENS))
+def test_answers_match_an_independent_recomputation_and_grade_themselves(name):
+    qs = questions(name)
+    for q in qs:
+        CHECKS[name](q)
+        assert grade(q, q.answer_text).correct and q.lesson == "tradeoffs"
+        assert all(not grade(q, str(m.answer)).correct for m in q.mistakes)
+    assert len({q.prompt for q in qs}) > 1
+    assert sum(bool(q.mistakes) for q in qs) >= 0.75 * len(qs)
