@@ -1,0 +1,91 @@
+"""Our chart component (Plotly.react in place) against st.plotly_chart, side by side in one run.
+
+    .venv/bin/python -m benchmarks.chart_component [--changes 20]
+
+Two copies of a bare page with one text box and two numbered heatmaps (the kind attention's first
+tab draws), one drawing with `st.plotly_chart`, one with `ui.frame.live_chart`, served by the same
+server. The same edits are made on both pages in turn (the order alternating), and each change is
+timed inside the page, from the Enter key to the first frame showing a chart with new data
+(`benchmarks/page_clock.py`). Prints p50 / p95 per page and the ratio of the p50s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from benchmarks.browser import SENTENCES, change_and_wait, open_warm, pct
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serving
+from tests.browser.driver import wait_idle
+
+BARE_APP = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+from ui.frame.live_chart import live_chart
+
+st.set_page_config(layout="wide")
+text = st.text_input("Sentence", "the cat sat down")
+n = len(text.split()) + 2
+w = np.random.default_rng(sum(text.encode())).random((n, n))
+w /= w.sum(1, keepdims=True)
+labels = [f"{{i}} t{{i}}" for i in range(n)]
+live = st.query_params.get("chart") == "live"
+for i, column in enumerate(st.columns(2)):
+    cells = go.Heatmap(z=w, x=labels, y=labels, zmin=0, zmax=1, text=np.round(w, 2), texttemplate="%{{text:.2f}}")
+    fig = go.Figure(cells, layout={{"title": {{"text": f"heatmap {{i}}"}}}})
+    with column:
+        if live:
+            live_chart(fig, f"heatmap_{{i}}", config={{"displaylogo": False}}, alt="a heatmap")
+        else:
+            st.plotly_chart(fig, key=f"heatmap_{{i}}", config={{"displaylogo": False}})
+"""
+
+
+def bare_app() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="encoder-lab-charts-"))
+    (root / "app.py").write_text(BARE_APP)
+    shutil.copytree(ROOT / ".streamlit", root / ".streamlit")
+    (root / "static").mkdir()
+    from ui.frame.live_chart import PACKAGE_PLOTLY
+
+    shutil.copyfile(PACKAGE_PLOTLY, root / "static" / "plotly.min.js")
+    return root
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--changes", type=int, default=20)
+    args = ap.parse_args()
+    root = bare_app()
+    try:
+        with serving(root) as url:
+            targets = {"st.plotly_chart": f"{url}/?chart=streamlit", "live_chart (Plotly.react)": f"{url}/?chart=live"}
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                pages = {name: open_warm(browser, target) for name, target in targets.items()}
+                ms: dict[str, list[float]] = {name: [] for name in targets}
+                for i in range(args.changes):
+                    text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
+                    for name in targets if i % 2 == 0 else reversed(targets):
+                        ms[name].append(change_and_wait(pages[name], text) * 1000)
+                        wait_idle(pages[name])
+                browser.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    base = pct(ms["st.plotly_chart"], 0.5)
+    print(f"{args.changes} changes each, timed in the page")
+    print("| chart | p50 | p95 | p50 / st.plotly_chart |")
+    print("|---|---|---|---|")
+    for name, values in ms.items():
+        print(f"| {name} | {pct(values, 0.5):.0f} ms | {pct(values, 0.95):.0f} ms | {pct(values, 0.5) / base:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
