@@ -18,7 +18,8 @@ from encoder_core.quiz.sentences import sentence
 from encoder_core.tokenizer import english_tokenizer
 
 N_QUESTIONS = 1000
-DOUBLED = re.compile(r"\.\.|,,|;;|::|!!|\?\?|[.;:,][;:,]|[;:,]\.|\s[,.;:](?!\d)|  ")
+# "they move..": two full stops (an ellipsis of three is meant), doubled or clashing marks, a space before one.
+DOUBLED = re.compile(r"(?<!\.)\.\.(?!\.)|\.{4,}|,,|;;|::|!!|\?\?|[.;:,][;:,]|[;:,]\.|\s[,;:]|\s\.(?![.\d])|  ")
 PLUS_MINUS = re.compile(r"\+ ?[-−]")
 
 

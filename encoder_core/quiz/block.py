@@ -91,29 +91,24 @@ def block_next_stage(r: random.Random, g: torch.Generator) -> Question:
     order, other = trace_order(norm, g), trace_order("pre" if norm == "post" else "post", g)
     stage = r.choice(order[:-1])
     after = order[order.index(stage) + 1]
-    wrong = []
-    if stage in other[:-1]:
-        wrong.append(other[other.index(stage) + 1])  # the other placement's next step: the classic mix-up
-    if order.index(stage) > 0:
-        wrong.append(order[order.index(stage) - 1])
-    wrong += r.sample([s for s in order if s not in (stage, after)], 4)
     correct = STAGE_NAMES[after]
     name = "post-norm (BERT's order)" if norm == "post" else "pre-norm"
     mistakes = []
     if stage in other[:-1]:
-        mistakes.append(
+        mistakes.append(  # the classic mix-up
             Mistake(
                 STAGE_NAMES[other[other.index(stage) + 1]],
                 f"That comes next in the other placement: this is a {norm}-norm block.",
             )
         )
-    if order.index(stage) > 0:
+    if order.index(stage) > 1:  # the step before, unless that is the input (not an option: nothing computes it)
         mistakes.append(Mistake(STAGE_NAMES[order[order.index(stage) - 1]], "That step comes just before, not after."))
     return Question(
         kind="choice",
         prompt=f"In a {name} encoder block, what is computed right after {STAGE_NAMES[stage]}?",
         answer=correct,
-        choices=options(r, correct, [m.answer for m in mistakes] + [STAGE_NAMES[s] for s in wrong if s != after], n=4),
+        # Any step could come next: every one is offered but the input and the step asked about.
+        choices=options(r, correct, [STAGE_NAMES[s] for s in STAGE_NAMES if s not in ("input", stage, after)]),
         mistakes=tuple(mistakes),
         explanation=(
             f"A running {norm}-norm block records its steps in this order: {' → '.join(order)}. "
