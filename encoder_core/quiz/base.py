@@ -229,7 +229,7 @@ def grade(question: Question, response: str | None) -> Grade:
     message = f"Not quite: you {verb} {closed(shown)} The answer is {closed(right + tol)}"
     mistake = next((m for m in question.mistakes if _same(question, got, m.answer)), None)
     if mistake is not None:
-        message += f" {closed(mistake.diagnosis)}"
+        message += f"\n{closed(mistake.diagnosis)}"  # on its own line: the point of the feedback
     return Grade(False, message, got, mistake)
 
 
