@@ -4,6 +4,9 @@ A generator turns a seed into one Question. It draws its own numbers (random.Ran
 torch.Generator, both seeded, so the same seed always gives the same question), runs
 encoder_core on them and states what came out: the answer is computed, never typed in.
 `inputs` keeps the drawn numbers so anyone can recompute the answer independently.
+`mistakes` names the wrong answers a student is likely to compute from the same inputs, so that
+grade() can say what went wrong; checked() keeps only those a response cannot confuse with the
+answer or with each other, and refuses a tolerance that would let a guess of 0 pass.
 """
 
 from __future__ import annotations
