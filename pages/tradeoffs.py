@@ -156,6 +156,7 @@ def show_quadratic() -> None:
     if pre is None:
         st.warning(f"all-MiniLM-L6-v2 is not available, so this runs on {chosen.name}. {error}")
     scaling = lesson.attention_scaling(target.config)
+    st.caption(figs.scaling_model_text(target.config, "all-MiniLM-L6-v2" if pre is not None else chosen.name))
     store = timing_store()
     timings = store.get(id(target))
     if timings is None and st.session_state.pop(MEASURE, False):
@@ -193,7 +194,7 @@ def show_efficiency() -> None:
     show_figure(
         figs.loss_counts_figure(labels),
         "loss_positions",
-        alt=figs.objectives_alt(labels),
+        alt=figs.loss_counts_alt(labels),
         table=figs.loss_counts_table(labels),
     )
     st.markdown(figs.corruption_text(labels))
@@ -276,7 +277,8 @@ def show_label_pitfalls() -> None:
         st.markdown(masking_figs.leakage_text(summary))
     st.markdown(figs.PITFALL_TEXT["leak"])
     st.code(
-        "inputs[chosen] = mask_id; labels[~chosen] = -100  # hide what is scored, score only that", language="python"
+        "inputs[chosen] = mask_id; labels[~chosen] = -100  # hide what is scored (80/10/10), score only that",
+        language="python",
     )
     st.markdown("**4. Averaging the loss over every position.**")
     if not needs_trained():

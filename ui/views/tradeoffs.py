@@ -30,9 +30,11 @@ MODES = ("causal mask, keys and values cached", "bidirectional, recomputed")
 CASE_NAMES = {"masked": "[MASK] (80%)", "random": "a random word (10%)", "kept": "the word itself (10%)"}
 
 
-def _log_axes(fig: go.Figure, x_title: str, y_title: str) -> go.Figure:
+def _log_axes(fig: go.Figure, x_title: str, y_title: str, lengths: Sequence[int]) -> go.Figure:
     fig.update_layout(
-        xaxis={"type": "log", "title": {"text": f"{x_title} (log scale)"}},
+        xaxis={"type": "log", "title": {"text": f"{x_title} (log scale)"}, "tickvals": list(lengths)},
+        legend={"orientation": "h", "y": -0.3},
+        height=420,
         yaxis={"type": "log", "title": {"text": f"{y_title} (log scale)"}},
     )
     return fig
@@ -74,7 +76,7 @@ def append_flops_figure(c: AppendCosts) -> go.Figure:
     return line_chart(
         list(range(c.n + 1)),
         {MODES[0]: [f / 1e6 for f in c.flops_cached], MODES[1]: [f / 1e6 for f in c.flops_bidirectional]},
-        title=f"Append N tokens one at a time to {c.prefix}: FLOPs counted from the shapes",
+        title=f"FLOPs of N appends to {c.prefix} tokens, counted",
         x_title="tokens appended, N",
         y_title="matrix-product FLOPs, millions (cumulative)",
     )
@@ -84,7 +86,7 @@ def append_time_figure(c: AppendCosts) -> go.Figure:
     return line_chart(
         list(range(c.n + 1)),
         {MODES[0]: [s * 1e3 for s in c.seconds_cached], MODES[1]: [s * 1e3 for s in c.seconds_bidirectional]},
-        title="The same appends: wall time measured on this (shared) server",
+        title="The same appends: wall time, measured",
         x_title="tokens appended, N",
         y_title="milliseconds (cumulative)",
     )
@@ -139,13 +141,15 @@ def cap_figure(cap: LengthCap) -> go.Figure:
         )
     )
     if cap.cut:
-        fig.add_vline(x=kept, line_dash="dash", annotation_text=f"cut: {cap.cut} tokens dropped")
+        fig.add_vline(
+            x=kept, line_dash="dash", annotation_text=f"cut: {cap.cut} tokens dropped", annotation_position="top left"
+        )
     fig.update_layout(
         title={"text": f"A cap of {cap.cap} positions: truncation, or windows of {cap.windows.size} tokens"},
         xaxis={"title": {"text": "word-piece position in the document"}, "rangemode": "tozero"},
         yaxis={"title": {"text": "what the model reads"}, "autorange": "reversed"},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        height=160 + 36 * len(rows),
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        height=180 + 36 * len(rows),
         showlegend=False,
     )
     return fig
@@ -179,7 +183,7 @@ def scaling_sizes_figure(s: AttentionScaling, timings: LengthTimings | None = No
     if timings is not None:
         series["measured: the tensors a real run returned"] = [b / MB for b in timings.weights_bytes]
     fig = line_chart(s.lengths, series, title="Size of the (1, H, T, T) attention weights, every layer")
-    return _log_axes(fig, "sequence length T", "megabytes")
+    return _log_axes(fig, "sequence length T", "megabytes", s.lengths)
 
 
 def scaling_flops_figure(s: AttentionScaling) -> go.Figure:
@@ -191,7 +195,7 @@ def scaling_flops_figure(s: AttentionScaling) -> go.Figure:
         },
         title="FLOPs of one forward pass, split by where they are spent",
     )
-    return _log_axes(fig, "sequence length T", "FLOPs")
+    return _log_axes(fig, "sequence length T", "FLOPs", s.lengths)
 
 
 def timing_figure(t: LengthTimings) -> go.Figure:
@@ -203,7 +207,7 @@ def timing_figure(t: LengthTimings) -> go.Figure:
         },
         title="Wall time against T, measured on this (shared) server",
     )
-    return _log_axes(fig, "sequence length T", "milliseconds")
+    return _log_axes(fig, "sequence length T", "milliseconds", t.lengths)
 
 
 def scaling_table(s: AttentionScaling, t: LengthTimings | None = None) -> pd.DataFrame:
@@ -254,9 +258,9 @@ def objectives_figure(lab: ObjectiveLabels) -> go.Figure:
     nxt = [0 if t is None else 1 for t in lab.next_targets]
     rtd = [1] * n
     text = [
-        [esc(lab.tokens[i]) if c else "" for i, c in enumerate(lab.chosen)],
+        [f"{esc(lab.mlm_inputs[i])}→{esc(lab.tokens[i])}" if c else "" for i, c in enumerate(lab.chosen)],
         [esc(t) if t is not None else "" for t in lab.next_targets],
-        ["replaced" if r else "original" for r in lab.rtd_replaced],
+        [f"{esc(t)}: replaced" if r else esc(t) for t, r in zip(lab.rtd_inputs, lab.rtd_replaced)],
     ]
     return go.Figure(
         go.Heatmap(
@@ -274,7 +278,7 @@ def objectives_figure(lab: ObjectiveLabels) -> go.Figure:
             hovertemplate="%{y}, %{x}: target %{text}<extra></extra>",
         ),
         layout={
-            "title": {"text": "Where each objective puts a loss, and the target there"},
+            "title": {"text": "Where each objective puts a loss (input→target; RTD: the token it reads)"},
             "xaxis": {"title": {"text": "position (the sentence as read)"}, "side": "top"},
             "yaxis": {"title": {"text": "objective"}, "autorange": "reversed"},
             "margin": {"l": 10, "r": 10, "t": 110, "b": 10},
@@ -315,6 +319,15 @@ def loss_counts_table(lab: ObjectiveLabels) -> pd.DataFrame:
     counts = lab.counts()
     n = len(lab.tokens)
     return pd.DataFrame({"objective": list(counts), "positions": list(counts.values()), "of": n})
+
+
+def loss_counts_alt(lab: ObjectiveLabels) -> str:
+    c = lab.counts()
+    return (
+        f"Bars of {c[OBJECTIVES[0]]}, {c[OBJECTIVES[1]]} and {c[OBJECTIVES[2]]} positions with a loss, of "
+        f"{len(lab.tokens)}: replaced-token detection learns from {c[OBJECTIVES[2]] / max(1, c[OBJECTIVES[0]]):.1f} "
+        "times as many positions as MLM."
+    )
 
 
 def objectives_alt(lab: ObjectiveLabels) -> str:
@@ -499,8 +512,8 @@ PITFALL_TEXT = {
         "a guess. **Diagnosis:** the scored positions still show their answer, so the model learns to copy."
     ),
     "mean": (
-        "**Symptom:** a loss that looks several times smaller than it is, and learning that is slower, the more "
-        "so the shorter the sentences. **Diagnosis:** the sum over the chosen positions is divided by every "
+        "**Symptom:** a loss that looks several times smaller than it is, and slower learning. **Diagnosis:** "
+        "the sum over the chosen positions is divided by every "
         "position, so the loss and its gradient shrink by the chosen share, which changes from batch to batch."
     ),
 }
@@ -546,12 +559,19 @@ def reuse_text(r: AppendReuse, new_token_md: str) -> str:
 
 
 def flops_text(c: AppendCosts) -> str:
+    slower = c.seconds_cached[-1] >= c.seconds_bidirectional[-1]
+    clock = (
+        " Here the clock favours the full rerun: on a model this small each cached step's fixed Python overhead "
+        "outweighs its arithmetic. Choose all-MiniLM-L6-v2 in the sidebar to see the FLOPs gap in the time too."
+        if slower
+        else ""
+    )
     return (
         f"Each FLOP count is read off the shapes of the run itself (every matrix product, 2·rows·in·out), and "
         f"equals the closed form: bidirectional L[(8D² + 4D·d_ff)ΣT + 4DΣT²] = {c.closed_form[0]:,}, "
         f"cached L[(8D² + 4D·d_ff)N + 4DΣT] = {c.closed_form[1]:,}. The times are one run's, on a "
         "shared server."
-    )
+    ) + clock
 
 
 def length_text(cap: LengthCap) -> str:
@@ -597,4 +617,11 @@ def views_text(v: MaskingViews) -> str:
         f"one of C({v.n_eligible}, {v.n_chosen}) = {v.n_patterns:,} possible sets. Static masking fixes the "
         "pattern once; BERT's preprocessing made 10 copies; RoBERTa draws a new one every epoch. With m draws from "
         "C equally likely sets the expected number of distinct ones is C(1 − (1 − 1/C)^m), the dotted lines."
+    )
+
+
+def scaling_model_text(config, name: str) -> str:
+    return (
+        f"On {name}: {config.n_layers} layers, {config.n_heads} heads, D = {config.d_model}, d_ff = {config.d_ff}, "
+        f"a position table of {config.max_positions}; sequence of 1."
     )
