@@ -14,6 +14,13 @@ from ..lexicon import ANIMALS, OBJECTS, PEOPLE
 LAND_ANIMALS = tuple(a for a in ANIMALS if a != "fish")  # a fish does not sit, walk or wait
 PERSON_ADJECTIVES = ("big", "small", "old", "young", "happy", "sad", "tired", "hungry", "quiet", "loud", "little")
 ANIMAL_ADJECTIVES = PERSON_ADJECTIVES + ("brown", "white", "black")
+ODD_PAIRS = {  # (noun, adjective) that read oddly together
+    ("child", "old"),
+    ("boy", "old"),
+    ("girl", "old"),
+    ("baker", "little"),
+    ("doctor", "little"),
+}
 OBJECT_ADJECTIVES = ("big", "small", "old", "new", "red", "blue", "green", "little", "brown", "white", "black")
 OBJECT_ADJECTIVES += ("warm", "cold")
 
@@ -84,7 +91,7 @@ def sentence(r: random.Random, n_words: int) -> str:
         raise ValueError("n_words must be in 1..12")
     animal = r.random() < 0.4
     subj = r.choice(LAND_ANIMALS if animal else PEOPLE[:-2])  # "she"/"he" take no article
-    adj = r.choice(ANIMAL_ADJECTIVES if animal else PERSON_ADJECTIVES)
+    adj = r.choice([a for a in (ANIMAL_ADJECTIVES if animal else PERSON_ADJECTIVES) if (subj, a) not in ODD_PAIRS])
     lasting = n_words in (8, 11, 12)  # the templates that end on "all day"
     if n_words in (3, 4, 6, 8):
         verbs = [v for v in INTRANSITIVE if not (animal and v in PEOPLE_ONLY) and (v in LASTING or not lasting)]
