@@ -22,9 +22,9 @@ from ..costs import (
     FlopCounter,
     Windows,
     append_flops_closed_form,
+    fastest_seconds,
     fitted_exponent,
     layer_flops,
-    median_seconds,
     split_windows,
 )
 from ..heads import MaskedLanguageModel
@@ -200,7 +200,7 @@ def attention_scaling(config: EncoderConfig, lengths=TIMING_LENGTHS) -> Attentio
 @dataclass
 class LengthTimings:
     lengths: list[int]
-    attention_seconds: list[float]  # softmax(q k^T / sqrt(d)) v of every layer, median of a few runs
+    attention_seconds: list[float]  # softmax(q k^T / sqrt(d)) v of every layer, the fastest of a few runs
     forward_seconds: list[float]  # the whole forward pass
     weights_bytes: list[int]  # the (1, H, T, T) tensors a real run returned, summed over the layers
     exponent_attention: float  # fitted slope of log time against log T
@@ -214,7 +214,7 @@ def length_ids(ids, length: int) -> torch.Tensor:
     return torch.tensor([[ids[0]] + [body[i % len(body)] for i in range(length - 1)]])
 
 
-def time_lengths(model: Encoder, ids, lengths=TIMING_LENGTHS, repeats: int = 3) -> LengthTimings:
+def time_lengths(model: Encoder, ids, lengths=TIMING_LENGTHS, repeats: int = 5) -> LengthTimings:
     """Time the attention of every layer, and the whole forward pass, at each length (slow: on demand only)."""
     att_s, fwd_s, sizes = [], [], []
     with torch.inference_mode():
@@ -227,8 +227,8 @@ def time_lengths(model: Encoder, ids, lengths=TIMING_LENGTHS, repeats: int = 3) 
                 sa = block.attention.self
                 h = x if block.config.norm == "post" else block.attention.output.LayerNorm(x)
                 qkv.append(tuple(sa.split_heads(p(h)) for p in (sa.query, sa.key, sa.value)))
-            att_s.append(median_seconds(lambda qkv=qkv: [attention(q, k, v) for q, k, v in qkv], repeats))
-            fwd_s.append(median_seconds(lambda x_ids=x_ids: model(x_ids, need_weights=False), repeats))
+            att_s.append(fastest_seconds(lambda qkv=qkv: [attention(q, k, v) for q, k, v in qkv], repeats))
+            fwd_s.append(fastest_seconds(lambda x_ids=x_ids: model(x_ids, need_weights=False), repeats))
     return LengthTimings(
         list(lengths),
         att_s,

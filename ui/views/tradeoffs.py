@@ -72,23 +72,33 @@ def append_shift_alt(r: AppendReuse, new_token: str) -> str:
     )
 
 
+def _legend_below(fig: go.Figure) -> go.Figure:
+    """Half-width charts: a legend at the side would take half the plot."""
+    fig.update_layout(legend={"orientation": "h", "y": -0.3}, height=420)
+    return fig
+
+
 def append_flops_figure(c: AppendCosts) -> go.Figure:
-    return line_chart(
-        list(range(c.n + 1)),
-        {MODES[0]: [f / 1e6 for f in c.flops_cached], MODES[1]: [f / 1e6 for f in c.flops_bidirectional]},
-        title=f"FLOPs of N appends to {c.prefix} tokens, counted",
-        x_title="tokens appended, N",
-        y_title="matrix-product FLOPs, millions (cumulative)",
+    return _legend_below(
+        line_chart(
+            list(range(c.n + 1)),
+            {MODES[0]: [f / 1e6 for f in c.flops_cached], MODES[1]: [f / 1e6 for f in c.flops_bidirectional]},
+            title=f"FLOPs of N appends to {c.prefix} tokens, counted",
+            x_title="tokens appended, N",
+            y_title="matrix-product FLOPs, millions (cumulative)",
+        )
     )
 
 
 def append_time_figure(c: AppendCosts) -> go.Figure:
-    return line_chart(
-        list(range(c.n + 1)),
-        {MODES[0]: [s * 1e3 for s in c.seconds_cached], MODES[1]: [s * 1e3 for s in c.seconds_bidirectional]},
-        title="The same appends: wall time, measured",
-        x_title="tokens appended, N",
-        y_title="milliseconds (cumulative)",
+    return _legend_below(
+        line_chart(
+            list(range(c.n + 1)),
+            {MODES[0]: [s * 1e3 for s in c.seconds_cached], MODES[1]: [s * 1e3 for s in c.seconds_bidirectional]},
+            title="The same appends: wall time, measured",
+            x_title="tokens appended, N",
+            y_title="milliseconds (cumulative)",
+        )
     )
 
 
@@ -183,6 +193,7 @@ def scaling_sizes_figure(s: AttentionScaling, timings: LengthTimings | None = No
     if timings is not None:
         series["measured: the tensors a real run returned"] = [b / MB for b in timings.weights_bytes]
     fig = line_chart(s.lengths, series, title="Size of the (1, H, T, T) attention weights, every layer")
+    fig.layout.showlegend = True  # name the source even when only the shapes' line is drawn
     return _log_axes(fig, "sequence length T", "megabytes", s.lengths)
 
 
@@ -258,9 +269,9 @@ def objectives_figure(lab: ObjectiveLabels) -> go.Figure:
     nxt = [0 if t is None else 1 for t in lab.next_targets]
     rtd = [1] * n
     text = [
-        [f"{esc(lab.mlm_inputs[i])}→{esc(lab.tokens[i])}" if c else "" for i, c in enumerate(lab.chosen)],
+        [f"{esc(lab.mlm_inputs[i])}<br>→ {esc(lab.tokens[i])}" if c else "" for i, c in enumerate(lab.chosen)],
         [esc(t) if t is not None else "" for t in lab.next_targets],
-        [f"{esc(t)}: replaced" if r else esc(t) for t, r in zip(lab.rtd_inputs, lab.rtd_replaced)],
+        [f"{esc(t)}<br>replaced" if r else esc(t) for t, r in zip(lab.rtd_inputs, lab.rtd_replaced)],
     ]
     return go.Figure(
         go.Heatmap(
@@ -269,6 +280,7 @@ def objectives_figure(lab: ObjectiveLabels) -> go.Figure:
             y=list(OBJECTIVES),
             text=text,
             texttemplate="%{text}",
+            textfont={"size": 12},
             zmin=0,
             zmax=1,
             colorscale=[[0, "#f2f2f2"], [1, "#9ecae1"]],
@@ -279,10 +291,10 @@ def objectives_figure(lab: ObjectiveLabels) -> go.Figure:
         ),
         layout={
             "title": {"text": "Where each objective puts a loss (input→target; RTD: the token it reads)"},
-            "xaxis": {"title": {"text": "position (the sentence as read)"}, "side": "top"},
+            "xaxis": {"title": {"text": "position (the sentence as read)"}},
             "yaxis": {"title": {"text": "objective"}, "autorange": "reversed"},
-            "margin": {"l": 10, "r": 10, "t": 110, "b": 10},
-            "height": 300,
+            "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+            "height": 340,
         },
     )
 
