@@ -185,3 +185,53 @@ def lesson_model(choice: str, seed: int) -> LessonModel:
     return LessonModel(
         "small", small_model(seed), word_tokenizer(), f"the small seeded model (seed {seed})", False, notice
     )
+
+
+# ---- the outputs lesson: fine-tuning runs, once per setting, and MiniLM's pooling ---------
+
+FINE_TUNE_KEEP = 24  # finished runs kept; each holds its own copy of the 8 MB model
+
+
+@st.cache_resource(show_spinner=False)
+def _fine_tune_store() -> tuple[dict, threading.Lock]:
+    """Finished fine-tuning runs by their settings, shared by every session: a class trains each once."""
+    return {}, threading.Lock()
+
+
+def cached_fine_tune(task: str, start: str, steps: int, seed: int, pooling: str = "cls"):
+    """The finished run for these settings, or None if nobody has run it yet."""
+    store, _ = _fine_tune_store()
+    return store.get((task, start, int(steps), int(seed), pooling))
+
+
+def run_fine_tune(task: str, start: str, steps: int, seed: int, pooling: str = "cls", progress=None):
+    """Fine-tune on the lab's MLM (a copy: the shared model is only read), once per setting.
+
+    The lock lets one run train at a time on the server; a second click, from any session, waits and
+    reuses the result. A run stopped half-way (the student left the page) stores nothing.
+    """
+    from encoder_core.tasks import fine_tune
+
+    store, lock = _fine_tune_store()
+    key = (task, start, int(steps), int(seed), pooling)
+    with lock:
+        if key not in store:
+            trained, error = trained_mlm()
+            if trained is None:
+                raise CheckpointError(error)
+            store[key] = fine_tune(
+                trained.model.bert, trained.tokenizer, task, start, steps=key[2], seed=key[3], pooling=pooling,
+                progress=progress,
+            )  # fmt: skip
+            while len(store) > FINE_TUNE_KEEP:
+                store.pop(next(iter(store)))  # the oldest first
+        return store[key]
+
+
+@st.cache_resource(show_spinner="Comparing [CLS] and mean pooling on all-MiniLM-L6-v2 ...")
+def minilm_pooling_ranking():
+    """[CLS] against mean pooling on the lesson's paraphrase pairs (None when MiniLM is unavailable)."""
+    from encoder_core.lessons.outputs import pooling_ranking
+
+    pre, _ = minilm()
+    return pooling_ranking(pre) if pre is not None else None

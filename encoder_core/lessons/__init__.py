@@ -38,6 +38,9 @@ LESSONS = (
     ),
     Lesson("heads", "Heads", "grid_view", "multi-head attention, and what the heads of a real pretrained encoder do"),
     Lesson(
+        "outputs", "Using the outputs", "model_training", "heads for labels, tags and answer spans, fine-tuned live"
+    ),
+    Lesson(
         "tradeoffs",
         "Trade-offs and pitfalls",
         "balance",

@@ -1,0 +1,351 @@
+"""The outputs lesson: what the heads read from the encoder, and what a fine-tuned head says.
+
+Training lives in encoder_core.tasks; here are the shapes, the trained heads' predictions on a
+student's own text (under inference_mode, on the run's private model), the three starting points
+compared, and [CLS] against mean pooling as sentence vectors of the real all-MiniLM-L6-v2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ..heads import cls_pool, mean_pool
+from ..tasks import (
+    BASE_FORM,
+    MAX_LENGTH,
+    STARTS,
+    TAG_OF,
+    Example,
+    FineTuneRun,
+    TaskModel,
+    best_spans,
+    encode,
+    first_pieces,
+    passage_mask,
+    tag_of,
+)
+from ..tokenizer import UNK
+from .masking import shape_exercise
+
+SHAPE_EXERCISE = {"batch": 8, "length": 20, "d_model": 48, "vocab_size": 1000, "n_masked": 12}  # seed 004's "Try it"
+EXERCISE_STEPS = ("hidden", "logits", "chosen_logits")
+EXERCISE_LIMITS = {"batch": (1, 64), "length": (1, 128), "d_model": (4, 256), "vocab_size": (8, 5000)}
+
+
+# ---- shapes ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class HeadShapes:
+    tokens: list[list[str]]  # the batch as the model sees it
+    steps: dict[str, list[tuple[str, tuple[int, ...]]]]  # head -> (what, shape) in order
+
+
+@torch.inference_mode()
+def head_shapes(encoder, tokenizer, texts: list[tuple[str, str | None]], n_labels: int = 2, n_tags: int = 6):
+    """Run the three heads (fresh, untrained) on a real batch and read every tensor's shape."""
+    encs = [tokenizer.encode(a, b, max_length=MAX_LENGTH, truncate=True) for a, b in texts]
+    batch = tokenizer.pad(encs)
+    args = (batch.ids, batch.segments, batch.key_padding_mask)
+    hidden = encoder(*args, need_weights=False).hidden
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        seq, tag, span = (TaskModel(encoder, t, n) for t, n in (("sentence", n_labels), ("tagging", n_tags), ("qa", 2)))
+    passage = passage_mask(batch.segments, batch.key_padding_mask)
+    if not bool(passage.any(-1).all()):  # a row without segment B: let the span head read all real tokens
+        passage = ~batch.key_padding_mask
+    span_logits = span(*args, passage)
+    ids = ("ids", tuple(batch.ids.shape))
+    h = ("hidden", tuple(hidden.shape))
+    return HeadShapes(
+        batch.tokens,
+        {
+            "sentence": [ids, h, ("[CLS] vector", tuple(cls_pool(hidden).shape)), ("logits", tuple(seq(*args).shape))],
+            "tagging": [ids, h, ("logits", tuple(tag(*args).shape))],
+            "qa": [
+                ids,
+                h,
+                ("start/end logits", tuple(span_logits.shape)),
+                ("start scores", tuple(span_logits[..., 0].shape)),
+            ],
+        },
+    )
+
+
+@dataclass
+class TagLabels:
+    tokens: list[str]
+    labels: list[int]  # the grammar's tag at each word's first piece; -100 elsewhere
+
+
+def tagging_labels(tokenizer, text: str) -> TagLabels:
+    """The labels a tagging loss would get for this text, tags taken from the grammar's word lists."""
+    words = tokenizer.split(text)
+    enc = encode(tokenizer, "tagging", [Example(text, tags=tuple(tag_of(w) for w in words))])
+    n = int((~enc.key_padding_mask[0]).sum())
+    return TagLabels(enc.tokens[0][:n], enc.labels[0, :n].tolist())
+
+
+@dataclass
+class ShapeCheck:
+    step: str
+    typed: str
+    expected: tuple[int, ...]
+    read: tuple[int, ...] | None  # the typed answer as numbers; None if it could not be read
+    correct: bool
+
+
+def exercise_shapes(batch: int, length: int, d_model: int, vocab_size: int, n_masked: int) -> dict:
+    """The exercise's answers, read from a throwaway model of exactly that size (masking.shape_exercise)."""
+    steps = dict(shape_exercise(batch, length, d_model, vocab_size, n_masked).shape_steps())
+    return {name: steps[name] for name in EXERCISE_STEPS}
+
+
+def check_shapes(typed: dict[str, str], expected: dict[str, tuple[int, ...]]) -> list[ShapeCheck]:
+    """Each typed shape against the computed one; "(8, 20, 48)", "8x20x48" and "[8,20,48]" all read."""
+    from ..quiz.base import parse_int_tuple  # here, not at the top: the quiz package imports this module
+
+    out = []
+    for step in EXERCISE_STEPS:
+        raw = typed.get(step, "") or ""
+        read = parse_int_tuple(raw)
+        out.append(ShapeCheck(step, raw, expected[step], read, read == expected[step]))
+    return out
+
+
+# ---- predictions of a trained head -------------------------------------------------------------------
+
+
+@dataclass
+class ClassPrediction:
+    tokens: list[str]
+    unknown: list[str]
+    truncated: int
+    labels: tuple[str, ...]
+    probabilities: list[float]  # softmax over the classes, sums to 1
+
+    @property
+    def best(self) -> str:
+        return self.labels[max(range(len(self.labels)), key=self.probabilities.__getitem__)]
+
+
+def _encode(tokenizer, a: str, b: str | None = None):
+    enc = tokenizer.encode(a, b, max_length=MAX_LENGTH, truncate=True)
+    return enc, torch.tensor([enc.ids]), torch.tensor([enc.segments]), torch.zeros(1, len(enc), dtype=torch.bool)
+
+
+@torch.inference_mode()
+def classify(run: FineTuneRun, tokenizer, text_a: str, text_b: str | None = None) -> ClassPrediction:
+    enc, ids, segs, mask = _encode(tokenizer, text_a, text_b)
+    probs = torch.softmax(run.model(ids, segs, mask)[0], -1)
+    return ClassPrediction(enc.tokens, enc.unknown, enc.truncated, run.labels, probs.tolist())
+
+
+@dataclass
+class TagPrediction:
+    tokens: list[str]
+    unknown: list[str]
+    truncated: int
+    words: list[str]  # as typed
+    pieces: list[list[str]]
+    tags: list[str]  # one per word, read at its first piece
+    confidence: list[float]  # the chosen tag's probability
+
+
+@torch.inference_mode()
+def tag_words(run: FineTuneRun, tokenizer, text: str) -> TagPrediction:
+    enc, ids, segs, mask = _encode(tokenizer, text)
+    probs = torch.softmax(run.model(ids, segs, mask)[0], -1)  # (T, n_tags)
+    split = tokenizer.split_words(text)
+    firsts = [p for p in first_pieces(tokenizer, text) if p < len(enc) - 1]  # words cut off by truncation drop out
+    best = probs[firsts].max(-1)
+    return TagPrediction(
+        enc.tokens,
+        enc.unknown,
+        enc.truncated,
+        [w for w, _ in split[: len(firsts)]],
+        [p for _, p in split[: len(firsts)]],
+        [run.labels[int(i)] for i in best.indices],
+        best.values.tolist(),
+    )
+
+
+@dataclass
+class SpanPrediction:
+    question_tokens: list[str]
+    passage_tokens: list[str]
+    start_probs: list[float]  # over the passage's tokens only: sums to 1
+    end_probs: list[float]
+    start: int  # index into passage_tokens
+    end: int  # >= start
+    unknown: list[str]
+    truncated: int
+    missing_words: list[str]  # question words naming something the passage never mentions
+
+    @property
+    def answer(self) -> str:
+        return " ".join(self.passage_tokens[self.start : self.end + 1]).replace(" ##", "")
+
+
+QUESTION_WORDS = frozenset(("where", "who", "what", "did", "was", "is", "the", "a", "an", "?", "which", "when"))
+
+
+@torch.inference_mode()
+def answer_span(run: FineTuneRun, tokenizer, question: str, passage: str) -> SpanPrediction:
+    """The trained span head's best span of the passage (end >= start), with its start and end distributions."""
+    enc, ids, segs, mask = _encode(tokenizer, question, passage)
+    inside = passage_mask(segs, mask)
+    if not bool(inside.any()):
+        raise ValueError("the passage is empty: there is no span to choose from")
+    logits = run.model(ids, segs, mask, inside)  # (1, T, 2), -inf outside the passage
+    s, e = best_spans(logits)[0].tolist()
+    where = inside[0].nonzero().flatten()
+    lo = int(where[0])
+    start_p = torch.softmax(logits[0, where, 0], -1)
+    end_p = torch.softmax(logits[0, where, 1], -1)
+    passage_words = {w.lower() for w in tokenizer.split(passage)}
+    asked = [w.lower() for w in tokenizer.split(question)]
+    verbs = set(BASE_FORM.values()) | {w for w, tag in TAG_OF.items() if tag == "verb"}
+    missing = [w for w in asked if w.isalpha() and w not in QUESTION_WORDS | verbs | passage_words]
+    return SpanPrediction(
+        enc.tokens[1 : enc.segments.index(1) - 1],
+        [enc.tokens[int(i)] for i in where],
+        start_p.tolist(),
+        end_p.tolist(),
+        s - lo,
+        e - lo,
+        enc.unknown,
+        enc.truncated,
+        missing,
+    )
+
+
+# ---- three starting points, and pooling -----------------------------------------------------------------
+
+
+@dataclass
+class StartComparison:
+    task: str
+    steps: int
+    held_out: dict[str, float]  # start -> held-out score
+    early_loss: dict[str, float]  # mean loss over the first tenth of the steps
+    final_loss: dict[str, float]  # mean loss over the last tenth
+    baseline: float
+    n_train: int
+
+    @property
+    def pretraining_gain(self) -> float:
+        """Held-out score of the pre-trained model fine-tuned end to end, minus the same from random weights."""
+        return self.held_out["finetune"] - self.held_out["scratch"]
+
+    @property
+    def buys_little(self) -> bool:
+        return self.pretraining_gain < 0.05
+
+
+def compare_starts(runs: dict[str, FineTuneRun]) -> StartComparison:
+    if set(runs) != set(STARTS):
+        raise ValueError(f"need one run per starting point {STARTS}, got {sorted(runs)}")
+    steps = {r.steps for r in runs.values()} | {r.task for r in runs.values()}
+    if len(steps) != 2:
+        raise ValueError("the runs must share one task and one number of steps")
+    first = next(iter(runs.values()))
+    k = max(1, first.steps // 10)
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    return StartComparison(
+        first.task,
+        first.steps,
+        {s: r.held_out for s, r in runs.items()},
+        {s: mean(r.losses[:k]) for s, r in runs.items()},
+        {s: mean(r.losses[-k:]) for s, r in runs.items()},
+        first.baseline,
+        first.n_train,
+    )
+
+
+# Pairs written for this lesson: a sentence, a paraphrase of it, and a sentence that shares most of
+# its words but means something else.
+PARAPHRASES = (
+    ("the cat sat on the mat", "a cat was sitting on the rug", "the cat chased the dog off the mat"),
+    ("she bought a new car yesterday", "yesterday she purchased a new vehicle", "she sold her old car yesterday"),
+    (
+        "the meeting was cancelled because of the storm",
+        "the storm led them to call off the meeting",
+        "the storm started after the meeting",
+    ),
+    ("he is learning to play the piano", "he is taking piano lessons", "he is learning to fix the piano"),
+    ("the children are playing in the park", "kids are having fun in the park", "the children are leaving the park"),
+    (
+        "the restaurant was too expensive for us",
+        "we could not afford that restaurant",
+        "the restaurant was too far from us",
+    ),
+    (
+        "my phone battery died this morning",
+        "my phone ran out of charge this morning",
+        "my phone was stolen this morning",
+    ),
+    ("the train arrived late again", "once more the train was delayed", "the train left early again"),
+    ("she won the chess tournament", "she came first in the chess competition", "she lost the chess tournament"),
+    ("the river flooded the village", "the village was flooded by the river", "the village is next to the river"),
+    ("it is raining heavily outside", "there is a downpour outside", "it stopped raining outside"),
+    ("the doctor told him to rest", "his doctor advised him to take it easy", "he told the doctor to rest"),
+)
+PAIR_KINDS = ("paraphrase", "same words, other meaning", "unrelated")
+
+
+@dataclass
+class PoolingRanking:
+    pairs: list[tuple[str, str, str]]  # (sentence, other sentence, kind)
+    cosine: dict[str, list[float]]  # pooling ("cls", "mean") -> one cosine per pair
+    rank_accuracy: dict[str, float]  # fraction of (paraphrase pair, other pair) orderings put right
+    retrieval_top1: dict[str, float]  # each sentence's own paraphrase ranked first among all the paraphrases
+    beats_same_words: dict[str, float]  # each sentence's paraphrase closer than its same-words, other-meaning pair
+
+
+def pooling_pairs(triples=PARAPHRASES) -> list[tuple[str, str, str]]:
+    n = len(triples)
+    return (
+        [(a, p, PAIR_KINDS[0]) for a, p, _ in triples]
+        + [(a, d, PAIR_KINDS[1]) for a, _, d in triples]
+        + [(triples[i][0], triples[(i + 1) % n][1], PAIR_KINDS[2]) for i in range(n)]
+    )
+
+
+def rank_accuracy(cosines: list[float], kinds: list[str]) -> float:
+    """Of every (paraphrase pair, non-paraphrase pair) combination, the fraction where the paraphrase scores higher."""
+    pos = [c for c, k in zip(cosines, kinds) if k == PAIR_KINDS[0]]
+    neg = [c for c, k in zip(cosines, kinds) if k != PAIR_KINDS[0]]
+    return sum(p > q for p in pos for q in neg) / (len(pos) * len(neg))
+
+
+@torch.inference_mode()
+def pooling_ranking(pretrained, triples=PARAPHRASES) -> PoolingRanking:
+    """Raw [CLS] vectors against mean pooling (what all-MiniLM-L6-v2 was trained with) as sentence vectors."""
+    tok = pretrained.tokenizer
+    texts = list(dict.fromkeys(s for t in triples for s in t))
+    batch = tok.pad([tok.encode(t, max_length=MAX_LENGTH, truncate=True) for t in texts])
+    hidden = pretrained.model(batch.ids, batch.segments, batch.key_padding_mask, need_weights=False).hidden
+    vectors = {"cls": cls_pool(hidden), "mean": mean_pool(hidden, batch.key_padding_mask)}
+    index = {t: i for i, t in enumerate(texts)}
+    pairs = pooling_pairs(triples)
+    kinds = [k for _, _, k in pairs]
+    cosine, ranked, top1, beats = {}, {}, {}, {}
+    for name, v in vectors.items():
+        unit = torch.nn.functional.normalize(v, dim=-1)
+        cosine[name] = [float(unit[index[a]] @ unit[index[b]]) for a, b, _ in pairs]
+        ranked[name] = rank_accuracy(cosine[name], kinds)
+        anchors = unit[[index[a] for a, _, _ in triples]]
+        paraphrases = unit[[index[p] for _, p, _ in triples]]
+        top1[name] = float(((anchors @ paraphrases.T).argmax(-1) == torch.arange(len(triples))).float().mean())
+        n = len(triples)
+        beats[name] = sum(p > q for p, q in zip(cosine[name][:n], cosine[name][n : 2 * n])) / n
+    return PoolingRanking(pairs, cosine, ranked, top1, beats)
+
+
+def unknown_only(tokens: list[str]) -> bool:
+    """True when every real token is [UNK]: nothing the model could read."""
+    real = [t for t in tokens if t not in ("[CLS]", "[SEP]", "[PAD]")]
+    return bool(real) and all(t == UNK for t in real)

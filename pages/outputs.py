@@ -1,0 +1,299 @@
+"""Using the outputs: heads for classification, tagging and extractive QA, fine-tuned live on the lab's MLM."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from encoder_core.lessons import outputs as lesson
+from encoder_core.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
+from ui.frame.charts import show_figure
+from ui.frame.code import show_code
+from ui.frame.inputs import usable_sentence
+from ui.frame.modes import sidebar_seed
+from ui.frame.params import Param
+from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
+from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.frame.state import ensure_valid
+from ui.models import cached_fine_tune, minilm_pooling_ranking, run_fine_tune, trained_mlm
+from ui.views import outputs as figs
+
+DEFAULTS = {
+    "out_sentence": "the old dog was not happy",
+    "out_pair_a": "the girl was hungry",
+    "out_pair_b": "she ate the bread",
+    "out_tag_sentence": "the girl found a red ball in the garden",
+    "out_question": "where did the cat sleep ?",
+    "out_passage": "the old man read the book on the sofa and the cat slept on the mat",
+}
+LENGTHS = {"short": 0.5, "default": 1.0, "long": 2.0}  # times each task's default number of steps
+REQUEST = "_outputs_train_request"  # set by a button's callback: which runs to train on this rerun
+
+PARAMS = [Param(key, text, "text") for key, text in DEFAULTS.items()] + [
+    Param("out_length", "default", "choice", options=tuple(LENGTHS)),
+    Param("out_compare", "sentence", "choice", options=TASKS),
+    QUIZ_SEED,
+]
+start("outputs", PARAMS)
+ensure_valid(PARAMS)
+st.title("Using the outputs")
+narrative(
+    "An encoder turns a text into one vector per token, (B, T, D). What it is *for* is decided by one small "
+    "layer on top, the **head**, chosen by the task: a classifier on the [CLS] vector for a label per sentence "
+    "or sentence pair, a classifier on every token for tagging, and two scores per token for the start and end "
+    "of an answer span. Below, each head is **fine-tuned live** on the lab's own pre-trained small MLM, on data "
+    "the lab writes from its grammar, so every right answer is known."
+)
+
+trained, load_error = trained_mlm()
+if load_error:
+    st.error(f"The lab's trained model could not be loaded, so the training sections are skipped.\n\n{load_error}")
+tokenizer = trained.tokenizer if trained else None
+seed = sidebar_seed()
+
+with st.container(border=True):
+    c1, c2, c3 = st.columns(3)
+    c1.text_input("Sentence to classify", key="out_sentence", max_chars=2000)
+    c2.text_input("Pair: sentence A", key="out_pair_a", max_chars=2000)
+    c3.text_input("Pair: sentence B", key="out_pair_b", max_chars=2000)
+    c4, c5, c6 = st.columns(3)
+    c4.text_input("Sentence to tag", key="out_tag_sentence", max_chars=2000)
+    c5.text_input("Question", key="out_question", max_chars=2000)
+    c6.text_input("Passage", key="out_passage", max_chars=2000)
+    c7, c8 = st.columns(2)
+    c7.segmented_control(
+        "Training length", list(LENGTHS), key="out_length", help="Half, once or twice each task's default steps."
+    )
+    c8.selectbox("Task for the three starting points", TASKS, key="out_compare", format_func=figs.TASK_NAMES.get)
+
+texts = {key: usable_sentence(st.session_state[key], default) for key, default in DEFAULTS.items()}
+length = LENGTHS.get(st.session_state["out_length"] or "default", 1.0)
+
+
+def steps_for(task: str) -> int:
+    return max(10, round(DEFAULT_STEPS[task] * length))
+
+
+def show_chart(key: str, chart: figs.Chart) -> None:
+    show_figure(chart.figure, key, alt=chart.alt, table=chart.table)
+
+
+def report_input(pred) -> None:
+    """What the tokenizer did to a student's text: cut it, or met characters it has no piece for."""
+    if pred.truncated:
+        st.warning(f"The input was cut to {lesson.MAX_LENGTH} tokens, the heads' limit here: {pred.truncated} cut.")
+    if pred.unknown:
+        st.caption(f"Read as [UNK] (no word piece for them): {escape_md(', '.join(sorted(set(pred.unknown))))}")
+
+
+def request(keys: tuple) -> None:
+    st.session_state[REQUEST] = keys
+
+
+def runs_for(keys: list[tuple], label: str, button_key: str) -> list | None:
+    """The runs for these settings if trained already (by anyone); else a button, and the runs once clicked."""
+    found = [cached_fine_tune(*k) for k in keys]
+    if all(found):
+        return found
+    if trained is None:
+        st.info("This part needs the trained model (see the message at the top of the page).")
+        return None
+    pending = st.session_state.get(REQUEST) == tuple(keys)
+    st.caption(figs.request_text(keys))
+    st.button(
+        label, key=button_key, icon=":material/model_training:", type="primary", disabled=pending,
+        on_click=request, args=(tuple(keys),),
+    )  # fmt: skip
+    if not pending:
+        return None
+    st.session_state.pop(REQUEST)
+    bar, live = st.progress(0.0, text="starting..."), st.empty()
+    done = [run_fine_tune(*key, progress=live_progress(bar, live, key, i, len(keys))) for i, key in enumerate(keys)]
+    bar.empty()
+    live.empty()
+    return done
+
+
+def live_progress(bar, live, key: tuple, i: int, n: int):
+    """Run i of n: the progress bar and the loss curve redrawn about a dozen times as it trains."""
+    losses: list[float] = []
+
+    def progress(step: int, total: int, loss: float) -> None:
+        losses.append(loss)
+        if step == total or step % max(1, total // 12) == 0:
+            bar.progress((i + step / total) / n, text=figs.progress_text(key, step, total, loss))
+            fig = figs.live_loss_figure(key[0], losses, total)
+            live.plotly_chart(fig, key=f"live_{i}_{step}", alt=figs.live_alt(key, step, total, loss))
+
+    return progress
+
+
+def fine_tuned(task: str) -> object | None:
+    runs = runs_for([(task, "finetune", steps_for(task), seed, "cls")], "Fine-tune", f"train_{task}")
+    if runs is None:
+        return None
+    run = runs[0]
+    for column, (name, value) in zip(st.columns(4), figs.run_metrics(run)):
+        column.metric(name, value)
+    show_chart(f"loss_{task}", figs.run_chart(run))
+    st.caption(figs.run_text(run))
+    return run
+
+
+# ---- sections ----
+def render_shapes() -> None:
+    if trained is None:
+        st.info("This part needs the trained model (see the message at the top of the page).")
+        return
+    batch = [(texts["out_sentence"], None), (texts["out_pair_a"], texts["out_pair_b"])]
+    shapes = lesson.head_shapes(trained.model.bert, tokenizer, batch)
+    st.markdown(figs.shapes_text(shapes))
+    st.dataframe(figs.shapes_table(shapes), hide_index=True)
+    labels = lesson.tagging_labels(tokenizer, texts["out_tag_sentence"])
+    st.markdown(figs.tag_labels_text(labels.tokens))
+    st.dataframe(figs.tag_labels_table(labels.tokens, labels.labels), hide_index=True)
+    narrative(
+        "The span head gives every token two scores. Before the softmax, everything outside the passage "
+        "(the question, [CLS], the [SEP]s, pads) is set to −∞, so the start and end distributions cover the "
+        "passage only; decoding then takes the best pair with end ≥ start."
+    )
+    render_exercise()
+    show_code(lesson.head_shapes, lesson.tagging_labels)
+
+
+def render_exercise() -> None:
+    ex = lesson.SHAPE_EXERCISE
+    st.markdown("**Try it** (seed 004): keep these numbers or put your own.")
+    cols = st.columns(5)
+    sizes = {}
+    for col, (name, default) in zip(cols, ex.items()):
+        lo, hi = lesson.EXERCISE_LIMITS.get(name, (0, ex["batch"] * ex["length"]))
+        step = 4 if name == "d_model" else 1
+        sizes[name] = col.number_input(figs.EXERCISE_SIZES[name], lo, hi, default, step=step, key=f"ex_{name}")
+    sizes["n_masked"] = min(sizes["n_masked"], sizes["batch"] * sizes["length"])
+    st.markdown(figs.exercise_question(sizes))
+    typed = {}
+    for col, name in zip(st.columns(3), lesson.EXERCISE_STEPS):
+        typed[name] = col.text_input(figs.EXERCISE_NAMES[name], key=f"ex_typed_{name}", placeholder="(B, T, D)")
+    if not any(typed.values()):
+        return
+    checks = lesson.check_shapes(typed, exercise_answers(**sizes))
+    (st.success if all(c.correct for c in checks) else st.warning)(figs.exercise_verdict(checks))
+    st.dataframe(figs.exercise_table(checks), hide_index=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def exercise_answers(**sizes) -> dict:
+    return lesson.exercise_shapes(**sizes)
+
+
+def render_sentence() -> None:
+    narrative(figs.TASK_TEXT["sentence"])
+    run = fine_tuned("sentence")
+    if run is None:
+        return
+    pred = lesson.classify(run, tokenizer, texts["out_sentence"])
+    report_input(pred)
+    show_chart("predict_sentence", figs.class_chart(pred, "sentence"))
+
+
+def render_pair() -> None:
+    narrative(figs.TASK_TEXT["pair"])
+    run = fine_tuned("pair")
+    if run is None:
+        return
+    pred = lesson.classify(run, tokenizer, texts["out_pair_a"], texts["out_pair_b"])
+    report_input(pred)
+    st.code(" ".join(pred.tokens), language=None)
+    show_chart("predict_pair", figs.class_chart(pred, "pair"))
+
+
+def render_tagging() -> None:
+    narrative(figs.TASK_TEXT["tagging"])
+    run = fine_tuned("tagging")
+    if run is None:
+        return
+    pred = lesson.tag_words(run, tokenizer, texts["out_tag_sentence"])
+    report_input(pred)
+    show_chart("predict_tags", figs.tag_row_chart(pred))
+
+
+def render_qa() -> None:
+    narrative(figs.TASK_TEXT["qa"])
+    run = fine_tuned("qa")
+    if run is None:
+        return
+    try:
+        pred = lesson.answer_span(run, tokenizer, texts["out_question"], texts["out_passage"])
+    except ValueError as err:  # the question filled every position and cut the passage away
+        st.warning(f"{err}. Shorten the question or the passage.")
+        return
+    report_input(pred)
+    if pred.missing_words:
+        st.warning(figs.no_answer_text(pred, escape_md))
+    st.markdown(figs.span_markdown(pred, escape_md))
+    show_chart("predict_span", figs.span_chart(pred))
+    show_code(lesson.answer_span)
+
+
+def render_starts() -> None:
+    task = st.session_state["out_compare"]
+    narrative(figs.STARTS_TEXT)
+    keys = [(task, s, steps_for(task), seed, "cls") for s in STARTS]
+    runs = runs_for(keys, "Train all three", "train_starts")
+    if runs is None:
+        return
+    by_start = dict(zip(STARTS, runs))
+    cmp = lesson.compare_starts(by_start)
+    show_chart("starts_loss", figs.starts_loss_chart(by_start))
+    show_chart("starts_scores", figs.starts_scores_chart(cmp))
+    st.markdown(figs.starts_verdict(cmp))
+    show_code(fine_tune)
+
+
+def render_pooling() -> None:
+    narrative(figs.POOLING_TEXT)
+    keys = [("sentence", "finetune", steps_for("sentence"), seed, p) for p in ("cls", "mean")]
+    runs = runs_for(keys, "Train both", "train_pooling")
+    if runs is not None:
+        show_chart("pooling_runs", figs.pooling_runs_chart(dict(zip(("cls", "mean"), runs))))
+        st.markdown(figs.pooling_runs_text(dict(zip(("cls", "mean"), runs))))
+    st.markdown("**Sentence vectors from a real encoder.** " + figs.MINILM_TEXT)
+    ranking = minilm_pooling_ranking()
+    if ranking is None:
+        st.info("all-MiniLM-L6-v2 is not installed, so this comparison is skipped.")
+        return
+    st.markdown(figs.ranking_text(ranking))
+    for column, (name, value) in zip(st.columns(4), figs.ranking_metrics(ranking)):
+        column.metric(name, value)
+    show_chart("pooling_ranking", figs.ranking_chart(ranking))
+    st.markdown(figs.ranking_verdict(ranking))
+    show_code(lesson.pooling_ranking)
+
+
+sections = [
+    Section("The shapes", "(B,T,D) -> [CLS] (B,D) -> (B,C); every token -> (B,T,C); spans -> (B,T,2).", render_shapes),
+    Section(
+        "Classify a sentence",
+        "A linear layer on the [CLS] vector, trained with the encoder: a 'not' flips the label.",
+        render_sentence,
+        tab="Sentence",
+    ),
+    Section("Classify a sentence pair", "[CLS] A [SEP] B [SEP]: does B follow from A?", render_pair, tab="Pair"),
+    Section("Tag every word", "A label per token; only a word's first piece is scored.", render_tagging, tab="Tagging"),
+    Section(
+        "Find the answer in a passage",
+        "Start and end scores over the passage's tokens; the best span with end >= start.",
+        render_qa,
+        tab="Question answering",
+    ),
+    Section(
+        "Three starting points",
+        "Frozen probe, fine-tuned end to end, or random weights: what pre-training buys here.",
+        render_starts,
+        tab="Starting points",
+    ),
+    Section("Pooling", "[CLS] or the mean of the real tokens, trained and untrained.", render_pooling),
+    check_yourself_section("outputs"),
+]
+render_sections(sections)
+finish(PARAMS)

@@ -1,0 +1,150 @@
+"""The outputs page in Streamlit's AppTest: numbers drawn == encoder_core's, training on click, bad input."""
+
+import apptest_helpers as helpers
+import numpy as np
+import pytest
+from apptest_helpers import all_text, figures, open_page
+
+import ui.models
+from encoder_core.lessons import outputs as lesson
+from encoder_core.tasks import DEFAULT_STEPS
+
+SHORT = {"out_length": "short"}  # half the default steps: the page's training, kept quick for tests
+TIMEOUT = 300
+
+
+def short_steps(task: str) -> int:
+    return max(10, round(DEFAULT_STEPS[task] * 0.5))
+
+
+def trained_page(button: str, query: dict | None = None):
+    at = open_page("outputs", query={**SHORT, **(query or {})})
+    if any(b.key == button for b in at.button):
+        at.button(key=button).click().run(timeout=TIMEOUT)
+    assert not at.exception
+    return at
+
+
+def test_defaults_show_the_shapes_the_labels_and_a_train_button_per_head(trained_mlm):
+    at = open_page("outputs")
+    assert not at.exception
+    model, tok, _ = trained_mlm
+    tables = [d.value for d in at.dataframe]
+    shapes = next(t for t in tables if "tensor" in t.columns and "head" in t.columns)
+    batch = [("the old dog was not happy", None), ("the girl was hungry", "she ate the bread")]
+    expected = lesson.head_shapes(model.bert, tok, batch)
+    assert list(shapes["shape"]) == [str(s) for steps in expected.steps.values() for _, s in steps]
+    labels = next(t for t in tables if "label" in t.columns)
+    core = lesson.tagging_labels(tok, "the girl found a red ball in the garden")
+    assert list(labels["label"]) == core.labels and labels["label"].iloc[0] == -100
+    keys = {b.key for b in at.button}
+    assert {"train_sentence", "train_pair", "train_tagging", "train_qa", "train_starts", "train_pooling"} <= keys
+
+
+@pytest.mark.parametrize(
+    ("typed", "verdict"),
+    [
+        (("(8, 20, 48)", "8x20x1000", "[12, 1000]"), "All three right"),
+        (("(8, 20, 48)", "(8, 20, 48)", "(12, 48)"), "1 of 3 right"),
+    ],
+)
+def test_the_shape_exercise_checks_the_students_answers(typed, verdict):
+    at = open_page("outputs")
+    for name, value in zip(lesson.EXERCISE_STEPS, typed):
+        at.text_input(key=f"ex_typed_{name}").input(value)
+    at.run()
+    assert not at.exception
+    assert verdict in all_text(at)
+
+
+def test_the_exercise_takes_the_students_own_numbers():
+    at = open_page("outputs")
+    at.number_input(key="ex_batch").set_value(3)
+    at.number_input(key="ex_d_model").set_value(16)
+    at.text_input(key="ex_typed_hidden").input("(3, 20, 16)")
+    at.run()
+    table = next(d.value for d in at.dataframe if "you typed" in d.value.columns)
+    assert list(table["computed"]) == ["(3, 20, 16)", "(3, 20, 1000)", "(12, 1000)"]
+    assert list(table["result"]) == ["right", "not a shape", "not a shape"]
+
+
+def test_fine_tuning_the_sentence_head_draws_the_run_the_core_made(trained_mlm):
+    at = trained_page("train_sentence")
+    run = ui.models.cached_fine_tune("sentence", "finetune", short_steps("sentence"), 0, "cls")
+    assert run is not None and run.steps == short_steps("sentence")
+    figs = figures(at)
+    np.testing.assert_allclose(figs["loss_sentence"]["data"][0]["y"], run.losses, rtol=1e-12)
+    assert figs["loss_sentence"]["layout"]["yaxis"]["range"][0] == 0
+    pred = lesson.classify(run, trained_mlm[1], "the old dog was not happy")
+    np.testing.assert_allclose(figs["predict_sentence"]["data"][0]["x"], pred.probabilities, rtol=1e-6)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["held-out accuracy"] == f"{run.held_out:.1%}"
+    assert metrics["majority baseline"] == f"{run.baseline:.1%}"
+    assert at.button(key="train_sentence").disabled  # while it trains, a second click cannot start another
+    at.run()
+    assert "train_sentence" not in {b.key for b in at.button}  # kept for every session: never trained twice
+
+
+@pytest.mark.slow
+def test_bad_input_gets_a_message_and_a_fallback():
+    at = trained_page("train_qa", {"out_question": "where did the horse sleep ?", "out_passage": "   "})
+    assert any("empty" in i.value for i in at.info)  # the empty passage falls back to the example
+    assert any("never mentions horse" in w.value for w in at.warning)  # a question the passage cannot answer
+    at.text_input(key="out_question").input("where did the cat sit ?").run(timeout=TIMEOUT)
+    assert not any("never mentions" in w.value for w in at.warning)
+    at.text_input(key="out_sentence").input("").run()
+    at.text_input(key="out_pair_b").input("").run()
+    assert sum("empty" in i.value for i in at.info) >= 2
+    at.text_input(key="out_tag_sentence").input("the 🦄 sat <b>here</b>").run()
+    at.button(key="train_tagging").click().run(timeout=TIMEOUT)
+    assert not at.exception
+    assert "🦄" in all_text(at)  # named as [UNK]
+    tags = figures(at)["predict_tags"]["data"][0]["text"][0]
+    assert any("&lt;" in cell for cell in tags) and not any("<b>here" in cell for cell in tags)
+    long_text = "the cat sat on the mat " * 300
+    at.text_input(key="out_passage").input(long_text[:2000]).run(timeout=TIMEOUT)
+    assert not at.exception
+    assert any("cut" in w.value for w in at.warning)
+
+
+def test_the_span_drawn_is_the_cores_and_stays_in_the_passage(trained_mlm):
+    at = trained_page("train_qa")
+    run = ui.models.cached_fine_tune("qa", "finetune", short_steps("qa"), 0, "cls")
+    question, passage = (
+        "where did the cat sleep ?",
+        "the old man read the book on the sofa and the cat slept on the mat",
+    )
+    pred = lesson.answer_span(run, trained_mlm[1], question, passage)
+    span = figures(at)["predict_span"]["data"]
+    np.testing.assert_allclose(span[0]["y"], pred.start_probs, rtol=1e-6)
+    np.testing.assert_allclose(span[1]["y"], pred.end_probs, rtol=1e-6)
+    assert len(span[0]["y"]) == len(passage.split()) and 0 <= pred.start <= pred.end
+    assert f"“{pred.answer}”" in all_text(at)
+
+
+def test_the_three_starting_points_share_task_steps_and_seed():
+    at = trained_page("train_starts", {"out_compare": "tagging"})
+    figs = figures(at)
+    runs = {s: ui.models.cached_fine_tune("tagging", s, short_steps("tagging"), 0, "cls") for s in lesson.STARTS}
+    for trace, start in zip(figs["starts_loss"]["data"], lesson.STARTS):
+        np.testing.assert_allclose(trace["y"], runs[start].losses, rtol=1e-12)
+    np.testing.assert_allclose(figs["starts_scores"]["data"][0]["y"], [runs[s].held_out for s in lesson.STARTS])
+    assert figs["starts_scores"]["layout"]["yaxis"]["range"][0] == 0
+
+
+def test_pooling_ranking_is_measured_on_minilm(minilm):
+    at = helpers.open_linked("outputs", {"step": "6"}, every_section=False)
+    assert not at.exception
+    expected = lesson.pooling_ranking(minilm)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["rank accuracy, [CLS]"] == f"{expected.rank_accuracy['cls']:.1%}"
+    assert metrics["rank accuracy, mean pooling"] == f"{expected.rank_accuracy['mean']:.1%}"
+    bars = figures(at)["pooling_ranking"]["data"]
+    assert [t["name"] for t in bars] == ["[CLS] vector", "mean of the real tokens"]
+    kinds = [k for _, _, k in expected.pairs]
+    for trace, pooling in zip(bars, ("cls", "mean")):
+        means = [
+            np.mean([c for c, k in zip(expected.cosine[pooling], kinds) if k == kind]) for kind in lesson.PAIR_KINDS
+        ]
+        np.testing.assert_allclose(trace["y"], means, rtol=1e-9)
+    assert expected.rank_accuracy["mean"] >= expected.rank_accuracy["cls"]  # the README's numbers

@@ -1,0 +1,568 @@
+"""Figures, tables and sentences for the outputs lesson. Pure: encoder_core results in, Figures out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from encoder_core.lessons.outputs import (
+    PAIR_KINDS,
+    ClassPrediction,
+    HeadShapes,
+    PoolingRanking,
+    ShapeCheck,
+    SpanPrediction,
+    StartComparison,
+    TagPrediction,
+)
+from encoder_core.masking import IGNORE_INDEX
+from encoder_core.tasks import STARTS, TAGS, FineTuneRun
+
+from .figures import CATEGORICAL, PAIR, as_array, esc, grouped_bars, token_labels
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart: the figure, its one-sentence text alternative and the numbers behind it."""
+
+    figure: go.Figure
+    alt: str
+    table: pd.DataFrame
+
+
+TASK_NAMES = {
+    "sentence": "sentence classification",
+    "pair": "sentence-pair classification",
+    "tagging": "tagging",
+    "qa": "extractive question answering",
+}
+START_NAMES = {
+    "finetune": "pre-trained, fine-tuned end to end",
+    "frozen": "pre-trained, encoder frozen (linear probe)",
+    "scratch": "same architecture, random weights",
+}
+POOLING_NAMES = {"cls": "[CLS] vector", "mean": "mean of the real tokens"}
+SHAPE_WHAT = {
+    "ids": "token ids, padded to the longest row",
+    "hidden": "one D-wide vector per token, from the encoder",
+    "[CLS] vector": "position 0 of every row: the pooled input",
+    "logits": "the head's scores: one per class (per token for tagging)",
+    "start/end logits": "two scores per token: start of the answer, end of the answer",
+    "start scores": "one of the two, softmaxed over the passage's tokens only",
+}
+EXERCISE_NAMES = {
+    "hidden": "encoder output",
+    "logits": "masked-LM logits",
+    "chosen_logits": "logits at the masked positions",
+}
+TAG_COLOURS = dict(zip(TAGS, ("#d9d9d9",) + CATEGORICAL[:5]))
+
+
+def metric_name(task: str) -> str:
+    return "exact match" if task == "qa" else "accuracy"
+
+
+def scored_items(task: str) -> str:
+    return {"sentence": "sentences", "pair": "pairs", "tagging": "words", "qa": "questions"}[task]
+
+
+# ---- shapes ---------------------------------------------------------------------------------------------
+
+
+def shapes_table(shapes: HeadShapes) -> pd.DataFrame:
+    rows = []
+    for head, steps in shapes.steps.items():
+        for name, shape in steps:
+            rows.append({"head": TASK_NAMES[head], "tensor": name, "shape": str(shape), "what": SHAPE_WHAT[name]})
+    return pd.DataFrame(rows)
+
+
+def tag_labels_table(tokens: Sequence[str], labels: Sequence[int]) -> pd.DataFrame:
+    """The tagging labels of one input, token by token: -100 where the loss must not look."""
+    return pd.DataFrame(
+        {
+            "position": list(range(len(tokens))),
+            "token": list(tokens),
+            "label": [int(v) for v in labels],
+            "tag": ["— (skipped by the loss)" if v == IGNORE_INDEX else TAGS[v] for v in labels],
+        }
+    )
+
+
+def exercise_question(ex: dict[str, int]) -> str:
+    return (
+        f"A batch has {ex['batch']} sequences of length {ex['length']}, model width {ex['d_model']} and a "
+        f"vocabulary of {ex['vocab_size']:,}; {ex['n_masked']} positions are masked in all. Type the shape of "
+        "the encoder's output, of the masked-LM logits, and of the logits kept for the loss."
+    )
+
+
+def exercise_table(checks: Sequence[ShapeCheck]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "tensor": [EXERCISE_NAMES[c.step] for c in checks],
+            "you typed": [c.typed or "—" for c in checks],
+            "computed": [str(c.expected) for c in checks],
+            "result": ["right" if c.correct else ("not a shape" if c.read is None else "not quite") for c in checks],
+        }
+    )
+
+
+# ---- training curves and scores ------------------------------------------------------------------------
+
+
+def loss_figure(series: dict[str, Sequence[float]], *, title: str, total: int | None = None) -> go.Figure:
+    """Training loss per step, one line per run; the y axis starts at 0."""
+    fig = go.Figure()
+    top = max((max(v) for v in series.values() if len(v)), default=1.0)
+    for (name, values), colour, dash in zip(series.items(), CATEGORICAL, ("solid", "dash", "dot", "dashdot")):
+        fig.add_scatter(
+            x=list(range(1, len(values) + 1)),
+            y=as_array(values),
+            name=esc(name),
+            mode="lines",
+            line={"color": colour, "dash": dash, "width": 2},
+            hovertemplate="step %{x}: %{y:.3f}<extra>" + esc(name) + "</extra>",
+        )
+    fig.update_layout(
+        title={"text": esc(title)},
+        xaxis={"title": {"text": "training step"}, **({"range": [1, total]} if total else {})},
+        yaxis={"title": {"text": "training loss (cross-entropy, nats)"}, "range": [0, 1.05 * top]},
+        legend={"orientation": "h", "y": -0.25},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=360,
+        showlegend=len(series) > 1,
+    )
+    return fig
+
+
+def live_loss_figure(task: str, losses: Sequence[float], total: int) -> go.Figure:
+    return loss_figure(
+        {"this run": losses}, title=f"Training {TASK_NAMES[task]}: step {len(losses)} of {total}", total=total
+    )
+
+
+def curves_table(runs: dict[str, FineTuneRun]) -> pd.DataFrame:
+    n = max(len(r.losses) for r in runs.values())
+    return pd.DataFrame({"step": range(1, n + 1), **{name: r.losses for name, r in runs.items()}})
+
+
+def run_chart(run: FineTuneRun) -> Chart:
+    title = f"{TASK_NAMES[run.task].capitalize()}: training loss over {run.steps} steps"
+    first, last = run.losses[0], sum(run.losses[-10:]) / len(run.losses[-10:])
+    alt = (
+        f"The training loss falls from {first:.3f} at step 1 to {last:.3f} (mean of the last ten steps); "
+        f"held-out {metric_name(run.task)} {run.held_out:.1%} against {run.baseline:.1%} for the majority baseline."
+    )
+    return Chart(loss_figure({"training loss": run.losses}, title=title), alt, curves_table({"loss": run}))
+
+
+def run_metrics(run: FineTuneRun) -> list[tuple[str, str]]:
+    return [
+        (f"held-out {metric_name(run.task)}", f"{run.held_out:.1%}"),
+        ("majority baseline", f"{run.baseline:.1%}"),
+        ("train / held-out examples", f"{run.n_train:,} / {run.n_held_out:,}"),
+        ("seconds to train", f"{run.seconds:.1f}"),
+    ]
+
+
+def run_text(run: FineTuneRun) -> str:
+    baseline = (
+        "always answer with the span position training answers used most"
+        if run.task == "qa"
+        else f"always answer the commonest {'tag' if run.task == 'tagging' else 'class'} in training"
+    )
+    return (
+        f"Trained for {run.steps} steps of 32 examples on {run.n_train:,} generated examples, then scored on "
+        f"{run.n_held_out:,} held-out ones it never saw ({run.n_scored:,} {scored_items(run.task)} scored). "
+        f"The majority baseline is what you get by ignoring the input: {baseline}. "
+        f"{run.trainable:,} parameters learned."
+    )
+
+
+def scores_figure(
+    names: Sequence[str], scores: Sequence[float], baseline: float, *, title: str, task: str
+) -> go.Figure:
+    fig = go.Figure(
+        go.Bar(
+            x=[esc(n) for n in names],
+            y=as_array(scores),
+            marker_color=PAIR[0],
+            text=[f"{s:.1%}" for s in scores],
+            textposition="outside",
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.add_hline(
+        y=baseline, line={"dash": "dash", "color": "#555555"}, annotation_text=f"majority baseline {baseline:.1%}"
+    )
+    fig.update_layout(
+        title={"text": esc(title)},
+        xaxis={"title": {"text": "starting point"}},
+        yaxis={"title": {"text": f"held-out {metric_name(task)}"}, "range": [0, 1.12]},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=360,
+    )
+    return fig
+
+
+# ---- a trained head on the student's text ----------------------------------------------------------------
+
+
+def class_chart(pred: ClassPrediction, task: str) -> Chart:
+    labels = [esc(label) for label in pred.labels]
+    fig = go.Figure(
+        go.Bar(
+            x=as_array(pred.probabilities),
+            y=labels,
+            orientation="h",
+            marker_color=[PAIR[0] if label == pred.best else "#9fbfdc" for label in pred.labels],
+            text=[f"{p:.1%}" for p in pred.probabilities],
+            textposition="outside",
+            hovertemplate="%{y}: %{x:.4f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": f"The trained {esc(TASK_NAMES[task])} head on your input"},
+        xaxis={"title": {"text": "probability"}, "range": [0, 1.15]},
+        yaxis={"title": {"text": "class"}, "type": "category"},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=240,
+    )
+    shown = ", ".join(f"{label} {p:.1%}" for label, p in zip(pred.labels, pred.probabilities))
+    table = pd.DataFrame({"class": list(pred.labels), "probability": pred.probabilities})
+    return Chart(fig, f"The head says {pred.best}: {shown}.", table)
+
+
+def tag_row_chart(pred: TagPrediction) -> Chart:
+    """One coloured cell per word, its tag written in it; colour is never the only cue."""
+    n = len(TAGS)
+    scale = []
+    for i, tag in enumerate(TAGS):
+        scale += [[i / n, TAG_COLOURS[tag]], [(i + 1) / n, TAG_COLOURS[tag]]]
+    words = [esc(w) for w in pred.words]
+    fig = go.Figure(
+        go.Heatmap(
+            z=[[TAGS.index(t) + 0.5 for t in pred.tags]],
+            x=token_labels(pred.words),
+            y=["tag"],
+            text=[[f"{w}<br><b>{t}</b>" for w, t in zip(words, pred.tags)]],
+            texttemplate="%{text}",
+            customdata=[[f"{c:.1%}" for c in pred.confidence]],
+            zmin=0,
+            zmax=n,
+            colorscale=scale,
+            showscale=False,
+            xgap=3,
+            hovertemplate="%{x}: %{text} (%{customdata})<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": "A tag for every word, read at its first word piece"},
+        xaxis={"title": {"text": "word (position in the sentence)"}, "showticklabels": False},
+        yaxis={"title": {"text": ""}, "showticklabels": False},
+        margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        height=190,
+    )
+    shown = "; ".join(f"{w} = {t}" for w, t in zip(pred.words[:20], pred.tags[:20]))
+    table = pd.DataFrame(
+        {
+            "word": pred.words,
+            "word pieces": [" ".join(p) for p in pred.pieces],
+            "tag": pred.tags,
+            "probability": pred.confidence,
+        }  # fmt: skip
+    )
+    return Chart(fig, f"Tags: {shown}{' …' if len(pred.words) > 20 else ''}.", table)
+
+
+def span_chart(pred: SpanPrediction) -> Chart:
+    """Start and end probabilities over the passage's tokens; the chosen span's tokens are named in the title."""
+    labels = token_labels(pred.passage_tokens)
+    fig = grouped_bars(
+        pred.passage_tokens,
+        {"start of the answer": pred.start_probs, "end of the answer": pred.end_probs},
+        title=f"Where the answer starts and ends: “{pred.answer}”",
+        x_title="passage token",
+        y_title="probability (over the passage only)",
+    )
+    fig.add_vrect(
+        x0=pred.start - 0.5, x1=pred.end + 0.5, fillcolor="#ffd54f", opacity=0.35, line_width=0, layer="below"
+    )
+    fig.update_layout(yaxis={"range": [0, 1.05]}, height=380)
+    fig.update_xaxes(tickangle=-45, categoryorder="array", categoryarray=labels)
+    table = pd.DataFrame(
+        {
+            "position in passage": list(range(len(labels))),
+            "token": pred.passage_tokens,
+            "p(start)": pred.start_probs,
+            "p(end)": pred.end_probs,
+            "in the answer": [pred.start <= i <= pred.end for i in range(len(labels))],
+        }
+    )
+    p_s, p_e = pred.start_probs[pred.start], pred.end_probs[pred.end]
+    alt = (
+        f"The answer is tokens {pred.start} to {pred.end} of the passage, “{pred.answer}”: p(start) {p_s:.1%}, "
+        f"p(end) {p_e:.1%}."
+    )
+    return Chart(fig, alt, table)
+
+
+def span_markdown(pred: SpanPrediction, escape) -> str:
+    """The passage with the answer in bold, every token escaped by the page's markdown escaper."""
+    words = [escape(t) for t in pred.passage_tokens]
+    words[pred.start] = "**" + words[pred.start]
+    words[pred.end] = words[pred.end] + "**"
+    return " ".join(words)
+
+
+# ---- three starting points ---------------------------------------------------------------------------------
+
+
+def starts_loss_chart(runs: dict[str, FineTuneRun]) -> Chart:
+    task, steps = next(iter(runs.values())).task, next(iter(runs.values())).steps
+    named = {START_NAMES[s]: runs[s] for s in STARTS}
+    fig = loss_figure(
+        {name: r.losses for name, r in named.items()}, title=f"Three starting points, {TASK_NAMES[task]}, {steps} steps"
+    )
+    alt = "; ".join(
+        f"{name}: loss {r.losses[0]:.2f} at step 1, {r.losses[-1]:.2f} at the end" for name, r in named.items()
+    )
+    return Chart(fig, alt + ".", curves_table(named))
+
+
+def starts_scores_chart(cmp: StartComparison) -> Chart:
+    names = [START_NAMES[s] for s in STARTS]
+    scores = [cmp.held_out[s] for s in STARTS]
+    fig = scores_figure(names, scores, cmp.baseline, title="Held-out score of each starting point", task=cmp.task)
+    shown = "; ".join(f"{n}: {s:.1%}" for n, s in zip(names, scores))
+    table = pd.DataFrame(
+        {
+            "starting point": names,
+            f"held-out {metric_name(cmp.task)}": scores,
+            "loss, first tenth of the steps": [cmp.early_loss[s] for s in STARTS],
+            "loss, last tenth": [cmp.final_loss[s] for s in STARTS],
+        }
+    )
+    return Chart(fig, f"{shown}; the majority baseline is {cmp.baseline:.1%}.", table)
+
+
+def starts_verdict(cmp: StartComparison) -> str:
+    gain, m = cmp.pretraining_gain, metric_name(cmp.task)
+    probe = cmp.held_out["frozen"]
+    if cmp.buys_little:
+        head = (
+            "**Here pre-training buys little**: fine-tuned end to end, the pre-trained model scores "
+            f"{cmp.held_out['finetune']:.1%} held-out {m}, and the same architecture from random weights "
+            f"{cmp.held_out['scratch']:.1%} "
+            f"({gain:+.1%}). The grammar's tasks are small and regular, with {cmp.n_train:,} labelled examples: a "
+            "2-layer model learns them from nothing in a few hundred steps. Pre-training pays when labels are few "
+            "and the language is open, not on a toy grammar."
+        )
+    else:
+        head = (
+            f"Pre-training helps here: {cmp.held_out['finetune']:.1%} held-out {m} fine-tuned end to end, against "
+            f"{cmp.held_out['scratch']:.1%} from random weights ({gain:+.1%}) after the same steps. Over the "
+            f"first tenth of the steps its loss averages {cmp.early_loss['finetune']:.2f}, against "
+            f"{cmp.early_loss['scratch']:.2f} from random weights."
+        )
+    return (
+        head + f" The frozen encoder with only a linear head on top reaches {probe:.1%}: what this small MLM's vectors "
+        "already hold in a form one linear layer can read, before any of its weights move."
+    )
+
+
+# ---- pooling ---------------------------------------------------------------------------------------------
+
+
+def pooling_runs_chart(runs: dict[str, FineTuneRun]) -> Chart:
+    named = {POOLING_NAMES[p]: r for p, r in runs.items()}
+    task, steps = next(iter(runs.values())).task, next(iter(runs.values())).steps
+    fig = loss_figure(
+        {f"{n} ({r.held_out:.1%} held-out)": r.losses for n, r in named.items()},
+        title=f"The classifier reads [CLS] or the mean: {TASK_NAMES[task]}, {steps} steps",
+    )
+    alt = "; ".join(f"{n}: held-out accuracy {r.held_out:.1%}, final loss {r.losses[-1]:.3f}" for n, r in named.items())
+    return Chart(fig, alt + ".", curves_table(named))
+
+
+def pooling_runs_text(runs: dict[str, FineTuneRun]) -> str:
+    cls, mean = runs["cls"].held_out, runs["mean"].held_out
+    same = abs(cls - mean) < 0.02
+    return f"Held-out accuracy: {cls:.1%} reading [CLS], {mean:.1%} reading the mean. " + (
+        "Here it makes no difference: trained end to end, the encoder learns to put what the head needs "
+        "wherever the head reads. The choice matters when the encoder is *not* trained with the head, below."
+        if same
+        else "The difference comes from where the head reads: the encoder, trained with it, adapts to either."
+    )
+
+
+def ranking_chart(pr: PoolingRanking) -> Chart:
+    kinds = [k for _, _, k in pr.pairs]
+    series = {}
+    for pooling, values in pr.cosine.items():
+        series[POOLING_NAMES[pooling]] = [
+            sum(c for c, k in zip(values, kinds) if k == kind) / kinds.count(kind) for kind in PAIR_KINDS
+        ]
+    fig = grouped_bars(
+        PAIR_KINDS,
+        series,
+        title="all-MiniLM-L6-v2: mean cosine similarity of each kind of pair",
+        x_title="kind of pair",
+        y_title="mean cosine similarity",
+        numbered=False,
+        text_format=".2f",
+    )
+    fig.update_layout(yaxis={"range": [min(0.0, min(min(v) for v in series.values()) * 1.2), 1.1]})
+    table = pd.DataFrame(
+        {
+            "sentence": [a for a, _, _ in pr.pairs],
+            "other sentence": [b for _, b, _ in pr.pairs],
+            "kind": kinds,
+            "cosine, [CLS]": pr.cosine["cls"],
+            "cosine, mean pooling": pr.cosine["mean"],
+        }
+    )
+    alt = "; ".join(
+        f"{name}: " + ", ".join(f"{kind} {v:.2f}" for kind, v in zip(PAIR_KINDS, vals)) for name, vals in series.items()
+    )
+    return Chart(fig, f"Mean cosine by kind of pair. {alt}.", table)
+
+
+def ranking_metrics(pr: PoolingRanking) -> list[tuple[str, str]]:
+    return [
+        ("rank accuracy, [CLS]", f"{pr.rank_accuracy['cls']:.1%}"),
+        ("rank accuracy, mean pooling", f"{pr.rank_accuracy['mean']:.1%}"),
+        ("paraphrase found first, [CLS]", f"{pr.retrieval_top1['cls']:.0%}"),
+        ("paraphrase found first, mean", f"{pr.retrieval_top1['mean']:.0%}"),
+    ]
+
+
+def ranking_text(pr: PoolingRanking) -> str:
+    n = sum(k == PAIR_KINDS[0] for _, _, k in pr.pairs)
+    return (
+        f"{n} sentences, each with a paraphrase, a sentence that shares most of its words but means something "
+        f"else, and an unrelated one. **Rank accuracy** is the share of (paraphrase pair, other pair) combinations "
+        "in which the paraphrase pair has the higher cosine; **found first**: each sentence's own paraphrase is "
+        f"the closest of the {n} paraphrases."
+    )
+
+
+# ---- words for the page ------------------------------------------------------------------------------------
+
+TASK_TEXT = {
+    "sentence": (
+        "**The task.** Is the sentence's mood positive or negative? The grammar writes sentences like “the sad "
+        "cat was happy” (positive: the predicate decides) and “the dog was not warm” (negative: *not* flips it), "
+        "so no single word gives the answer away. The head is one linear layer on the [CLS] vector, (B, D) -> "
+        "(B, 2), and the whole model is trained end to end at a small learning rate."
+    ),
+    "pair": (
+        "**The task.** Two sentences in one input, `[CLS] A [SEP] B [SEP]`, segment 0 for A and 1 for B: does B "
+        "follow from A? “the girl was hungry” -> “she ate the bread” follows; “she sang in the garden” does not. "
+        "Every B is a sentence that does follow from *some* A, so the head has to read both segments."
+    ),
+    "tagging": (
+        "**The task.** A tag for every word: person, animal, object, place, verb or other, taken from the grammar's "
+        "word lists, so every answer is known. The head is a linear layer on *every* token, (B, T, D) -> (B, T, 6). "
+        "Labels are −100 at [CLS], [SEP], pads and at the pieces after a word's first, so the loss reads each word "
+        "once; a word cut into pieces is tagged at its first piece. On this grammar the task is nearly a word "
+        "lookup, so even a frozen encoder does well."
+    ),
+    "qa": (
+        "**The task.** Extractive question answering: the question is segment A, a two-clause passage segment B, "
+        "and the answer is a span of the passage (“where did the cat sleep ?” -> “the mat”). The head gives every "
+        "token a start score and an end score, (B, T, D) -> (B, T, 2); outside the passage they are −∞, so each "
+        "softmax is a distribution over the passage. The answer is the span with the best start + end score, "
+        "end ≥ start, at most 8 tokens. **Exact match** counts an answer right only if both ends are."
+    ),
+}
+STARTS_TEXT = (
+    "The same task, the same steps, the same seed (the same head and batches), from three starting points: "
+    "**(1)** the lab's pre-trained MLM with its encoder **frozen**, so only the head learns (a linear probe of "
+    "what the vectors already hold); **(2)** the same model **fine-tuned end to end**, the encoder at a small "
+    "learning rate (1e-3, the head 1e-2); **(3)** the **same architecture from random weights**, trained the "
+    "same way. Choose the task above."
+)
+POOLING_TEXT = (
+    "The sentence classifier can read the [CLS] vector or the **mean of the real tokens' vectors** (pads "
+    "left out of the mean). Both are one linear layer on a D-wide vector; below, both are fine-tuned on the "
+    "sentence task with the same steps and seed."
+)
+MINILM_TEXT = (
+    "all-MiniLM-L6-v2 was trained to make *mean-pooled* vectors of paraphrases close; its [CLS] vector was never "
+    "trained for that. Reading the raw [CLS] vector of such a model as a sentence embedding is a common mistake. "
+    "Here both are measured on pairs written for this lesson."
+)
+EXERCISE_SIZES = {
+    "batch": "B (sequences)",
+    "length": "T (tokens each)",
+    "d_model": "D (width)",
+    "vocab_size": "V (vocabulary)",
+    "n_masked": "masked positions",
+}
+
+
+def request_text(keys: Sequence[tuple]) -> str:
+    task, _, steps, seed, _ = keys[0]
+    what = "a copy of the lab's MLM" if len(keys) == 1 else f"{len(keys)} models, one after the other,"
+    return (
+        f"Trains {what} on {TASK_NAMES[task]} for {steps} steps (seed {seed}): a few seconds each. A run is kept "
+        "for everyone once it has finished, so the same settings never train twice."
+    )
+
+
+def progress_text(key: tuple, step: int, total: int, loss: float) -> str:
+    task, start = key[0], key[1]
+    return f"{TASK_NAMES[task]}, {START_NAMES[start]}: step {step} of {total}, loss {loss:.3f}"
+
+
+def live_alt(key: tuple, step: int, total: int, loss: float) -> str:
+    return f"Training in progress: step {step} of {total}, the latest batch's loss is {loss:.3f}."
+
+
+def shapes_text(shapes: HeadShapes) -> str:
+    B, T = shapes.steps["sentence"][0][1]
+    return (
+        f"Your sentence and your pair as one batch: B = {B} rows, T = {T} positions (the shorter row padded). "
+        "Every shape below was read from the tensors of a real pass through the lab's MLM and three fresh heads."
+    )
+
+
+def tag_labels_text(tokens: Sequence[str]) -> str:
+    return (
+        f"The tagging labels of your sentence to tag ({len(tokens)} tokens): −100 means “skip this position in "
+        "the loss”."
+    )
+
+
+def exercise_verdict(checks: Sequence[ShapeCheck]) -> str:
+    right = sum(c.correct for c in checks)
+    if right == len(checks):
+        return "All three right: computed by running a throwaway model of exactly that size."
+    return f"{right} of {len(checks)} right. The computed shapes are in the table, read from a model of that size."
+
+
+def no_answer_text(pred: SpanPrediction, escape) -> str:
+    words = ", ".join(escape(w) for w in pred.missing_words)
+    return (
+        f"The passage never mentions {words}, so the question may have no answer here. This head was trained "
+        "only on questions answered in the passage, so it always picks a span; it cannot say “no answer” (models "
+        "trained for that, as on SQuAD 2.0, learn to point at [CLS] instead)."
+    )
+
+
+def ranking_verdict(pr: PoolingRanking) -> str:
+    kinds = [k for _, _, k in pr.pairs]
+    unrelated = {p: min(v for v, k in zip(pr.cosine[p], kinds) if k == PAIR_KINDS[2]) for p in pr.cosine}
+    return (
+        f"Rank accuracy: **{pr.rank_accuracy['cls']:.1%}** with the raw [CLS] vector, "
+        f"**{pr.rank_accuracy['mean']:.1%}** with mean pooling. The [CLS] cosines crowd near the top: unrelated "
+        f"pairs score at least {unrelated['cls']:.2f} with [CLS] and {unrelated['mean']:.2f} with mean pooling. "
+        f"A paraphrase beats the same-words, other-meaning sentence for {pr.beats_same_words['cls']:.0%} of the "
+        f"sentences with [CLS] and {pr.beats_same_words['mean']:.0%} with mean pooling: shared words pull "
+        "either vector close, whatever they mean."
+    )
