@@ -265,3 +265,25 @@ def test_the_right_mean_is_cross_entropys(tok, ids, trained_mlm):
         logits, _ = mlm(m.inputs, need_weights=False)
     expected = F.cross_entropy(logits.transpose(1, 2), m.labels, ignore_index=IGNORE_INDEX)
     assert loss_averaging(mlm, tok, ids, seed=0).breakdown.mean == pytest.approx(float(expected), rel=1e-5)
+
+
+def test_truncation_keeps_the_answer_only_from_the_shortest_length_on(tok):
+    from encoder_core.lessons.tradeoffs import answer_truncation
+    from encoder_core.tasks import make_task
+
+    for ex in make_task("qa").held_out[:5]:
+        full = tok.encode(ex.text_a, ex.text_b, max_length=None)
+        t = answer_truncation(tok, ex.text_a, ex.text_b, ex.answer, range(6, len(full) + 1))
+        passage_words = ex.text_b.split()  # the grammar's words are one piece each
+        answer = passage_words[ex.answer[0] : ex.answer[1] + 1]
+        assert t.answer_pieces == len(answer) and full.tokens[t.answer_last_index] == answer[-1]
+        for length, kept in zip(t.lengths, t.answer_kept):
+            cut = tok.encode(ex.text_a, ex.text_b, max_length=length, truncate=True)
+            passage = cut.tokens[cut.tokens.index("[SEP]") + 1 : -1]  # the question may have been cut too
+            before = sum(len(w) > 0 for w in passage_words[: ex.answer[0]])
+            survivors = passage[before : before + len(answer)]
+            assert kept == len(survivors)
+            assert (kept == len(answer)) == (length >= t.shortest_keeping)
+        after = len(passage_words) - 1 - ex.answer[1]
+        if len(passage_words) - after > len(ex.text_a.split()):  # the passage stays the longer part until then
+            assert t.shortest_keeping == len(full) - after  # cut everything after the answer and no more

@@ -497,3 +497,41 @@ def loss_averaging(mlm: MaskedLanguageModel, tokenizer: WordPieceTokenizer, ids,
         (per.masked_fill(~breakdown.counted, 0.0).sum() / divisor).backward()
         norms.append(float(leaf.grad.norm()))
     return LossAveraging(breakdown, norms[0], norms[1])
+
+
+# ---- pitfall 6: truncation that cuts the answer out of a QA passage --------------------------------
+
+
+@dataclass
+class AnswerTruncation:
+    lengths: list[int]  # the max_length values tried
+    answer_kept: list[int]  # per length: the answer's word pieces still in the input
+    answer_pieces: int  # the answer's word pieces in the whole passage
+    shortest_keeping: int | None  # the smallest length tried from which on every length keeps the whole answer
+    answer_last_index: int  # the answer's last piece, as a position in the untruncated input
+
+
+def answer_truncation(
+    tokenizer: WordPieceTokenizer, question: str, passage: str, answer_words: tuple[int, int], lengths
+) -> AnswerTruncation:
+    """For each max_length, encode (question, passage) truncated as BERT pipelines do (the longer text is cut first,
+    from its end) and count how many of the answer's pieces survive. answer_words: its first and last word in the
+    passage, as the tokenizer splits words."""
+    words = tokenizer.split_words(passage)
+    first, last = answer_words
+    if not 0 <= first <= last < len(words):
+        raise ValueError(f"answer words {answer_words} are outside the passage's {len(words)} words")
+    start = sum(len(p) for _, p in words[:first])  # the answer's first piece, counted within the passage
+    end = sum(len(p) for _, p in words[: last + 1])  # one past its last piece
+    offset = len(tokenizer.encode(question).ids)  # [CLS] question [SEP] before the passage
+    kept = []
+    for length in lengths:
+        enc = tokenizer.encode(question, passage, max_length=length, truncate=True)
+        passage_pieces = sum(enc.segments) - 1  # segment 1 holds the passage and its [SEP]
+        kept.append(max(0, min(end, passage_pieces) - start))
+    shortest = None  # from here on up every length keeps the whole answer
+    for length, k in zip(reversed(list(lengths)), reversed(kept)):
+        if k < end - start:
+            break
+        shortest = length
+    return AnswerTruncation(list(lengths), kept, end - start, shortest, offset + end - 1)
