@@ -1,5 +1,8 @@
 """The outputs lesson's core: generated tasks, -100 labels, head shapes, span decoding, fine-tuning."""
 
+import re
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -161,3 +164,32 @@ def test_each_head_beats_the_majority_baseline(mlm, task):
     run = tasks.fine_tune(encoder, tok, task, steps=MARGIN_STEPS)
     assert run.held_out >= run.baseline + MARGINS[task], (run.held_out, run.baseline)
     assert 0.0 < run.baseline < 1.0 and run.n_held_out == tasks.N_HELD_OUT
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_row() -> str:
+    return next(line for line in README.read_text(encoding="utf-8").splitlines() if "(`/outputs`)" in line)
+
+
+@pytest.mark.slow
+def test_the_readme_quotes_the_default_runs_held_out_scores_and_baselines(mlm):
+    encoder, tok = mlm
+    quoted = re.search(r"<!-- outputs-scores -->(.*)<!-- /outputs-scores -->", readme_row()).group(1)
+    pairs = [(float(a), float(b)) for a, b in re.findall(r"([\d.]+)%[^(]*\(([\d.]+)%\)", quoted)]
+    assert len(pairs) == len(tasks.TASKS)
+    for task, (score, baseline) in zip(tasks.TASKS, pairs):
+        run = tasks.fine_tune(encoder, tok, task)
+        assert baseline == pytest.approx(100 * run.baseline, abs=0.05)
+        assert score == pytest.approx(100 * run.held_out, abs=1.0)  # a held-out example or two across machines
+
+
+def test_the_readme_quotes_minilms_pooling_rank_accuracy(minilm):
+    from encoder_core.lessons.outputs import pooling_ranking
+
+    ranking = pooling_ranking(minilm)
+    cls, mean = re.search(r"rank accuracy on \d+ paraphrase.*?\(([\d.]+)% vs ([\d.]+)%\)", readme_row()).groups()
+    assert float(cls) == pytest.approx(100 * ranking.rank_accuracy["cls"], abs=0.05)
+    assert float(mean) == pytest.approx(100 * ranking.rank_accuracy["mean"], abs=0.05)
+    assert f"on {len(ranking.pairs)} paraphrase" in readme_row()
