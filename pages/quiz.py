@@ -5,7 +5,7 @@ import streamlit as st
 from ui.frame import quiz_widget as quiz
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 
-PARAMS = [quiz.QUIZ_SEED]
+PARAMS = [quiz.QUIZ_SEED, quiz.QUIZ_QUESTION]
 quiz.repair_link_seed()
 start("quiz", PARAMS)
 
@@ -14,7 +14,8 @@ narrative(
     "Questions from every lesson, mixed. Each one is built from fresh numbers, and its answer is worked out "
     "by the same code the lessons run, never typed in by hand: after you submit you see the working, with "
     "the numbers. The quiz number is in the link, so everyone who opens the same link gets the same questions "
-    "in the same order (handy for a class)."
+    "in the same order (handy for a class), and the question number is in it too: `/quiz?quiz_seed=42&question=6` "
+    "opens question 6 of quiz 42."
 )
 
 c_seed, c_new = st.columns([2, 1], vertical_alignment="bottom")
@@ -30,7 +31,7 @@ c_new.button("New quiz", key="quiz_new", on_click=quiz.new_quiz, help="Draw a fr
 
 
 def question_section() -> None:
-    quiz.check_yourself(None, key_prefix="quiz_page", title=None)
+    quiz.check_yourself(None, key_prefix="quiz_page", title=None, question_key=quiz.QUIZ_QUESTION.key)
 
 
 def score_section() -> None:

@@ -155,3 +155,21 @@ def test_a_known_mistake_gets_its_diagnosis_on_the_page():
     no_exception(at)
     assert at.error and escape_md(slip.diagnosis) in at.error[0].value
     assert escape_md(q.answer_text) in at.error[0].value
+
+
+def test_a_link_opens_a_given_question_and_follows_the_student():
+    at = open_quiz({"quiz_seed": "42", "question": "6"})
+    no_exception(at)
+    q, _ = shown_question(at)
+    assert q.id == question_for(None, 42, 5).id  # question 6 of quiz 42: index 5
+    assert any(c.value.startswith("Question 6 ·") for c in at.caption)
+    at.button(key=f"{PREFIX}_next").click().run()
+    assert shown_question(at)[0].id == question_for(None, 42, 6).id
+    assert at.query_params["question"] == "7" and at.query_params["quiz_seed"] == "42"
+
+
+def test_a_bad_question_number_in_a_link_gives_a_notice_and_a_valid_question():
+    at = open_quiz({"quiz_seed": "42", "question": "0"})
+    no_exception(at)
+    assert shown_question(at)[0].id == question_for(None, 42, 0).id
+    assert "`question=0`" in all_text(at)

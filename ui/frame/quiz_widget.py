@@ -38,6 +38,7 @@ QUIZ_PAGE = "pages/quiz.py"
 QUIZ_SUMMARY = "questions from every lesson, answered by the model itself"
 MAX_QUIZ_SEED = 999_999
 QUIZ_SEED = Param("quiz_seed", 0, "int", 0, MAX_QUIZ_SEED)
+QUIZ_QUESTION = Param("question", 1, "int", 1, 10_000)  # the Quiz page's question number, 1-based as shown
 LOG_COLUMNS = ["time", "lesson", "question id", "question", "your answer", "correct answer", "result", "likely slip"]
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
@@ -104,20 +105,30 @@ def answer_key(prefix: str, question: Question) -> str:
     return f"{prefix}_answer_{question.id}"
 
 
-def _position(prefix: str, quiz_seed: int) -> int:
+def _position(prefix: str, quiz_seed: int, question_key: str | None = None) -> int:
+    """The index of the question shown. With question_key, the session-state key of a 1-based
+    question number that the page keeps in its link, that number decides (a lecturer's link opens
+    a given question) and follows the student's moves."""
     positions = st.session_state.setdefault(POSITIONS_KEY, {})
-    seed, index = positions.get(prefix, (quiz_seed, 0))
+    linked = int(st.session_state.get(question_key, 1)) - 1 if question_key else 0
+    seed, index = positions.get(prefix, (quiz_seed, linked))
     if seed != quiz_seed:  # another quiz: start it from its first question
         index = 0
         st.session_state.setdefault(FEEDBACK_KEY, {}).pop(prefix, None)
+    elif question_key:
+        index = linked
     positions[prefix] = (quiz_seed, index)
+    if question_key:
+        st.session_state[question_key] = index + 1
     return index
 
 
-def _next_question(prefix: str) -> None:
+def _next_question(prefix: str, question_key: str | None = None) -> None:
     positions = st.session_state.setdefault(POSITIONS_KEY, {})
     seed, index = positions[prefix]
     positions[prefix] = (seed, index + 1)
+    if question_key:
+        st.session_state[question_key] = index + 2
     st.session_state.setdefault(FEEDBACK_KEY, {}).pop(prefix, None)
 
 
@@ -206,17 +217,24 @@ def _score_line(lesson: str | None) -> str:
     return f"Your score this session {where}: {right} of {len(done)} right."
 
 
-def check_yourself(lesson: str | None, *, key_prefix: str | None = None, title: str | None = "Check yourself") -> None:
+def check_yourself(
+    lesson: str | None,
+    *,
+    key_prefix: str | None = None,
+    title: str | None = "Check yourself",
+    question_key: str | None = None,
+) -> None:
     """Render one self-check question for a lesson (None: all lessons mixed), its grading and the score.
 
     key_prefix keeps two widgets on one page apart (default: quiz_<lesson>). The question follows the
-    session's quiz number, so the same link gives everyone the same questions.
+    session's quiz number, so the same link gives everyone the same questions; question_key (see
+    _position) puts the question's number in the link too.
     """
     if lesson is not None and lesson not in LESSONS:
         raise ValueError(f"unknown lesson {lesson!r}; choose one of {LESSONS}")
     prefix = key_prefix or f"quiz_{lesson or 'all'}"
     seed = current_quiz_seed()
-    index = _position(prefix, seed)
+    index = _position(prefix, seed, question_key)
     question = question_for(lesson, seed, index)
 
     if title:
@@ -246,7 +264,7 @@ def check_yourself(lesson: str | None, *, key_prefix: str | None = None, title: 
     if feedback and feedback["id"] == question.id:
         _show_feedback(question, feedback, prefix)
 
-    st.button("New question", key=f"{prefix}_next", on_click=_next_question, args=(prefix,))
+    st.button("New question", key=f"{prefix}_next", on_click=_next_question, args=(prefix, question_key))
     st.caption(_score_line(lesson))
     with st.expander("Your answers this session"):
         log = results_log()
@@ -270,6 +288,7 @@ def _show_feedback(question: Question, feedback: dict, prefix: str) -> None:
 
 
 __all__ = [
+    "QUIZ_QUESTION",
     "QUIZ_SEED",
     "answer_key",
     "check_yourself",
