@@ -8,6 +8,7 @@ from encoder_core.lessons import tradeoffs as lesson
 from encoder_core.lessons.masking import summarise_leakage
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak
 from encoder_core.lessons.tradeoffs import MAX_SENTENCE_TOKENS, TIMING_LENGTHS
+from encoder_core.tasks import make_task
 from ui.frame.charts import show_figure
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
@@ -16,8 +17,9 @@ from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 from ui.frame.state import ensure_valid
-from ui.models import cached_leakage, lesson_model, minilm, run_leakage, trained_mlm
+from ui.models import cached_leakage, lesson_model, minilm, minilm_pooling_ranking, run_leakage, trained_mlm
 from ui.views import masking as masking_figs
+from ui.views import outputs as outputs_figs
 from ui.views import padding as padding_figs
 from ui.views import tradeoffs as figs
 from ui.views.figures import short_number
@@ -107,12 +109,7 @@ def pad_pitfalls(_model, key):
 def show_reuse() -> None:
     reuse = lesson.append_one_token(model, ids, new_id)
     new_token = tokenizer.vocab[new_id]
-    show_figure(
-        figs.append_shift_figure(reuse, tokens),
-        "append_shift",
-        alt=figs.append_shift_alt(reuse, new_token),
-        table=figs.append_shift_table(reuse, tokens),
-    )
+    show(figs.append_shift_chart(reuse, tokens, new_token))
     m1, m2, m3 = st.columns(3)
     m1.metric("Largest move, causal", short_number(reuse.max_causal))
     m2.metric("Largest move, bidirectional", short_number(reuse.max_bidirectional))
@@ -127,12 +124,7 @@ def show_reuse() -> None:
     costs = append_costs(model, cache_key, n_append)
     left, right = st.columns(2)
     with left:
-        show_figure(
-            figs.append_flops_figure(costs),
-            "append_flops",
-            alt=figs.append_costs_alt(costs),
-            table=figs.append_costs_table(costs),
-        )
+        show(figs.append_flops_chart(costs))
     with right:
         show_figure(figs.append_time_figure(costs), "append_time", alt=figs.append_time_alt(costs))
     narrative(figs.flops_text(costs))
@@ -164,12 +156,7 @@ def show_quadratic() -> None:
             timings = store[id(target)] = lesson.time_lengths(target, ids)
     left, right = st.columns(2)
     with left:
-        show_figure(
-            figs.scaling_sizes_figure(scaling, timings),
-            "attention_size",
-            alt=figs.scaling_alt(scaling),
-            table=figs.scaling_table(scaling, timings),
-        )
+        show(figs.scaling_sizes_chart(scaling, timings))
     with right:
         show_figure(figs.scaling_flops_figure(scaling), "attention_flops", alt=figs.flops_alt(scaling))
     if timings is None:
@@ -185,18 +172,8 @@ def show_quadratic() -> None:
 
 def show_efficiency() -> None:
     labels = lesson.objective_labels(tokenizer, ids, seed, trained.model if trained else None)
-    show_figure(
-        figs.objectives_figure(labels),
-        "objectives",
-        alt=figs.objectives_alt(labels),
-        table=figs.objectives_table(labels),
-    )
-    show_figure(
-        figs.loss_counts_figure(labels),
-        "loss_positions",
-        alt=figs.loss_counts_alt(labels),
-        table=figs.loss_counts_table(labels),
-    )
+    show(figs.objectives_chart(labels))
+    show(figs.loss_counts_chart(labels))
     st.markdown(figs.corruption_text(labels))
     narrative(figs.EFFICIENCY_TEXT)
     show_code(lesson.objective_labels)
@@ -234,35 +211,32 @@ def show_roberta() -> None:
     show_code(lesson.masking_views)
 
 
+def show(chart: tuple) -> None:
+    """A view's (figure, key, alt, table) drawn with its text alternative and its numbers."""
+    show_figure(chart[0], chart[1], alt=chart[2], table=chart[3])
+
+
+def pitfall(n: int, chart: tuple | None, metric: tuple[str, str]) -> None:
+    """One pitfall: its figure (figure, key, alt, table), its number, its diagnosis and its one-line fix."""
+    if chart is not None:
+        show(chart)
+    st.metric(*metric)
+    st.markdown(figs.PITFALL_TEXT[n])
+    st.code(figs.PITFALL_FIX[n], language="python")
+
+
 def show_pad_pitfalls() -> None:
     leak, fast = pad_pitfalls(model, cache_key)
-    st.markdown("**1. Forgetting the key padding mask.**")
-    show_figure(
-        padding_figs.leak_curve_figure(leak),
-        "pitfall_mask",
-        alt=figs.pitfall_mask_alt(leak),
-        table=padding_figs.leak_curve_table(leak),
-    )
-    st.metric("Gap without the mask, at 16 pads", f"{leak.gap_unmasked:.3g}", help=f"With it: {leak.gap_masked:.1e}")
-    st.markdown(figs.PITFALL_TEXT["mask"])
-    st.code("out = model(batch.ids, key_padding_mask=batch.key_padding_mask)  # True = ignore", language="python")
-    st.markdown("**2. Reading the pads' outputs.**")
-    show_figure(
-        padding_figs.fast_path_figure(fast),
-        "pitfall_pad_rows",
-        alt=figs.pitfall_pads_alt(fast),
-        table=padding_figs.fast_path_table(fast),
-    )
-    st.metric("Largest pad-row norm, train vs eval", f"{max(fast.norms_train):.2f} vs {max(fast.norms_eval):.2f}")
-    st.markdown(figs.PITFALL_TEXT["pads"])
-    st.code(
-        "sentence = (hidden * ~mask[..., None]).sum(1) / (~mask).sum(1, keepdim=True)  # pads left out",
-        language="python",
-    )
+    st.markdown(figs.PITFALL_TITLES[1])
+    chart = (padding_figs.leak_curve_figure(leak), "pitfall_mask", figs.pitfall_mask_alt(leak))
+    pitfall(1, (*chart, padding_figs.leak_curve_table(leak)), figs.pitfall_mask_metric(leak))
+    st.markdown(figs.PITFALL_TITLES[2])
+    chart = (padding_figs.fast_path_figure(fast), "pitfall_pad_rows", figs.pitfall_pads_alt(fast))
+    pitfall(2, (*chart, padding_figs.fast_path_table(fast)), figs.pitfall_pads_metric(fast))
 
 
 def show_label_pitfalls() -> None:
-    st.markdown("**3. Labelling unmasked positions, or leaving the answer visible.**")
+    st.markdown(figs.PITFALL_TITLES[3])
     result = cached_leakage(LEAK_STEPS, sidebar_seed())
     if result is None and st.session_state.pop(TRAIN, False):
         with st.spinner("Training the correct and the leaky model…"):
@@ -270,27 +244,42 @@ def show_label_pitfalls() -> None:
     if result is None:
         st.button(f"Train both tiny models ({LEAK_STEPS} steps)", key="leak_train", on_click=ask, args=(TRAIN,))
         st.caption("The same experiment as in Masked LM: run once per server and shared; or open it there.")
+        pitfall(3, None, ("Training accuracy, leaky vs correct", "not trained yet"))
     else:
         summary = summarise_leakage(result)
-        chart = masking_figs.leakage_accuracy_chart(summary)
-        show_figure(chart.figure, "pitfall_leakage", alt=chart.alt, table=chart.table)
-        st.markdown(masking_figs.leakage_text(summary))
-    st.markdown(figs.PITFALL_TEXT["leak"])
-    st.code(
-        "inputs[chosen] = mask_id; labels[~chosen] = -100  # hide what is scored (80/10/10), score only that",
-        language="python",
-    )
-    st.markdown("**4. Averaging the loss over every position.**")
+        c = masking_figs.leakage_accuracy_chart(summary)
+        pitfall(3, (c.figure, "pitfall_leakage", c.alt, c.table), figs.pitfall_leak_metric(summary))
+    st.markdown(figs.PITFALL_TITLES[4])
     if not needs_trained():
         return
     la = lesson.loss_averaging(trained.model, tokenizer, ids, seed)
     if la is None:
         st.info("15% of this sentence's words rounds to none chosen: type a longer sentence.")
         return
-    show_figure(figs.averaging_figure(la), "pitfall_mean", alt=figs.averaging_alt(la), table=figs.averaging_table(la))
-    st.metric("Loss and gradient scaled by", f"{la.scale:.3f}")
-    st.markdown(figs.PITFALL_TEXT["mean"])
-    st.code("loss = F.cross_entropy(logits.transpose(1, 2), labels, ignore_index=-100)", language="python")
+    chart = (figs.averaging_figure(la), "pitfall_mean", figs.averaging_alt(la), figs.averaging_table(la))
+    pitfall(4, chart, ("Loss and gradient scaled by", f"{la.scale:.3f}"))
+
+
+def show_output_pitfalls() -> None:
+    st.markdown(figs.PITFALL_TITLES[5])
+    ranking = minilm_pooling_ranking()  # the measurement "Using the outputs" makes, shared, not redone
+    if ranking is None:
+        st.info("all-MiniLM-L6-v2 is not installed, so this pitfall cannot be measured here.")
+    else:
+        c = outputs_figs.ranking_chart(ranking)
+        pitfall(5, (c.figure, "pitfall_cls", c.alt, c.table), figs.pitfall_cls_metric(ranking))
+    st.page_link("pages/outputs.py", label="The whole comparison: Using the outputs, its Pooling tab", icon="🔗")
+    st.markdown(figs.PITFALL_TITLES[6])
+    ex = make_task("qa").held_out[0]  # the lesson's own QA data
+    full = len(tokenizer.encode(ex.text_a, ex.text_b, max_length=None))
+    trunc = lesson.answer_truncation(tokenizer, ex.text_a, ex.text_b, ex.answer, range(6, full + 1))
+    st.markdown(figs.qa_example_text(escape_md(ex.text_a), escape_md(ex.text_b), escape_md(figs.answer_words(ex))))
+    chart = (figs.truncation_figure(trunc), "pitfall_truncation", figs.truncation_alt(trunc))
+    pitfall(
+        6,
+        (*chart, figs.truncation_table(trunc)),
+        ("Shortest max_length that keeps the answer", f"{trunc.shortest_keeping}"),
+    )
 
 
 sections = [
@@ -338,6 +327,12 @@ sections = [
         "Score only hidden positions, and average over those alone.",
         show_label_pitfalls,
         tab="Pitfalls: labels",
+    ),
+    Section(
+        "Pitfalls 5-6: reading the outputs",
+        "A raw [CLS] is no sentence vector; truncation can cut the answer out.",
+        show_output_pitfalls,
+        tab="Pitfalls: outputs",
     ),
 ]
 sections.append(check_yourself_section("tradeoffs"))

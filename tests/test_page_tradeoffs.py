@@ -8,6 +8,7 @@ from apptest_helpers import all_text, figures, open_page
 from encoder_core import english_tokenizer, teaching_model
 from encoder_core.checkpoint import load_small_mlm
 from encoder_core.lessons import tradeoffs as lesson
+from encoder_core.tasks import make_task
 
 TOK = english_tokenizer()
 DEFAULT = "the cat sat on the mat and the dog slept"
@@ -20,6 +21,7 @@ TAB_FIGURES = [
     {"masking_views"},
     {"pitfall_mask", "pitfall_pad_rows"},
     {"pitfall_mean"},
+    {"pitfall_cls", "pitfall_truncation"},
     set(),  # Check yourself
 ]
 
@@ -53,6 +55,10 @@ def assert_page_matches_core(at, text=DEFAULT, n=16, seed=0, epochs=40, model_se
     np.testing.assert_allclose(
         figs["pitfall_mean"]["data"][1]["y"], [la.breakdown.wrong_mean_all_positions, la.grad_norm_wrong], rtol=1e-5
     )
+    ex = make_task("qa").held_out[0]
+    full = len(TOK.encode(ex.text_a, ex.text_b, max_length=None))
+    trunc = lesson.answer_truncation(TOK, ex.text_a, ex.text_b, ex.answer, range(6, full + 1))
+    assert list(figs["pitfall_truncation"]["data"][0]["y"]) == trunc.answer_kept
 
 
 def test_defaults_draw_encoder_cores_numbers():
@@ -112,7 +118,7 @@ def test_malformed_link_values_give_a_notice():
 def test_lecture_mode_steps_through_the_sections():
     at = open_linked({"lecture": "1", "step": "3"})
     assert not at.exception
-    assert "Step 4 of 9" in "\n".join(str(h.value) for h in at.subheader)
+    assert "Step 4 of 10" in "\n".join(str(h.value) for h in at.subheader)
     assert set(figures(at)) == TAB_FIGURES[3]
 
 

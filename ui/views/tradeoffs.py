@@ -12,6 +12,7 @@ from encoder_core.lessons.tradeoffs import (
     OBJECTIVES,
     ROBERTA_CHANGES,
     SCHEDULES,
+    AnswerTruncation,
     AppendCosts,
     AppendReuse,
     AttentionScaling,
@@ -508,25 +509,51 @@ def averaging_alt(la: LossAveraging) -> str:
 
 # ---- the pitfalls: one sentence of diagnosis each ----
 
+PITFALL_TITLES = {
+    1: "**1. Forgetting the key padding mask.**",
+    2: "**2. Reading the pads' outputs.**",
+    3: "**3. Labelling unmasked positions, or leaving the answer visible.**",
+    4: "**4. Averaging the loss over every position.**",
+    5: "**5. The raw [CLS] vector of a model never trained for it, as a sentence embedding.**",
+    6: "**6. Truncation that silently cuts the answer out of a QA passage.**",
+}
+PITFALL_FIX = {
+    1: "out = model(batch.ids, key_padding_mask=batch.key_padding_mask)  # True = ignore",
+    2: "sentence = (hidden * ~mask[..., None]).sum(1) / (~mask).sum(1, keepdim=True)  # pads left out",
+    3: "inputs[chosen] = mask_id; labels[~chosen] = -100  # hide what is scored (80/10/10), score only that",
+    4: "loss = F.cross_entropy(logits.transpose(1, 2), labels, ignore_index=-100)",
+    5: "sentence = mean_pool(hidden, key_padding_mask)  # what all-MiniLM-L6-v2 was trained with",
+    6: "enc = tok(question, passage, truncation='only_second', max_length=384, stride=128, "
+    "return_overflowing_tokens=True)",
+}
 PITFALL_TEXT = {
-    "mask": (
+    1: (
         "**Symptom:** the same sentence gets different vectors depending on how long its batch-mates were, and "
         "nothing crashes. **Diagnosis:** without the key padding mask the pads are ordinary keys and take a share "
         "of every real token's attention; with it, the gap is float rounding."
     ),
-    "pads": (
+    2: (
         "**Symptom:** a pooled vector or a loss that shifts with padding. **Diagnosis:** a pad's output is some "
         "vector, not zero and not meaningful, and PyTorch's own encoder even fills it with zeros in eval mode "
         "(its fast path) but not in training: leave pads out of pooling and out of the loss."
     ),
-    "leak": (
+    3: (
         "**Symptom:** training accuracy near 100% within a few dozen steps, fill-mask on new text no better than "
         "a guess. **Diagnosis:** the scored positions still show their answer, so the model learns to copy."
     ),
-    "mean": (
+    4: (
         "**Symptom:** a loss that looks several times smaller than it is, and slower learning. **Diagnosis:** "
         "the sum over the chosen positions is divided by every "
         "position, so the loss and its gradient shrink by the chosen share, which changes from batch to batch."
+    ),
+    5: (
+        "**Symptom:** sentence vectors that rank a paraphrase below a sentence with the same words and another "
+        "meaning. **Diagnosis:** nothing trained this model's [CLS] output to stand for the sentence; it was "
+        "trained with mean pooling, so use what it was trained with, or fine-tune [CLS] for the task."
+    ),
+    6: (
+        "**Symptom:** a QA model that answers confidently, and wrongly, on long passages. **Diagnosis:** "
+        "truncation cut the passage's end, answer and all, without a word: the model can only point at what is left."
     ),
 }
 
@@ -637,3 +664,84 @@ def scaling_model_text(config, name: str) -> str:
         f"On {name}: {config.n_layers} layers, {config.n_heads} heads, D = {config.d_model}, d_ff = {config.d_ff}, "
         f"a position table of {config.max_positions}; sequence of 1."
     )
+
+
+def pitfall_mask_metric(leak) -> tuple[str, str]:
+    return (f"Gap without the mask, at {leak.n_pads} pads", f"{leak.gap_unmasked:.3g} (with it {leak.gap_masked:.1e})")
+
+
+def pitfall_pads_metric(fast) -> tuple[str, str]:
+    return ("Largest pad-row norm, train vs eval", f"{max(fast.norms_train):.2f} vs {max(fast.norms_eval):.2f}")
+
+
+def pitfall_leak_metric(summary) -> tuple[str, str]:
+    acc, top5 = summary.final_train_accuracy, summary.held_out_top5
+    return (
+        "Training accuracy / held-out top-5, leaky vs correct",
+        f"{acc['leaky']:.0%} / {top5['leaky']:.0%} vs {acc['correct']:.0%} / {top5['correct']:.0%}",
+    )
+
+
+def pitfall_cls_metric(ranking) -> tuple[str, str]:
+    r = ranking.rank_accuracy
+    return ("Pairs ordered right, raw [CLS] vs mean pooling", f"{r['cls']:.0%} vs {r['mean']:.0%}")
+
+
+def answer_words(example) -> str:
+    first, last = example.answer
+    return " ".join(example.text_b.split()[first : last + 1])
+
+
+def qa_example_text(question_md: str, passage_md: str, answer_md: str) -> str:
+    return (
+        f"A question from the QA task of *Using the outputs*: **{question_md}** Passage: “{passage_md}”; "
+        f"answer: **{answer_md}**."
+    )
+
+
+def truncation_figure(t: AnswerTruncation) -> go.Figure:
+    fig = grouped_bars(
+        [str(n) for n in t.lengths],
+        {"answer pieces left in the input": t.answer_kept},
+        title=f"How much of the {t.answer_pieces}-piece answer survives truncation",
+        x_title="max_length (question + passage + 3 special tokens)",
+        y_title="answer pieces kept (count)",
+        numbered=False,
+    )
+    fig.update_layout(yaxis={"rangemode": "tozero"}, showlegend=False)
+    return fig
+
+
+def truncation_table(t: AnswerTruncation) -> pd.DataFrame:
+    return pd.DataFrame({"max_length": t.lengths, "answer pieces kept": t.answer_kept, "of": t.answer_pieces})
+
+
+def truncation_alt(t: AnswerTruncation) -> str:
+    lost = [n for n, k in zip(t.lengths, t.answer_kept) if k < t.answer_pieces]
+    return (
+        f"The whole answer survives from max_length {t.shortest_keeping} on; at {len(lost)} shorter lengths tried "
+        f"({t.lengths[0]} to {max(lost) if lost else t.lengths[0]}) part or all of it is cut, with no error raised."
+    )
+
+
+# ---- (figure, chart key, alt text, table): what a page shows in one call ----
+
+
+def append_shift_chart(r: AppendReuse, tokens: Sequence[str], new_token: str) -> tuple:
+    return append_shift_figure(r, tokens), "append_shift", append_shift_alt(r, new_token), append_shift_table(r, tokens)
+
+
+def append_flops_chart(c: AppendCosts) -> tuple:
+    return append_flops_figure(c), "append_flops", append_costs_alt(c), append_costs_table(c)
+
+
+def scaling_sizes_chart(s: AttentionScaling, t: LengthTimings | None) -> tuple:
+    return scaling_sizes_figure(s, t), "attention_size", scaling_alt(s), scaling_table(s, t)
+
+
+def objectives_chart(lab: ObjectiveLabels) -> tuple:
+    return objectives_figure(lab), "objectives", objectives_alt(lab), objectives_table(lab)
+
+
+def loss_counts_chart(lab: ObjectiveLabels) -> tuple:
+    return loss_counts_figure(lab), "loss_positions", loss_counts_alt(lab), loss_counts_table(lab)
