@@ -148,3 +148,27 @@ def test_pooling_ranking_is_measured_on_minilm(minilm):
         ]
         np.testing.assert_allclose(trace["y"], means, rtol=1e-9)
     assert expected.rank_accuracy["mean"] >= expected.rank_accuracy["cls"]  # the README's numbers
+
+
+def test_a_missing_checkpoint_is_named_and_the_page_carries_on(monkeypatch, tmp_path):
+    monkeypatch.setattr(ui.models, "CHECKPOINT_DIR", str(tmp_path / "small_mlm"))
+    at = open_page("outputs", query={"out_length": "long"})  # settings nobody has trained: nothing cached
+    assert not at.exception
+    assert "python -m encoder_core.train" in " ".join(e.value for e in at.error)
+    assert "needs the trained model" in all_text(at)
+    assert not any(b.key.startswith("train_") for b in at.button)
+
+
+def test_links_set_the_controls_and_bad_values_get_a_notice_and_lecture_mode_steps():
+    at = helpers.open_linked(
+        "outputs", {"out_length": "forever", "out_compare": "poetry", "out_sentence": "a cat", "lecture": "1"}
+    )
+    assert not at.exception
+    notice = " ".join(w.value for w in at.warning)
+    assert "out_length" in notice and "out_compare" in notice
+    assert at.session_state["out_length"] == "default" and at.session_state["out_compare"] == "sentence"
+    assert at.session_state["out_sentence"] == "a cat"
+    assert any(h.value.startswith("Step 1 of 8: The shapes") for h in at.subheader)
+    at.button(key="lecture_next").click().run()
+    assert any(h.value.startswith("Step 2 of 8: Classify a sentence") for h in at.subheader)
+    assert at.query_params["step"] == "1"

@@ -165,7 +165,7 @@ def run_metrics(run: FineTuneRun) -> list[tuple[str, str]]:
         (f"held-out {metric_name(run.task)}", f"{run.held_out:.1%}"),
         ("majority baseline", f"{run.baseline:.1%}"),
         ("train / held-out examples", f"{run.n_train:,} / {run.n_held_out:,}"),
-        ("seconds to train", f"{run.seconds:.1f}"),
+        ("time to train", f"{run.seconds:.1f} s"),
     ]
 
 
@@ -263,7 +263,7 @@ def tag_row_chart(pred: TagPrediction) -> Chart:
     fig.update_layout(
         title={"text": "A tag for every word, read at its first word piece"},
         xaxis={"title": {"text": "word (position in the sentence)"}, "showticklabels": False},
-        yaxis={"title": {"text": ""}, "showticklabels": False},
+        yaxis={"title": {"text": "tag"}, "showticklabels": False},
         margin={"l": 10, "r": 10, "t": 60, "b": 40},
         height=190,
     )
@@ -436,8 +436,8 @@ def ranking_metrics(pr: PoolingRanking) -> list[tuple[str, str]]:
     return [
         ("rank accuracy, [CLS]", f"{pr.rank_accuracy['cls']:.1%}"),
         ("rank accuracy, mean pooling", f"{pr.rank_accuracy['mean']:.1%}"),
-        ("paraphrase found first, [CLS]", f"{pr.retrieval_top1['cls']:.0%}"),
-        ("paraphrase found first, mean", f"{pr.retrieval_top1['mean']:.0%}"),
+        ("paraphrase found first, [CLS]", f"{pr.retrieval_top1['cls']:.1%}"),
+        ("paraphrase found first, mean", f"{pr.retrieval_top1['mean']:.1%}"),
     ]
 
 
