@@ -222,7 +222,7 @@ def pitfall(n: int, chart: tuple | None, metric: tuple[str, str]) -> None:
         show(chart)
     st.metric(*metric)
     st.markdown(figs.PITFALL_TEXT[n])
-    st.code(figs.PITFALL_FIX[n], language="python")
+    st.code(figs.PITFALL_FIX[n], language="python", wrap_lines=True)
 
 
 def show_pad_pitfalls() -> None:
@@ -268,7 +268,9 @@ def show_output_pitfalls() -> None:
     else:
         c = outputs_figs.ranking_chart(ranking)
         pitfall(5, (c.figure, "pitfall_cls", c.alt, c.table), figs.pitfall_cls_metric(ranking))
-    st.page_link("pages/outputs.py", label="The whole comparison: Using the outputs, its Pooling tab", icon="🔗")
+    st.page_link(
+        "pages/outputs.py", label="The whole comparison: Using the outputs, its Pooling tab", icon=":material/link:"
+    )
     st.markdown(figs.PITFALL_TITLES[6])
     ex = make_task("qa").held_out[0]  # the lesson's own QA data
     full = len(tokenizer.encode(ex.text_a, ex.text_b, max_length=None))

@@ -547,9 +547,10 @@ PITFALL_TEXT = {
         "position, so the loss and its gradient shrink by the chosen share, which changes from batch to batch."
     ),
     5: (
-        "**Symptom:** sentence vectors that rank a paraphrase below a sentence with the same words and another "
-        "meaning. **Diagnosis:** nothing trained this model's [CLS] output to stand for the sentence; it was "
-        "trained with mean pooling, so use what it was trained with, or fine-tune [CLS] for the task."
+        "**Symptom:** every pair of sentences looks alike: with the raw [CLS], even unrelated sentences get a high "
+        "cosine, so a paraphrase barely stands out. **Diagnosis:** nothing trained this model's [CLS] output to "
+        "stand for the sentence; it was trained with mean pooling, so use what it was trained with, or fine-tune "
+        "[CLS] for the task."
     ),
     6: (
         "**Symptom:** a QA model that answers confidently, and wrongly, on long passages. **Diagnosis:** "
