@@ -2,7 +2,14 @@
 
 import streamlit as st
 
-from encoder_core.lessons.attention import ROUNDING, compare_masks, contrast_word, drop_last_token, seed001_reading
+from encoder_core.lessons.attention import (
+    ROUNDING,
+    compare_masks,
+    contrast_word,
+    drop_token,
+    last_word_position,
+    seed001_reading,
+)
 from ui.frame.charts import show_figure
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
@@ -18,6 +25,7 @@ from ui.views.figures import numbers_text, short_number
 DEFAULT_SENTENCE = "the cat sat down"
 BANK_SENTENCES = ("she sat on the bank of the river", "she sat on the bank and counted the money")
 BANK_WORD = "bank"
+DROP_CHOICES = ("word", "sep")  # the sentence's last word piece, or the [SEP] after it
 
 
 chosen = lesson_model(sidebar_model(), sidebar_seed())
@@ -28,6 +36,7 @@ PARAMS = [
     Param("sentence", DEFAULT_SENTENCE, "text"),
     Param("layer", 0, "int", 0, cfg.n_layers - 1),
     Param("head", 0, "int", 0, cfg.n_heads - 1),
+    Param("drop", "word", "choice", options=DROP_CHOICES),
     QUIZ_SEED,
 ]
 start("attention", PARAMS)
@@ -73,7 +82,7 @@ def show_masks() -> None:
             fig_bi,
             "attention_bidirectional",
             alt=f"Bidirectional weights at layer {layer}, head {head}: every cell may be non-zero; "
-            f"every row sums to 1 (largest error {comparison.max_row_sum_error:.0e}).",
+            f"every row sums to 1 (largest error {comparison.max_row_sum_error:.1e}).",
             table=table,
         )
     with right:
@@ -117,20 +126,29 @@ def show_masks() -> None:
 
 
 def show_drop_last() -> None:
-    dropped = drop_last_token(model, enc.ids)
+    word = last_word_position(tokens)
+    choices = {
+        "word": f"the last word piece, “{tokens[word]}” (token {word})",
+        "sep": f"[SEP] (token {len(tokens) - 1})",
+    }
+    st.radio("Drop", DROP_CHOICES, key="drop", format_func=choices.get, horizontal=True)
+    position = word if st.session_state["drop"] == "word" else len(tokens) - 1
+    dropped = drop_token(model, enc.ids, position)
     show_figure(
         figs.drop_last_figure(dropped, tokens),
         "drop_last",
-        alt=f"Removing the last token moves the earlier outputs by at most {short_number(dropped.max_causal)} with the "
-        f"causal mask and by up to {short_number(dropped.max_bidirectional)} without it.",
+        alt=f"Removing token {position} ({tokens[position]}) moves the outputs before it by at most "
+        f"{short_number(dropped.max_causal)} with the causal mask and by up to "
+        f"{short_number(dropped.max_bidirectional)} without it.",
         table=figs.drop_last_table(dropped, tokens),
     )
     m1, m2 = st.columns(2)
     m1.metric("Largest shift, causal mask", f"{short_number(dropped.max_causal)}")
     m2.metric("Largest shift, bidirectional", f"{short_number(dropped.max_bidirectional)}")
     narrative(
-        "Run the sentence, then run it again without its last token, and measure how far each earlier token's "
-        f"final vector moves. With the causal mask nothing moves: no earlier token ever looked at the last one "
+        "Run the sentence, then run it again without one token (its last word, or the [SEP] that closes it), and "
+        "measure how far the final vector of each token before it moves. With the causal mask nothing moves: no "
+        "earlier token ever looked at a later one "
         f"(a shift below {ROUNDING:g}, where there is one, is float rounding: the processor may add up a shorter "
         "input in a different order). "
         "Without the mask every earlier vector changes, because each was built from the whole input.\n\n"
@@ -138,7 +156,7 @@ def show_drop_last() -> None:
         "reusing earlier work as the input grows, and so no writing text left to right one token at a time. "
         "In return, each vector knows the words on both sides of it."
     )
-    show_code(drop_last_token)
+    show_code(drop_token)
 
 
 def show_bank() -> None:
@@ -218,9 +236,10 @@ sections = [
         tab="Both directions vs causal",
     ),
     Section(
-        "Drop the last token",
-        "Causal: earlier outputs don't move at all. Bidirectional: every one of them changes.",
+        "Drop the last word, or [SEP]",
+        "Causal: the outputs before the dropped token don't move at all. Bidirectional: every one of them changes.",
         show_drop_last,
+        tab="Drop a token",
     ),
     Section(
         "“bank”: the words after it matter",

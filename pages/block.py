@@ -76,7 +76,7 @@ row[0].select_slider(
     "Step through the block",
     options=stages,
     key="block_step",
-    format_func=lambda s: f"{stages.index(s) + 1}. {STAGE_LABELS[s]}",
+    format_func=lambda s: f"{stages.index(s)}. {STAGE_LABELS[s]}",
     help="The stages in the order this block computes them.",
 )
 row[1].slider(
@@ -252,8 +252,7 @@ def render_norms() -> None:
         show_figure(
             fb.deep_stack_chart(study, "residual"),
             "deep_residual",
-            alt=f"Post-norm stream stays between {post.residual_span.lo:.3f} and {post.residual_span.hi:.3f}; "
-            f"pre-norm goes from {pre.residual_norms[0]:.3f} to {pre.residual_norms[-1]:.3f} over {depth} blocks.",
+            alt=fb.residual_alt(study),
             table=residual_table,
         )
     with right:
@@ -279,7 +278,7 @@ def render_equivalence() -> None:
     )
     st.metric(f"Largest |ours − PyTorch's| over layer {layer}'s output", f"{diff:.2e}")
     if check.agrees:
-        st.success(f"The two agree to {diff:.1e}, within float32 rounding (tolerance {tolerance}).")
+        st.success(f"The two agree to {diff:.2e}, within float32 rounding (tolerance {tolerance}).")
     else:
         st.error(f"The two differ by {diff:.2e}, more than the {tolerance} tolerance.")
     show_code(to_torch_layer, block_equivalence)
@@ -325,7 +324,8 @@ sections = [
     ),
     Section(
         "Post-norm or pre-norm, on the same weights",
-        "Post-norm pins the stream's size; pre-norm lets it grow and needs a final LayerNorm.",
+        "Post-norm pins the stream's size at √d; pre-norm leaves it free to drift (little at BERT's start, far with "
+        "louder blocks), so it ends with a final LayerNorm.",
         render_norms,
         tab="Post- vs pre-norm",
     ),

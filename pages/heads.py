@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from encoder_core.head_patterns import head_label, label_heads, layer_averages
+from encoder_core.head_patterns import DEFAULT_THRESHOLD, head_label, label_heads, layer_averages
 from encoder_core.lessons import heads as core
 from encoder_core.pretrained import INSTALL_HINT
 from ui.frame import sections as lesson
@@ -185,7 +185,7 @@ def render_labels() -> None:
     lesson.narrative(
         "Each head gets a name from its own weights: for every pattern we average, over the query rows, the weight "
         "it puts on the previous token, the next token, [CLS], [SEP], or itself. The largest of the five names the "
-        "head if it reaches 0.4; otherwise the head is *broad*. The mass is that largest average."
+        f"head if it reaches {DEFAULT_THRESHOLD:.2f}; otherwise the head is *broad*. The mass is that largest average."
     )
     m1, m2 = st.columns(2)
     m1.metric(f"Layer {layer}, head {head}: pattern", chosen_label.pattern)
@@ -292,15 +292,15 @@ def render_vectors() -> None:
     st.markdown(
         f"**The “{core.BANK_WORD}” pair again, now with a trained model.** The vector of “{core.BANK_WORD}” in "
         f"“{core.BANK_RIVER}” against the one in “{core.BANK_MONEY}”, and against “{core.BANK_RIVER_AGAIN}” "
-        "(same sense)."
+        "(the same sense; all three sentences are word for word the same up to and including “bank”)."
     )
     a, b = st.columns(2)
     a.metric("river vs money", f"{river.final:.3f}", help="cosine after the last layer")
-    b.metric("river vs river", f"{same_sense.final:.3f}", help="cosine after the last layer")
+    b.metric("river vs stream", f"{same_sense.final:.3f}", help="cosine after the last layer")
     bank = views.bank_figure(river, same_sense)
     show_figure(bank, "heads_bank", alt=views.bank_alt(river, same_sense), table=views.bank_table(river, same_sense))
     lesson.narrative(
-        "At depth 0 the two vectors are the same token embedding at the same position, so the cosine is 1. "
+        "At the embeddings the two vectors are the same token embedding at the same position, so the cosine is 1. "
         "Every layer mixes in the context through attention, and the two “bank”s drift apart when the "
         "context differs, much less when it means the same thing."
     )

@@ -51,6 +51,11 @@ Each lesson runs a small, inspectable encoder live on a sentence you type. Every
 screen is computed by the model, not typed in, and a **Show the code** panel shows the function
 that computed it. Use the sidebar for the model and its seed; **Lecture mode** presents a lesson
 one step at a time, large, and every view can be shared as a link.
+
+**Numbering.** Layers, heads, blocks, token positions, the stages inside a block and the
+sentences of a list are all counted from **0**, as in the code (`model.encoder.layer[0]` is
+layer 0, and `[CLS]` sits at position 0): the controls, chart titles and text use the same numbers.
+Only plain counts read as counts: “Step 1 of 5”, “word 2 of 6”, “rank 1”.
 """
 )
 for lesson in LESSONS:

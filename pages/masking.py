@@ -96,7 +96,9 @@ with st.container(border=True):
         "Or hide one word",
         list(range(len(fill_words) + 1)),
         key="fill_position",
-        format_func=lambda i: "none (use the [MASK]s typed)" if i == 0 else f"word {i}: {fill_words[i - 1]}",
+        format_func=lambda i: (
+            "none (use the [MASK]s typed)" if i == 0 else f"“{fill_words[i - 1]}” (word {i} of {len(fill_words)})"
+        ),
     )
     st.markdown("**Leakage experiment**")
     st.number_input(
@@ -142,6 +144,8 @@ def render_draw() -> None:
         column.metric(name, value)
     st.markdown(figs.rule_text(draw))
     show_chart("masking_draw", figs.draw_chart(draw))
+    if note := figs.every_fate_text(draw, lesson.rate_showing_every_fate(counts.eligible)):
+        st.info(note)
     narrative(
         "Only chosen positions get a label (their original id); every other position is labelled **-100**, "
         "the value PyTorch's cross-entropy skips. Why not always [MASK]? [MASK] never occurs when the model is "

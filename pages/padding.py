@@ -86,17 +86,18 @@ def show_batch() -> None:
     show_figure(
         figs.batch_figure(batch),
         "batch",
-        alt=f"The batch is {width} positions wide: the pair fills {len(pair)} of them, the single sentence "
-        f"{n_real}, and its last {leak.n_pads} positions are [PAD], marked 'ignore' in the key padding mask.",
+        alt=f"The batch is {width} positions wide: the pair fills {len(pair)} of them and the single sentence "
+        f"{n_real}; each has a token row, a segment row and a mask row, and its [PAD] positions are dark, marked "
+        "True ('ignore this key') in its mask row.",
         table=figs.batch_table(batch),
     )
     narrative(
         f"The pair has **{len(pair)} tokens** ([CLS] A [SEP] B [SEP]); the single sentence has **{n_real}** "
         f"([CLS] … [SEP]). The batch is {width} wide"
         + (f" ({n_extra} extra pads on every row)" if n_extra else "")
-        + f", so the single sentence is followed by **{leak.n_pads} [PAD]** tokens. The segment row says which "
-        "sentence a token belongs to (A or B; pads carry segment id 0). In the mask row **True means “ignore "
-        "this key”**: PyTorch's convention for `src_key_padding_mask`."
+        + f", so {figs.pads_text(batch)}. Each sequence's **segment** row says which sentence a token belongs "
+        "to (A or B; pads carry segment id 0, so A). In its **mask** row **True means “ignore this key”**: "
+        "PyTorch's convention for `src_key_padding_mask`."
     )
     if leak.n_pads == 0:
         st.info("The single sentence is as long as the batch, so it has no pads: move the slider to add some.")
@@ -155,7 +156,7 @@ def show_leak() -> None:
         "pad_leak",
         alt=f"With the mask the gap stays at most {max(leak.curve_masked):.1e} for 0 to {leak.n_pads} pads; "
         f"without it, it reaches {max(leak.curve_unmasked):.3g}. The circle is this batch, mask "
-        f"{'on' if use_mask else 'off'}: gap {leak.gap_masked if use_mask else leak.gap_unmasked:.3g}.",
+        f"{'on' if use_mask else 'off'}: gap {f'{leak.gap_masked:.1e}' if use_mask else f'{leak.gap_unmasked:.3g}'}.",
         table=figs.leak_curve_table(leak),
     )
     with st.expander("Per token: how far each real output moved"):

@@ -60,7 +60,7 @@ def test_word_contrast_figure(small_model, tok):
     a, b = tok.encode("she sat on the bank of the river"), tok.encode("she sat on the bank and counted the money")
     r = contrast_word(small_model, a.ids, b.ids, a.tokens, b.tokens, "bank")
     fig = fa.word_contrast_figure(r)
-    assert list(fig.data[0].x) == ["embeddings", "after layer 1", "after layer 2"]
+    assert list(fig.data[0].x) == ["embeddings", "after layer 0", "after layer 1"]  # layers counted from 0
     np.testing.assert_array_equal(fig.data[0].y, r.distance_causal)
     np.testing.assert_allclose(fig.data[1].y, r.distance_bidirectional)
     assert fa.word_contrast_table(r)["distance, bidirectional"].tolist() == r.distance_bidirectional
@@ -78,8 +78,14 @@ def test_seed001_figures():
 def test_batch_figure_marks_exactly_the_pads_and_writes_every_token(batch):
     fig = fp.batch_figure(batch)
     heat = fig.data[0]
-    np.testing.assert_array_equal(np.asarray(heat.z), batch.key_padding_mask.numpy().astype(int))
-    assert [list(row) for row in heat.text] == batch.tokens
+    mask = batch.key_padding_mask.numpy().astype(int)
+    # Three rows per sequence (the tokens, the segment row and the mask row the text speaks of), each dark on pads.
+    np.testing.assert_array_equal(np.asarray(heat.z), np.repeat(mask, 3, axis=0))
+    assert list(heat.y) == [f"{s}: {r}" for s in ("pair", "single") for r in ("token", "segment", "mask")]
+    rows = [list(row) for row in heat.text]
+    assert rows[0::3] == batch.tokens
+    assert rows[1] == ["AB"[int(s)] for s in batch.segments[0]] and "B" in rows[1]
+    assert rows[5] == ["True" if m else "False" for m in mask[1]]
     dark = [[t for t, m in zip(seq, row) if m] for seq, row in zip(batch.tokens, batch.key_padding_mask.tolist())]
     assert all(t == "[PAD]" for row in dark for t in row) and sum(map(len, dark)) > 0
 
@@ -92,6 +98,16 @@ def test_batch_table_shows_tokens_ids_segments_and_mask(batch):
     assert single.loc["ignore key (mask)", "4"] == "False" and single.loc["ignore key (mask)", "5"] == "True"
     pair = table[table["sequence"] == "pair"].set_index("row")
     assert pair.loc["segment", "7"] == "A" and pair.loc["segment", "8"] == "B"
+
+
+def test_pads_text_names_the_pads_of_whichever_sequence_is_shorter(tok):
+    longer_single = tok.pad([tok.encode("it was", "ok"), tok.encode("the cat sat on the mat all day")])
+    pads = [longer_single.ids.shape[1] - n for n in longer_single.lengths]
+    assert pads[0] > 0 and pads[1] == 0
+    assert (
+        fp.pads_text(longer_single)
+        == f"the pair is followed by **{pads[0]} [PAD]**, the single sentence by **0 [PAD]**"
+    )
 
 
 def test_padding_figures(small_model, batch):

@@ -11,6 +11,8 @@ from encoder_core.lessons.attention import (
     compare_masks,
     contrast_word,
     drop_last_token,
+    drop_token,
+    last_word_position,
     layer_attention,
     seed001_reading,
     shared_prefix_word,
@@ -108,6 +110,31 @@ def test_drop_last_token_agrees_with_direct_runs(small_model, tok):
     assert drop_last_token(small_model, ids[0]).shift_bidirectional == pytest.approx(expected, rel=1e-6)
     with pytest.raises(ValueError):
         drop_last_token(small_model, [2])
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_dropping_the_last_word_keeps_sep_and_leaves_earlier_causal_outputs(small_model, tok, sentence):
+    enc = tok.encode(sentence)
+    word = last_word_position(enc.tokens)
+    assert enc.tokens[word] == sentence.split()[-1] and enc.tokens[word + 1] == "[SEP]"
+    r = drop_token(small_model, enc.ids, word)
+    assert r.positions == word == len(r.shift_causal)
+    assert r.max_causal < ROUNDING and min(r.shift_bidirectional) > 1e-3
+    ids = torch.tensor([enc.ids])
+    shorter = torch.cat([ids[:, :word], ids[:, word + 1 :]], dim=1)  # [CLS] ... [SEP] without the last word
+    with torch.inference_mode():
+        full, short = small_model(ids).hidden[0, :word], small_model(shorter).hidden[0, :word]
+    expected = [float(torch.linalg.vector_norm(a - b)) for a, b in zip(full, short)]
+    assert r.shift_bidirectional == pytest.approx(expected, abs=1e-5)  # float32, another kernel path
+    for bad in (0, len(enc.ids)):
+        with pytest.raises(ValueError, match="position"):
+            drop_token(small_model, enc.ids, bad)
+
+
+def test_last_word_position():
+    assert last_word_position(["[CLS]", "the", "cat", "[SEP]"]) == 2
+    assert last_word_position(["[CLS]", "a", "[SEP]", "b", "[SEP]"]) == 3
+    assert last_word_position(["[CLS]", "[SEP]"]) == 1
 
 
 def test_bank_pair_is_in_the_vocabulary_and_shares_its_prefix(tok):

@@ -194,6 +194,9 @@ def test_bank_vectors_drift_apart_with_context(minilm):
     # Same token, same position: the embeddings are identical before any attention.
     assert different.per_layer[0] == pytest.approx(1.0, abs=1e-6)
     assert different.final < same.final
+    # A controlled comparison: all three sentences are word for word the same up to and including "bank".
+    prefix = BANK_RIVER.split()[: BANK_RIVER.split().index("bank") + 1]
+    assert all(s.split()[: len(prefix)] == prefix for s in (BANK_MONEY, BANK_RIVER_AGAIN))
     # Independent: the last layer's vector of "bank" (position 5) straight from the model.
     vecs = []
     for text in (BANK_RIVER, BANK_MONEY):

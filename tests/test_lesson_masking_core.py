@@ -115,6 +115,40 @@ def test_default_draw_counts(tok):
     assert draw.counts == MaskCounts(13, 2, 2, 0, 0)
 
 
+def test_rate_showing_every_fate_is_the_first_slider_rate_with_all_three():
+    def all_three(n, rate):
+        c = exact_counts(n, rate)
+        return c.masked > 0 and c.random > 0 and c.kept > 0
+
+    for n in (0, 3, 8, 13, 40, 200):
+        rate = lesson.rate_showing_every_fate(n)
+        rates = [k / 100 for k in range(101)]
+        first = next((r for r in rates if all_three(n, r)), None)
+        assert rate == first
+    assert lesson.rate_showing_every_fate(13) == 0.58  # 8 chosen: 6 / 1 / 1 (7 chosen gives 6 / 1 / 0)
+    assert lesson.rate_showing_every_fate(7) is None  # 7 chosen at most: round(0.7) = 1 random, none kept
+
+
+def test_the_default_draw_says_which_fates_it_lacks(tok):
+    draw = lesson.draw_masks(tok, _ids(tok), rate=0.15, exact=True, seed=0)
+    text = figs.every_fate_text(draw, lesson.rate_showing_every_fate(draw.counts.eligible))
+    assert "no random token and no kept" in text and "from a rate of 0.58" in text
+    full = lesson.draw_masks(tok, _ids(tok), rate=0.58, exact=True, seed=0)
+    assert full.counts.random and full.counts.kept and figs.every_fate_text(full, 0.58) is None
+
+
+def test_fill_mask_rest_is_the_probability_outside_the_top_k(tok, model):
+    view = lesson.fill_mask_view(model, tok, "the [MASK] sat on the mat", top_k=5)
+    (pred,) = view.predictions
+    with torch.inference_mode():
+        enc = tok.encode(view.query)
+        logits = model(torch.tensor([enc.ids]))[0][0, pred.position]
+    p = F.softmax(logits.double(), dim=-1)
+    top = p.topk(5).values
+    assert pred.rest == pytest.approx(float(p.sum() - top.sum()), abs=1e-6)
+    assert pred.rest + sum(pred.probabilities) == pytest.approx(1.0, abs=1e-6)
+
+
 def test_coin_flip_average_and_spread(tok):
     draw = lesson.draw_masks(tok, _ids(tok), rate=0.3, exact=False, seed=0)
     assert draw.expected_chosen == pytest.approx(0.3 * 13)
@@ -411,11 +445,15 @@ def test_loss_words_carry_the_means(tok, model):
 
 
 def test_top_k_table_and_fill_words():
-    pred = lesson.MaskPrediction(2, [("cat", 0.5), ("dog", 0.25), ("mat", 0.125)], "cat", 1, 0.5)
+    pred = lesson.MaskPrediction(2, [("cat", 0.5), ("dog", 0.25), ("mat", 0.125)], "cat", 1, 0.5, 0.125)
     assert figs.top_k_table(pred).to_dict("list") == {"token": ["cat", "dog", "mat"], "probability": [0.5, 0.25, 0.125]}
     assert figs.fill_alt(pred) == (
-        "At position 2 the model's first choice is 'cat' with probability 50.0%, then 'dog' 25.0%, 'mat' 12.5%."
+        "At position 2 the model's first choice is 'cat' with probability 50.0%, then 'dog' 25.0%, 'mat' 12.5%; "
+        "all other words together: 12.5%."
     )
+    bars = figs.fill_figure(lesson.FillMaskView("the [MASK]", ["[CLS]", "the", "[MASK]", "[SEP]"], [pred], [], 0), pred)
+    assert list(bars.data[0].y) == ["all other words", "mat", "dog", "cat"]  # the rest at the bottom
+    assert sum(bars.data[0].x) == pytest.approx(1.0) and list(bars.layout.xaxis.range) == [0, 1.2]
     assert figs.hidden_word_text(pred, "cat", 400) == "The hidden word 'cat' is choice 1 of 400, probability 50.0%."
 
 

@@ -9,7 +9,7 @@ from apptest_helpers import all_text, figures, open_page
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
-from encoder_core.lessons.attention import ROUNDING, compare_masks, contrast_word, drop_last_token
+from encoder_core.lessons.attention import ROUNDING, compare_masks, contrast_word, drop_token, last_word_position
 from ui.frame.code import code_panel_key
 
 DEFAULT = "the cat sat down"
@@ -29,6 +29,11 @@ def model_for(seed: int):
     return build_encoder(preset("small"), seed=seed, init_std=TEACHING_INIT_STD)
 
 
+def tokens_dropped(figs) -> str:
+    """The dropped token, as the drop chart's title names it: 'Drop token 4 (down): ...'."""
+    return figs["drop_last"]["layout"]["title"]["text"].split("(", 1)[1].split(")", 1)[0]
+
+
 def assert_page_matches_core(at, sentence: str, seed: int, layer: int, head: int, model=None, tok=TOK) -> None:
     """Every attention figure equals encoder_core's numbers for this model (default: the seeded small one)."""
     figs, m, enc = figures(at), model or model_for(seed), tok.encode(sentence)
@@ -38,7 +43,9 @@ def assert_page_matches_core(at, sentence: str, seed: int, layer: int, head: int
     np.testing.assert_allclose(causal["z"], c.causal.numpy(), rtol=0, atol=1e-7)
     assert list(bi["y"]) == [f"{i} {t}" for i, t in enumerate(enc.tokens)]
     assert f"layer {layer}, head {head}" in figs["attention_bidirectional"]["layout"]["title"]["text"]
-    d = drop_last_token(m, enc.ids)
+    # By default the sentence's last word goes ([SEP] stays): the tokens before it are compared.
+    d = drop_token(m, enc.ids, last_word_position(enc.tokens))
+    assert tokens_dropped(figs) == enc.tokens[last_word_position(enc.tokens)]
     np.testing.assert_allclose(figs["drop_last"]["data"][0]["y"], d.shift_causal, rtol=1e-6)
     assert max(d.shift_causal) < ROUNDING
     np.testing.assert_allclose(figs["drop_last"]["data"][1]["y"], d.shift_bidirectional, rtol=1e-6)
@@ -135,6 +142,18 @@ def test_link_sets_every_control():
     assert at.text_input(key="sentence").value == "the dog ran"
     assert (at.slider(key="layer").value, at.slider(key="head").value) == (1, 2)
     assert_page_matches_core(at, "the dog ran", seed=3, layer=1, head=2)
+
+
+def test_the_student_chooses_which_token_to_drop():
+    at = open_linked({"sentence": "the dog ran", "drop": "sep"})
+    assert not at.exception and at.radio(key="drop").value == "sep"
+    enc = TOK.encode("the dog ran")
+    d = drop_token(model_for(0), enc.ids, len(enc.ids) - 1)
+    figs = figures(at)
+    assert tokens_dropped(figs) == "[SEP]"
+    np.testing.assert_allclose(figs["drop_last"]["data"][1]["y"], d.shift_bidirectional, rtol=1e-6)
+    at.radio(key="drop").set_value("word").run()
+    assert tokens_dropped(figures(at)) == "ran" and len(figures(at)["drop_last"]["data"][0]["y"]) == 3
 
 
 def test_malformed_link_values_give_a_notice():

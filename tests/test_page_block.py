@@ -108,7 +108,7 @@ def test_every_step_of_both_placements():
         assert_stage_drawn(at, walk, step)
     at.radio(key="block_norm").set_value("pre").run()
     walk, _ = expected(norm="pre")
-    assert at.select_slider(key="block_step").options[:3] == ["1. input x", "2. LayerNorm 1", "3. attention"]
+    assert at.select_slider(key="block_step").options[:3] == ["0. input x", "1. LayerNorm 1", "2. attention"]
     for step in ("norm_1", "attention", "residual_2"):  # the stages whose place or meaning differ
         at.select_slider(key="block_step").set_value(step).run()
         assert not at.exception
@@ -339,12 +339,18 @@ def _study(pre_grads: list[float]) -> core.DeepStackStudy:
 def test_deep_stack_tables_and_reading():
     study = _study([3.0, 4.0])
     residual, grad = fb.deep_stack_tables(study)
-    assert list(residual.columns) == ["after block", "post-norm", "pre-norm"]
-    assert residual["after block"].tolist() == [0, 1, 2]
+    assert list(residual.columns) == ["stage", "post-norm", "pre-norm"]
+    assert residual["stage"].tolist() == ["embeddings", "after block 0", "after block 1"]  # blocks from 0
     assert residual["pre-norm"].tolist() == [8.0, 9.0, 10.0]
     assert list(grad.columns) == ["block", "post-norm", "pre-norm"]
     assert grad["post-norm"].tolist() == [1.0, 2.0] and grad["pre-norm"].tolist() == [3.0, 4.0]
     assert "(×1.25)" in fb.deep_stack_reading(study, width_scaled=False)
+    assert "(here 8.000)" in fb.deep_stack_reading(study, width_scaled=False)  # not "between 8.000 and 8.000"
+    assert fb.residual_alt(study).startswith("Post-norm: the stream stays at 8.000 after every block.")
+    chart = fb.deep_stack_chart(study, "residual")
+    assert list(chart.data[0].x) == ["embeddings", "after block 0", "after block 1"]
+    assert chart.layout.yaxis.rangemode == "tozero"  # a drift of 1% drawn as 1%
+    assert fb.deep_stack_chart(study, "grad").layout.yaxis.rangemode == "tozero"
     assert "the first 6 of 70" in fb.deep_stack_setup(study)
     stable = "no block's gradient explodes or vanishes"
     assert stable in fb.deep_stack_reading(study, width_scaled=False)

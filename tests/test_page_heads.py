@@ -312,7 +312,7 @@ def test_head_slices_and_w_o_keep_their_look_on_matrix_heatmap(mech):
     heatmap = fig.data[0]
     assert np.allclose(np.asarray(heatmap.z), mech.k.numpy()) and (heatmap.zmin, heatmap.zmax) == (-bound, bound)
     assert fig.layout.title.text == f"K of head 2 [{len(mech.tokens)} × {mech.d_head}]"
-    assert fig.layout.xaxis.title.text == "dimension of head 2" and fig.layout.yaxis.title.text is None
+    assert fig.layout.xaxis.title.text == "dimension of head 2" and fig.layout.yaxis.title.text == "token"
     assert heatmap.hovertemplate.startswith("token %{y}, feature %{x}")
     assert fig.layout.height == max(260, 22 * len(mech.tokens) + 130)
     w_o = views.w_o_figure(mech)
@@ -345,17 +345,21 @@ def test_similarity_and_bank_tables_and_texts():
     mean = torch.tensor([[1.0, 0.81234, 0.1], [0.81234, 1.0, 0.3], [0.1, 0.3, 1.0]])
     sims = Similarities(["a cat", "the cat", "rates rose"], mean, mean * 0 + 0.9)
     table = views.similarity_table(sims.mean, sims.texts)
-    assert list(table["sentence"]) == ["1: a cat", "2: the cat", "3: rates rose"]
-    assert list(table.columns[1:]) == ["1", "2", "3"]
+    assert list(table["sentence"]) == ["0: a cat", "1: the cat", "2: rates rose"]  # numbered from 0
+    assert list(table.columns[1:]) == ["0", "1", "2"]
     assert table.iloc[0, 2] == pytest.approx(0.8123, abs=1e-6)
     text = views.similarities_text(sims)
     assert "**0.81** with mean pooling" in text and "mean pooling ranges from 0.10 to 0.81" in text
-    assert "sentences 1 and 2: 0.81." in views.similarity_alt(sims.mean, "mean pooling")
+    assert "sentences 0 and 1: 0.81." in views.similarity_alt(sims.mean, "mean pooling")
     river = WordVectorCosines("bank", ("a", "b"), ["bank"], torch.tensor([1.0, 0.9, 0.55555]))
     same = WordVectorCosines("bank", ("a", "c"), ["bank"], torch.tensor([1.0, 0.95, 0.9]))
     bank = views.bank_table(river, same)
-    assert list(bank["depth"]) == [0, 1, 2] and bank["river vs money"].iloc[-1] == pytest.approx(0.5556, abs=1e-6)
-    assert "falls from 1.00 to 0.56; river vs river ends at 0.90" in views.bank_alt(river, same)
+    assert list(bank["stage"]) == ["embeddings", "after layer 0", "after layer 1"]
+    assert bank["river vs money"].iloc[-1] == pytest.approx(0.5556, abs=1e-6)
+    assert "falls from 1.000 to 0.556; river vs stream ends at 0.900" in views.bank_alt(river, same)
+    lines = views.bank_figure(river, same)
+    assert list(lines.data[0].x) == ["embeddings", "after layer 0", "after layer 1"]
+    assert lines.layout.yaxis.rangemode == "tozero"
 
 
 def test_sinks_text_reads_the_summary():

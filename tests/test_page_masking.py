@@ -116,11 +116,12 @@ def test_defaults(trained):
     assert [float(t["x"][0]) for t in figs["masking_split"]["data"]] == [24, 3, 3, 170]
     assert "**30** chosen" in all_text(at)
 
-    # Fill-mask: the default sentence's top five, as fill_mask gives them.
+    # Fill-mask: the default sentence's top five, as fill_mask gives them, then every other word together.
     (top,) = fill_mask(model, tokenizer, "the [MASK] sat on the mat")
     bars = figs["fill_0"]["data"][0]
-    assert list(bars["y"])[::-1] == [w for w, _ in top]
-    assert np.allclose(bars["x"][::-1], [p for _, p in top])
+    assert list(bars["y"])[::-1] == [w for w, _ in top] + ["all other words"]
+    assert np.allclose(bars["x"][::-1][:5], [p for _, p in top])
+    assert bars["x"][0] == pytest.approx(1 - sum(p for _, p in top), abs=1e-5)  # the whole vocabulary sums to 1
 
     # Shapes read from the tensors: (1, 15) -> (1, 15, D) -> (1, 15, V) -> (2, V).
     D, V = model.config.d_model, tokenizer.vocab_size

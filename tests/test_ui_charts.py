@@ -181,6 +181,21 @@ def test_lecture_mode_wraps_long_titles_but_not_markup():
     assert styled(go.Figure(layout={"title": {"text": marked}}), lecture=True).layout.title.text == marked
 
 
+def test_lecture_mode_never_wraps_a_number_away_from_its_word():
+    for title in ("Bidirectional (no mask), layer 0, head 0", "Without the mask, layer 0, head 0"):
+        lines = styled(bar_chart(["a"], [1.0], title=title), lecture=True).layout.title.text.split("<br>")
+        assert len(lines) > 1 and not any(line.endswith(("layer", "head")) for line in lines)
+        assert " ".join(lines).replace("\u00a0", " ") == title
+
+
+def test_line_charts_start_their_value_axis_at_zero_unless_asked():
+    assert line_chart([0, 1], {"s": [8.0, 8.04]}).layout.yaxis.rangemode == "tozero"
+    assert line_chart([0, 1], {"s": [8.0, 8.04]}, from_zero=False).layout.yaxis.rangemode is None
+    assert line_chart([0, 1], {"s": [1.0, 100.0]}, log_y=True).layout.yaxis.rangemode is None
+    names = line_chart(["embeddings", "after layer 0"], {"s": [1.0, 2.0]})
+    assert list(names.data[0].x) == ["embeddings", "after layer 0"]
+
+
 def test_high_contrast_is_black_on_white_with_outlines():
     bars = styled(bar_chart(["a"], [1.0]), high_contrast=True)
     lines = styled(line_chart([0, 1], {"s": [1, 2]}), high_contrast=True)

@@ -91,11 +91,33 @@ def compare_masks(model: Encoder, ids, layer: int, head: int) -> MaskComparison:
 
 @dataclass
 class DropLastResult:
-    positions: int  # how many earlier tokens are compared (T - 1)
+    positions: int  # how many earlier tokens are compared: the dropped token's index
     shift_causal: list[float]  # per earlier token: L2 norm of its final vector's change
     shift_bidirectional: list[float]
     max_causal: float
     max_bidirectional: float
+
+
+def drop_token(model: Encoder, ids, position: int) -> DropLastResult:
+    """Run the input, then the input without the token at position; compare the final vector of each
+    token before it (their positions do not change, so under the causal mask nothing they see does)."""
+    ids = _as_batch(ids)
+    if not 1 <= position < ids.shape[1]:
+        raise ValueError(f"position must be in [1, {ids.shape[1] - 1}] so that a token comes before it, got {position}")
+    shorter = torch.cat([ids[:, :position], ids[:, position + 1 :]], dim=1)
+    shifts = {}
+    with torch.inference_mode():
+        for causal in (True, False):
+            full = model(ids, causal=causal, need_weights=False).hidden[0, :position]
+            short = model(shorter, causal=causal, need_weights=False).hidden[0, :position]
+            shifts[causal] = (full - short).norm(dim=-1)
+    return DropLastResult(
+        positions=position,
+        shift_causal=shifts[True].tolist(),
+        shift_bidirectional=shifts[False].tolist(),
+        max_causal=float(shifts[True].max()),
+        max_bidirectional=float(shifts[False].max()),
+    )
 
 
 def drop_last_token(model: Encoder, ids) -> DropLastResult:
@@ -103,19 +125,15 @@ def drop_last_token(model: Encoder, ids) -> DropLastResult:
     ids = _as_batch(ids)
     if ids.shape[1] < 2:
         raise ValueError("need at least two tokens to drop the last one")
-    shifts = {}
-    with torch.inference_mode():
-        for causal in (True, False):
-            full = model(ids, causal=causal, need_weights=False).hidden[0, :-1]
-            short = model(ids[:, :-1], causal=causal, need_weights=False).hidden[0]
-            shifts[causal] = (full - short).norm(dim=-1)
-    return DropLastResult(
-        positions=ids.shape[1] - 1,
-        shift_causal=shifts[True].tolist(),
-        shift_bidirectional=shifts[False].tolist(),
-        max_causal=float(shifts[True].max()),
-        max_bidirectional=float(shifts[False].max()),
-    )
+    return drop_token(model, ids, ids.shape[1] - 1)
+
+
+def last_word_position(tokens: list[str]) -> int:
+    """The last token that is not [SEP] (the sentence's last word piece); the last token if none is."""
+    for i in range(len(tokens) - 1, 0, -1):
+        if tokens[i] != "[SEP]":
+            return i
+    return len(tokens) - 1
 
 
 @dataclass

@@ -32,7 +32,7 @@ MECHANICS_TOLERANCE = 1e-6
 # The "bank" sentences of the home page, and a sentence that uses "bank" in the same sense as the first.
 BANK_RIVER = "she sat on the bank of the river"
 BANK_MONEY = "she sat on the bank and counted the money"
-BANK_RIVER_AGAIN = "he walked along the bank of the river"
+BANK_RIVER_AGAIN = "she sat on the bank of the stream"  # the same words up to and including "bank"
 BANK_WORD = "bank"
 # Sentences to compare as whole-sentence vectors: a paraphrase pair, a related one, an unrelated one.
 SENTENCE_EXAMPLES = (

@@ -323,6 +323,7 @@ class MaskPrediction:
     hidden_word: str | None  # the word the student hid (fill_position), if any
     hidden_rank: int | None  # its rank among all vocabulary entries (1 = first choice)
     hidden_probability: float | None
+    rest: float = 0.0  # the probability of every entry outside the top-k, summed over the whole vocabulary
 
     @property
     def words(self) -> list[str]:
@@ -331,6 +332,16 @@ class MaskPrediction:
     @property
     def probabilities(self) -> list[float]:
         return [p for _, p in self.top]
+
+
+def rate_showing_every_fate(n_eligible: int, step: float = 0.01) -> float | None:
+    """The smallest masking rate (a multiple of step, as the page's slider moves) at which the exact count
+    gives at least one [MASK], one random token and one kept token; None if no rate does."""
+    for k in range(round(1 / step) + 1):
+        counts = exact_counts(n_eligible, round(k * step, 10))
+        if counts.masked and counts.random and counts.kept:
+            return round(k * step, 10)
+    return None
 
 
 @dataclass
@@ -367,7 +378,8 @@ def fill_mask_view(model, tokenizer: WordPieceTokenizer, text: str, position: in
             for r, (token, p) in enumerate(ranking, start=1):
                 if token == word:
                     rank, prob = r, p
-        predictions.append(MaskPrediction(pos, ranking[:top_k], word, rank, prob))
+        rest = math.fsum(p for _, p in ranking[top_k:])
+        predictions.append(MaskPrediction(pos, ranking[:top_k], word, rank, prob, rest))
     return FillMaskView(query, enc.tokens, predictions, enc.unknown, enc.truncated)
 
 

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from encoder_core.lessons.attention import DropLastResult, MaskComparison, SeedReading, WordContrast
 
-from .figures import as_array, esc, grouped_bars, heatmap_pair, token_labels
+from .figures import after_layer_names, as_array, esc, grouped_bars, heatmap_pair, token_labels
 
 SEED_LABELS = ("x0", "x1", "x2", "x3")
 
@@ -60,7 +60,7 @@ def drop_last_figure(res: DropLastResult, tokens: Sequence[str]) -> go.Figure:
     fig = grouped_bars(
         list(tokens[: res.positions]),
         {"causal mask": res.shift_causal, "bidirectional": res.shift_bidirectional},
-        title=f"Drop the last token ({esc(tokens[res.positions])}): how far each earlier output moves",
+        title=f"Drop token {res.positions} ({esc(tokens[res.positions])}): how far each earlier output moves",
         y_title="L2 distance of the final vector",
         x_title="earlier token",
         text_format=".3g",
@@ -78,18 +78,14 @@ def drop_last_table(res: DropLastResult, tokens: Sequence[str]) -> pd.DataFrame:
     )
 
 
-def stage_names(n_stages: int) -> list[str]:
-    """hidden_states order: the embeddings, then the output of each layer."""
-    return ["embeddings"] + [f"after layer {i}" for i in range(1, n_stages)]
-
-
 def word_contrast_figure(res: WordContrast) -> go.Figure:
     """Distance between the word's vectors in the two sentences, at every stage of the model."""
     return grouped_bars(
-        stage_names(len(res.distance_causal)),
+        after_layer_names(len(res.distance_causal)),
         {"causal mask": res.distance_causal, "bidirectional": res.distance_bidirectional},
         title=f"“{res.word}” in the two sentences: distance between its vectors",
         y_title="L2 distance",
+        x_title="stage of the model",
         numbered=False,
         text_format=".3g",
     )
@@ -98,7 +94,7 @@ def word_contrast_figure(res: WordContrast) -> go.Figure:
 def word_contrast_table(res: WordContrast) -> pd.DataFrame:
     return pd.DataFrame(
         {
-            "stage": stage_names(len(res.distance_causal)),
+            "stage": after_layer_names(len(res.distance_causal)),
             "distance, causal": res.distance_causal,
             "distance, bidirectional": res.distance_bidirectional,
         }

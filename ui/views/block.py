@@ -25,7 +25,7 @@ from encoder_core.lessons.block import (
 )
 from encoder_core.model import EmbeddingParts
 
-from .figures import PAIR, as_array, esc, line_chart, matrix_heatmap, token_labels
+from .figures import PAIR, after_layer_names, as_array, esc, line_chart, matrix_heatmap, token_labels
 
 STAT_COLORS = ("#1f77b4", "#ff7f0e", "#000000")
 MAX_HEATMAP_HEIGHT = 720
@@ -126,7 +126,7 @@ def deep_stack_reading(study: DeepStackStudy, *, width_scaled: bool) -> str:
     )
     return (
         f"**Read the numbers.** Post-norm: every block ends on a LayerNorm, so the stream's norm is pinned at "
-        f"√d = {study.sqrt_d:.2f} (here {post.residual_span.lo:.3f}–{post.residual_span.hi:.3f}). Pre-norm: each "
+        f"√d = {study.sqrt_d:.2f} (here {span_text(post.residual_span.lo, post.residual_span.hi)}). Pre-norm: each "
         "block adds its output to the stream and nothing rescales the sum, so the norm is free to drift: here "
         f"from {pre.residual_norms[0]:.3f} to {pre.residual_norms[-1]:.3f} (×{pre.growth:.2f}). How far it drifts "
         f"depends on how loud each block is, which scales with std × √d: {study.init_std:.3g} × √{d} = "
@@ -141,6 +141,23 @@ def deep_stack_reading(study: DeepStackStudy, *, width_scaled: bool) -> str:
         f"{pre.residual_norms[-1]:.3f}, whose scale depends on depth and on training; the stack's final LayerNorm "
         f"brings it to {pre.output_norm:.3f} before any head reads it. A post-norm stack's last block already "
         f"ended on a LayerNorm (output norm {post.output_norm:.3f}), so another one would change nothing."
+    )
+
+
+def span_text(lo: float, hi: float) -> str:
+    """'8.000' when a range rounds to one number at 3 decimals, else '7.990–8.010'."""
+    a, b = f"{lo:.3f}", f"{hi:.3f}"
+    return a if a == b else f"{a}–{b}"
+
+
+def residual_alt(study: DeepStackStudy) -> str:
+    """The residual chart in words: a range that rounds to one number is said as that number."""
+    post, pre = study.post, study.pre
+    span = span_text(post.residual_span.lo, post.residual_span.hi)
+    pinned = f"stays at {span}" if "–" not in span else f"stays within {span}"
+    return (
+        f"Post-norm: the stream {pinned} after every block. Pre-norm: it goes from {pre.residual_norms[0]:.3f} "
+        f"to {pre.residual_norms[-1]:.3f} (×{pre.growth:.2f}) over {study.depth} blocks. The axis starts at 0."
     )
 
 
@@ -232,10 +249,11 @@ def active_units_table(units: ActiveUnits, tokens: Sequence[str]) -> pd.DataFram
 
 
 def deep_stack_tables(study: DeepStackStudy) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(stream norm after each block, 0 = embeddings; gradient norm per block), post- and pre-norm side by side."""
+    """(stream norm at the embeddings and after each block; gradient norm per block), post- and pre-norm side by
+    side; blocks numbered from 0."""
     residual = pd.DataFrame(
         {
-            "after block": range(study.depth + 1),
+            "stage": after_layer_names(study.depth + 1, unit="block"),
             "post-norm": study.post.residual_norms,
             "pre-norm": study.pre.residual_norms,
         }
@@ -383,15 +401,15 @@ def learned_similarity_heatmap(pos: PositionTables) -> go.Figure:
 
 
 def deep_stack_chart(study: DeepStackStudy, what: str) -> go.Figure:
-    """what: "residual" (stream norm after each block, 0 = embeddings) or "grad" (gradient norm per block)."""
+    """what: "residual" (stream norm at the embeddings and after each block) or "grad" (gradient norm per
+    block); blocks numbered from 0, both axes from 0."""
     if what == "residual":
-        x = np.arange(study.depth + 1)
         series = {"post-norm": study.post.residual_norms, "pre-norm": study.pre.residual_norms}
         return line_chart(
-            x,
+            after_layer_names(study.depth + 1, unit="block"),
             series,
             title=f"Residual stream, {study.depth} blocks, init std {study.init_std:.3g}",
-            x_title="after block (0 = embeddings)",
+            x_title="stage of the stack",
             y_title="mean over tokens of ||x||",
         )
     x = np.arange(study.depth)

@@ -7,6 +7,7 @@ result to these. User text is escaped before it becomes a label (plotly renders 
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 from collections.abc import Iterable, Sequence
 
@@ -45,6 +46,12 @@ def numbers_text(values: Iterable[float], decimals: int = 3) -> str:
 def short_number(x: float) -> str:
     """3 significant digits; an exact zero as 0.0 (so a reader sees it is exactly zero)."""
     return "0.0" if x == 0 else f"{x:.3g}"
+
+
+def after_layer_names(n_stages: int, unit: str = "layer") -> list[str]:
+    """hidden_states order, numbered from 0 like the code and the controls: the embeddings, then
+    'after layer 0', 'after layer 1', ... (n_stages - 1 layers)."""
+    return ["embeddings"] + [f"after {unit} {i}" for i in range(n_stages - 1)]
 
 
 def as_array(x) -> np.ndarray:
@@ -275,12 +282,15 @@ def line_chart(
     y_title: str = "",
     log_y: bool = False,
     colors: Sequence[str] = PAIR,
+    from_zero: bool = True,
 ) -> go.Figure:
+    """Lines over x. from_zero: the value axis shows 0, so a drift of 1% looks like 1%; a caller that
+    turns it off must say "zoomed" in the title (tests/test_figure_audit.py checks)."""
     fig = go.Figure()
     dashes = ("solid", "dash", "dot", "dashdot")
     for i, (name, values) in enumerate(series.items()):
         fig.add_scatter(
-            x=as_array(x),
+            x=[esc(v) for v in x] if len(x) and isinstance(x[0], str) else as_array(x),
             y=as_array(values),
             name=esc(name),
             mode="lines+markers",
@@ -289,7 +299,11 @@ def line_chart(
     fig.update_layout(
         title={"text": esc(title)},
         xaxis={"title": {"text": x_title}},
-        yaxis={"title": {"text": y_title}, "type": "log" if log_y else "linear"},
+        yaxis={
+            "title": {"text": y_title},
+            "type": "log" if log_y else "linear",
+            **({"rangemode": "tozero"} if from_zero and not log_y else {}),
+        },
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
         height=360,
     )
@@ -350,9 +364,14 @@ def _cell_font(columns: int) -> int | None:
     return None  # many cells: keep the builder's size
 
 
+# "layer 0", "head 2": a number stays on its word's line (a no-break space, which textwrap does not split at).
+NUMBERED_WORD = re.compile(r"\b(layer|head|block|position|step|token) (\d)")
+
+
 def _wrapped_title(text: str | None) -> str | None:
     if not text or "<" in text or len(text) <= LECTURE_TITLE_WRAP:
         return text  # short, or carries its own markup: leave it
+    text = NUMBERED_WORD.sub("\\1\u00a0\\2", text)
     return "<br>".join(textwrap.wrap(text, LECTURE_TITLE_WRAP, break_long_words=False))
 
 

@@ -26,6 +26,7 @@ from .figures import (
     DIVERGING,
     PAIR,
     SEQUENTIAL,
+    after_layer_names,
     as_array,
     attention_heatmap,
     esc,
@@ -133,6 +134,7 @@ def head_grid(
         xaxis={
             "tickvals": [h * (T + gap_x) + (T - 1) / 2 for h in range(H)],
             "ticktext": [f"head {h}" for h in range(H)],
+            "title": {"text": "head (in each map: keys across)"},
             "side": "top",
             "showgrid": False,
             "zeroline": False,
@@ -140,6 +142,7 @@ def head_grid(
         yaxis={
             "tickvals": [layer * (T + gap_y) + gap_y + (T - 1) / 2 for layer in range(L)],
             "ticktext": [f"layer {layer}" for layer in range(L)],
+            "title": {"text": "layer (in each map: queries down)"},
             "autorange": "reversed",
             "scaleanchor": "x",
             "constrain": "domain",
@@ -183,8 +186,8 @@ def head_slices(matrix, tokens: Sequence[str], *, title: str, x_title: str) -> g
     fig = matrix_heatmap(
         matrix, tokens, title=title, x_title=x_title, y_title="", height=max(260, 22 * len(tokens) + 130)
     )
-    # The token labels say what the rows are: no axis title, and "token" in the hover whatever the columns are.
-    fig.layout.yaxis.title = None
+    # "token" in the hover whatever the columns are.
+    fig.layout.yaxis.title = "token"
     fig.update_traces(hovertemplate="token %{y}, feature %{x}: %{z:.3f}<extra></extra>")
     return fig
 
@@ -281,7 +284,7 @@ def layer_head_heatmap(values, *, title: str, colorbar: str, zmax: float = 1.0) 
 def similarity_figure(matrix, labels: Sequence[str], *, title: str) -> go.Figure:
     """(N, N) cosine similarities on a fixed [-1, 1] scale, values written in the cells."""
     v = as_array(matrix)
-    names = [f"{i + 1}: {esc(_short(t))}" for i, t in enumerate(labels)]
+    names = [f"{i}: {esc(_short(t))}" for i, t in enumerate(labels)]
     fig = go.Figure(
         go.Heatmap(
             z=v,
@@ -299,8 +302,8 @@ def similarity_figure(matrix, labels: Sequence[str], *, title: str) -> go.Figure
     )
     fig.update_layout(
         title={"text": esc(title)},
-        xaxis={"tickangle": -30},
-        yaxis={"autorange": "reversed"},
+        xaxis={"title": {"text": "sentence"}, "tickangle": -30},
+        yaxis={"title": {"text": "sentence"}, "autorange": "reversed"},
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
         height=max(340, 60 * len(names) + 200),
     )
@@ -308,27 +311,27 @@ def similarity_figure(matrix, labels: Sequence[str], *, title: str) -> go.Figure
 
 
 def word_cosine_lines(series: dict[str, object], *, title: str) -> go.Figure:
-    """Cosine between two vectors of the same word, at the embeddings (0) and after each layer."""
+    """Cosine between two vectors of the same word, at the embeddings and after each layer (from 0)."""
     fig = go.Figure()
     for i, (name, values) in enumerate(series.items()):
         v = as_array(values)
         fig.add_scatter(
-            x=np.arange(len(v)),
+            x=after_layer_names(len(v)),
             y=v,
             name=esc(name),
             mode="lines+markers+text",
-            text=[f"{x:.2f}" for x in v],
+            text=[f"{x:.3f}" for x in v],
             textposition="top center" if i == 0 else "bottom center",
             line={"color": PAIR[i % 2], "dash": ("solid", "dash")[i % 2], "width": 3},
-            hovertemplate="after layer %{x}: %{y:.3f}<extra>" + esc(name) + "</extra>",
+            hovertemplate="%{x}: %{y:.3f}<extra>" + esc(name) + "</extra>",
         )
     fig.update_layout(
         title={"text": esc(title)},
-        xaxis={"title": {"text": "depth (0 = embeddings, then after each layer)"}, "dtick": 1},
-        yaxis={"title": {"text": "cosine similarity"}},
-        legend={"orientation": "h", "y": -0.25},
+        xaxis={"title": {"text": "stage of the model"}},
+        yaxis={"title": {"text": "cosine similarity"}, "rangemode": "tozero"},
+        legend={"orientation": "h", "y": -0.3},
         margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        height=420,
+        height=440,
     )
     return fig
 
@@ -513,16 +516,16 @@ def pieces_map_alt(same: SameWordMass, layer: int, head: int) -> str:
 
 def similarity_alt(matrix, pooling_name: str) -> str:
     return (
-        f"Cosine similarity of {matrix.shape[0]} sentences by {pooling_name}; sentences 1 and 2: "
+        f"Cosine similarity of {matrix.shape[0]} sentences by {pooling_name}; sentences 0 and 1: "
         f"{float(matrix[0, 1]):.2f}."
     )
 
 
 def similarities_text(sims: Similarities) -> str:
-    """Sentences 1 and 2 under both poolings, and the range each pooling spans over the pairs (markdown)."""
+    """Sentences 0 and 1 under both poolings, and the range each pooling spans over the pairs (markdown)."""
     (lo_mean, hi_mean), (lo_cls, hi_cls) = sims.pair_range("mean"), sims.pair_range("cls")
     return (
-        f"Sentences 1 and 2: **{float(sims.mean[0, 1]):.2f}** with mean pooling, **{float(sims.cls[0, 1]):.2f}** "
+        f"Sentences 0 and 1: **{float(sims.mean[0, 1]):.2f}** with mean pooling, **{float(sims.cls[0, 1]):.2f}** "
         f"with [CLS]. Across the pairs of different sentences, mean pooling ranges from {lo_mean:.2f} to "
         f"{hi_mean:.2f}, [CLS] from {lo_cls:.2f} to {hi_cls:.2f}: the narrower the range, the less the vector "
         "tells related sentences from unrelated ones."
@@ -532,7 +535,7 @@ def similarities_text(sims: Similarities) -> str:
 def bank_figure(different: WordVectorCosines, same: WordVectorCosines) -> go.Figure:
     """The cosine of one word's two vectors, layer by layer: in a different sense, and in the same sense."""
     return word_cosine_lines(
-        {"river vs money (different sense)": different.per_layer, "river vs river (same sense)": same.per_layer},
+        {"river vs money (different sense)": different.per_layer, "river vs stream (same sense)": same.per_layer},
         title=f"Cosine between two vectors of “{different.word}”, layer by layer",
     )
 
@@ -540,7 +543,7 @@ def bank_figure(different: WordVectorCosines, same: WordVectorCosines) -> go.Fig
 def bank_alt(different: WordVectorCosines, same: WordVectorCosines) -> str:
     return (
         f"Cosine between the vectors of {different.word} in two sentences: river vs money falls from "
-        f"{float(different.per_layer[0]):.2f} to {different.final:.2f}; river vs river ends at {same.final:.2f}."
+        f"{float(different.per_layer[0]):.3f} to {different.final:.3f}; river vs stream ends at {same.final:.3f}."
     )
 
 
@@ -611,17 +614,17 @@ def fragmentation_table(splits: SentenceSplits) -> pd.DataFrame:
 
 
 def similarity_table(matrix, texts: Sequence[str]) -> pd.DataFrame:
-    """(N, N) cosines, rows and columns numbered from 1 as in the figure."""
-    names = [f"{i + 1}: {t}" for i, t in enumerate(texts)]
-    return matrix_table(matrix, names, "sentence", [str(i + 1) for i in range(len(texts))], numbered=False)
+    """(N, N) cosines, rows and columns numbered from 0 as in the figure."""
+    names = [f"{i}: {t}" for i, t in enumerate(texts)]
+    return matrix_table(matrix, names, "sentence", [str(i) for i in range(len(texts))], numbered=False)
 
 
 def bank_table(different: WordVectorCosines, same: WordVectorCosines) -> pd.DataFrame:
     """The two cosine curves of bank_figure, by depth."""
     return pd.DataFrame(
         {
-            "depth": range(len(different.per_layer)),
+            "stage": after_layer_names(len(different.per_layer)),
             "river vs money": different.per_layer,
-            "river vs river": same.per_layer,
+            "river vs stream": same.per_layer,
         }
     ).round(4)

@@ -128,9 +128,9 @@ def draw_figure(positions: Sequence[DrawPosition], *, title: str = "") -> go.Fig
     fig.update_layout(
         title={"text": esc(title)},
         xaxis={"title": {"text": "position"}, "side": "top"},
-        yaxis={"autorange": "reversed"},
+        yaxis={"title": {"text": "row"}, "autorange": "reversed"},
         legend={"orientation": "h", "y": -0.15},
-        margin={"l": label_room(["model receives"], titled=False), "r": 10, "t": 90, "b": 62},  # b: the legend
+        margin={"l": label_room(["model receives"]), "r": 10, "t": 90, "b": 62},  # b: the legend
         height=300,
     )
     return fig
@@ -182,6 +182,24 @@ def count_metrics(counts: MaskCounts) -> list[tuple[str, int]]:
         ("random token", counts.random),
         ("kept", counts.kept),
     ]
+
+
+def every_fate_text(draw: MaskingDraw, rate_for_all: float | None) -> str | None:
+    """When a draw shows only some of the three fates, say so, and which rate shows all three."""
+    c = draw.counts
+    missing = [name for name, n in (("[MASK]", c.masked), ("random token", c.random), ("kept", c.kept)) if n == 0]
+    if c.chosen == 0 or not missing:
+        return None
+    where = (
+        f" With this sentence's {c.eligible} eligible tokens, the exact count shows all three from a rate of "
+        f"{rate_for_all:.2f}."
+        if rate_for_all is not None
+        else f" This sentence's {c.eligible} eligible tokens are too few for all three at any rate."
+    )
+    return (
+        f"This draw has no {' and no '.join(missing)}: of {c.chosen} chosen, {c.masked} became [MASK], "
+        f"{c.random} a random token and {c.kept} were kept.{where}"
+    )
 
 
 MLM_ONLY_TEXT = (
@@ -450,16 +468,24 @@ def count_example_alt(ex: CountExample) -> str:
 # ---- fill-mask ----
 
 
-def top_k_bars(tokens: Sequence[str], probabilities, *, title: str = "") -> go.Figure:
-    """A fill-mask answer: the top-k tokens for one masked position, most likely at the top."""
-    p = as_array(probabilities)
+OTHER_WORDS = "all other words"
+OTHER_COLOUR = "#9a9a9a"
+
+
+def top_k_bars(tokens: Sequence[str], probabilities, *, rest: float | None = None, title: str = "") -> go.Figure:
+    """A fill-mask answer: the top-k tokens for one masked position, most likely at the top, and under
+    them (with rest) one bar for every other word together, so the bars add up to the whole 100%."""
+    p = list(as_array(probabilities))
     names = [esc(t) for t in tokens]
+    colours = [PAIR[0]] * len(p)
+    if rest is not None:
+        p, names, colours = p + [rest], names + [OTHER_WORDS], colours + [OTHER_COLOUR]
     fig = go.Figure(
         go.Bar(
             x=p[::-1],
             y=names[::-1],
             orientation="h",
-            marker_color=PAIR[0],
+            marker_color=colours[::-1],
             text=[f"{v:.1%}" for v in p[::-1]],
             textposition="outside",
             hovertemplate="%{y}: %{x:.4f}<extra></extra>",
@@ -467,11 +493,16 @@ def top_k_bars(tokens: Sequence[str], probabilities, *, title: str = "") -> go.F
     )
     fig.update_layout(
         title={"text": esc(title)},
-        # At least 0..25% so a flat guess looks flat, more when the top choice needs it; room for the labels.
-        xaxis={"title": {"text": "probability"}, "range": [0, 1.2 * min(1.0, max(0.25, float(p.max(initial=0))))]},
-        yaxis={"type": "category"},
+        # The whole 0..100%: a probability is a share of 1; room past 1 for the labels.
+        xaxis={
+            "title": {"text": "probability"},
+            "range": [0, 1.2],
+            "tickvals": [0, 0.25, 0.5, 0.75, 1],
+            "tickformat": ".0%",
+        },
+        yaxis={"title": {"text": "word"}, "type": "category"},
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        height=260,
+        height=280,
     )
     return fig
 
@@ -486,7 +517,8 @@ def context(tokens: Sequence[str], position: int, width: int = 3) -> str:
 
 def fill_figure(view: FillMaskView, pred: MaskPrediction) -> go.Figure:
     """One blank's top-k, titled by the words around it."""
-    return top_k_bars(pred.words, pred.probabilities, title=context(view.tokens, pred.position, width=2))
+    title = f"{context(view.tokens, pred.position, width=2)}: top {len(pred.words)} and all other words"
+    return top_k_bars(pred.words, pred.probabilities, rest=pred.rest, title=title)
 
 
 def fill_chart(view: FillMaskView, pred: MaskPrediction) -> Chart:
@@ -501,7 +533,7 @@ def fill_alt(pred: MaskPrediction) -> str:
     words, probs = pred.words, pred.probabilities
     rest = ", ".join(f"'{w}' {p:.1%}" for w, p in zip(words[1:], probs[1:]))
     first = f"At position {pred.position} the model's first choice is '{words[0]}' with probability {probs[0]:.1%}"
-    return f"{first}, then {rest}."
+    return f"{first}, then {rest}; all other words together: {pred.rest:.1%}."
 
 
 def hidden_word_text(pred: MaskPrediction, word: str, vocab_size: int) -> str:

@@ -39,16 +39,35 @@ def batch_table(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> pd.DataF
 BATCH_COLOURS = ((0.0, "#cfe2f3"), (0.5, "#cfe2f3"), (0.5, "#5b6770"), (1.0, "#5b6770"))
 
 
+BATCH_ROWS = ("token", "segment", "mask")  # what each sequence's three rows of the figure hold
+
+
+def batch_rows(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> list[tuple[str, list[str], list[int]]]:
+    """The figure's rows: per sequence, (label, cell texts, 1 where the key is ignored) for its tokens, its
+    segment ids (A/B; a pad's is 0, shown as A) and its key padding mask (True: ignore this key)."""
+    rows = []
+    for b, name in enumerate(names[: batch.ids.shape[0]]):
+        mask = [int(bool(m)) for m in batch.key_padding_mask[b]]
+        cells = {
+            "token": [esc(t) for t in batch.tokens[b]],
+            "segment": ["AB"[int(s)] for s in batch.segments[b]],
+            "mask": ["True" if m else "False" for m in mask],
+        }
+        rows += [(f"{name}: {row}", cells[row], mask) for row in BATCH_ROWS]
+    return rows
+
+
 def batch_figure(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> go.Figure:
-    """The batch as one rectangle: a row per sequence, a cell per position, dark where the key is ignored."""
-    mask = as_array(batch.key_padding_mask).astype(int)
-    rows = list(names[: mask.shape[0]])
+    """The batch as the model receives it: per sequence its tokens, segment row and mask row, a cell per
+    position, dark where the key is ignored."""
+    rows = batch_rows(batch, names)
+    n_sequences, width = batch.ids.shape[0], batch.ids.shape[1]
     fig = go.Figure(
         go.Heatmap(
-            z=mask,
-            x=[str(t) for t in range(mask.shape[1])],
-            y=rows,
-            text=[[esc(t) for t in seq] for seq in batch.tokens],
+            z=[mask for _, _, mask in rows],
+            x=[str(t) for t in range(width)],
+            y=[label for label, _, _ in rows],
+            text=[cells for _, cells, _ in rows],
             texttemplate="%{text}",
             zmin=0,
             zmax=1,
@@ -59,15 +78,22 @@ def batch_figure(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> go.Figu
             hovertemplate="%{y}, position %{x}: %{text}<extra></extra>",
         )
     )
-    width = mask.shape[1]
     fig.update_layout(
-        title={"text": f"The batch: {len(rows)} sequences, {width} positions; dark = [PAD], masked out"},
+        title={"text": f"The batch: {n_sequences} sequences, {width} positions; dark = [PAD], masked out"},
         xaxis={"title": {"text": "position"}, "side": "top"},
-        yaxis={"autorange": "reversed"},
-        margin={"l": label_room(rows, titled=False), "r": 10, "t": 90, "b": 10},
-        height=80 * len(rows) + 130,
+        yaxis={"title": {"text": "sequence and row"}, "autorange": "reversed"},
+        margin={"l": label_room([label for label, _, _ in rows]), "r": 10, "t": 90, "b": 10},
+        height=40 * len(rows) + 130,
     )
     return fig
+
+
+def pads_text(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> str:
+    """How many [PAD] each sequence ends with: 'the pair is followed by **0 [PAD]**, the single sentence by **7**'."""
+    pads = [batch.ids.shape[1] - n for n in batch.lengths]
+    full = {"pair": "the pair", "single": "the single sentence"}
+    parts = [f"{full.get(name, name)} by **{p} [PAD]**" for name, p in zip(names, pads)]
+    return parts[0].replace(" by ", " is followed by ", 1) + "".join(f", {p}" for p in parts[1:])
 
 
 def padded_attention_figures(pa: PaddedAttention, tokens: Sequence[str]) -> tuple[go.Figure, go.Figure]:
@@ -87,6 +113,7 @@ def pad_mass_figure(pa: PaddedAttention, tokens: Sequence[str]) -> go.Figure:
         {"with mask": pa.pad_mass_masked, "without mask": pa.pad_mass_unmasked},
         title="Attention each real token puts on the pads",
         y_title="total weight on [PAD] keys",
+        x_title="real token of the single sentence",
         text_format=".3f",
     )
     fig.update_layout(yaxis={"range": [0, 1.1]})
