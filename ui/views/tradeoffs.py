@@ -48,7 +48,7 @@ def append_shift_figure(r: AppendReuse, tokens: Sequence[str]) -> go.Figure:
     return grouped_bars(
         list(tokens[: r.n_earlier]),
         {"causal mask": r.shift_causal, "bidirectional": r.shift_bidirectional},
-        title="Append one token: how far each earlier token's final vector moves",
+        title="Append one token: how far earlier vectors move",
         x_title="earlier token",
         y_title="change of its final vector (L2)",
         text_format=".2g",
@@ -205,7 +205,7 @@ def scaling_flops_figure(s: AttentionScaling) -> go.Figure:
             "projections + FFN (grows like T)": s.flops_linear,
             "attention scores and mixing (grows like T²)": s.flops_attention,
         },
-        title="FLOPs of one forward pass, split by where they are spent",
+        title="FLOPs of one forward pass, by where they go",
     )
     return _log_axes(fig, "sequence length T", "FLOPs", s.lengths)
 
@@ -291,7 +291,7 @@ def objectives_figure(lab: ObjectiveLabels) -> go.Figure:
             hovertemplate="%{y}, %{x}: target %{text}<extra></extra>",
         ),
         layout={
-            "title": {"text": "Where each objective puts a loss (input→target; RTD: the token it reads)"},
+            "title": {"text": "Where each objective puts a loss, and its target"},
             "xaxis": {"title": {"text": "position (the sentence as read)"}},
             "yaxis": {"title": {"text": "objective"}, "autorange": "reversed"},
             "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
@@ -361,7 +361,8 @@ def corruption_text(lab: ObjectiveLabels) -> str:
     )
     return (
         f"The corruption: MLM's chosen positions are corrupted, and {how}. A sample that happens to equal the "
-        "original is labelled *original*, as in ELECTRA."
+        "original is labelled *original*, as in ELECTRA. In the grid an MLM cell reads *input → target*, a "
+        "next-token cell the token to predict, and an RTD cell the token the discriminator reads."
     )
 
 
@@ -375,7 +376,7 @@ def mismatch_figure(mm: MaskMismatch) -> go.Figure:
             f"at “{mm.original}”": [c.p_original for c in mm.cases],
             f"mean over all {mm.n_positions} word positions": [mm.mean_p_original[c] for c in CASES],
         },
-        title="The trained MLM's probability for the original word, by what its position holds",
+        title="The trained MLM's p(original word), by what its position holds",
         x_title="what the chosen position holds",
         y_title="probability of the original word",
         numbered=False,
@@ -419,7 +420,7 @@ def views_figure(v: MaskingViews) -> go.Figure:
     fig = line_chart(
         v.epochs,
         series,
-        title=f"Distinct masked views of one sentence ({v.n_chosen} of {v.n_eligible} positions chosen)",
+        title=f"Distinct masked views, {v.n_chosen} of {v.n_eligible} chosen",
         x_title="epochs",
         y_title="distinct sets of chosen positions seen",
         colors=CATEGORICAL[:3] * 2,
