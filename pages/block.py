@@ -173,7 +173,7 @@ def render_stage() -> None:
     stats, size = walk.stats[step], core.summarize(walk.trace[step])
     i = walk.stages.index(step)
     src = core.stage_source(step, norm)
-    st.markdown(f"**Stage {i + 1} of {len(walk.stages)}: {STAGE_LABELS[step]}** — layer {layer}, {norm}-norm")
+    st.markdown(f"**Stage {i} (of 0–{len(walk.stages) - 1}): {STAGE_LABELS[step]}** — layer {layer}, {norm}-norm")
     st.latex(core.STAGE_FORMULAS[norm][step])
     st.caption(
         f"Computed by encoder_core/model.py, line {src.first_line} (EncoderBlock.forward, read from the running code):"

@@ -319,9 +319,7 @@ def word_cosine_lines(series: dict[str, object], *, title: str) -> go.Figure:
             x=after_layer_names(len(v)),
             y=v,
             name=esc(name),
-            mode="lines+markers+text",
-            text=[f"{x:.3f}" for x in v],
-            textposition="top center" if i == 0 else "bottom center",
+            mode="lines+markers",  # the two lines run close: their final values are the metrics above
             line={"color": PAIR[i % 2], "dash": ("solid", "dash")[i % 2], "width": 3},
             hovertemplate="%{x}: %{y:.3f}<extra>" + esc(name) + "</extra>",
         )
