@@ -44,6 +44,7 @@ narrative(
     "the lab writes from its grammar, so every right answer is known."
 )
 
+st.caption(figs.MODEL_TEXT)
 trained, load_error = trained_mlm()
 if load_error:
     st.error(f"The lab's trained model could not be loaded, so the training sections are skipped.\n\n{load_error}")
@@ -107,10 +108,9 @@ def runs_for(keys: list[tuple], label: str, button_key: str) -> list | None:
         return None
     st.session_state.pop(REQUEST)
     bar, live = st.progress(0.0, text="starting..."), st.empty()
-    done = [run_fine_tune(*key, progress=live_progress(bar, live, key, i, len(keys))) for i, key in enumerate(keys)]
-    bar.empty()
-    live.empty()
-    return done
+    for i, key in enumerate(keys):
+        run_fine_tune(*key, progress=live_progress(bar, live, key, i, len(keys)))
+    st.rerun()  # draw the page again from the kept runs, without the button
 
 
 def live_progress(bar, live, key: tuple, i: int, n: int):

@@ -196,9 +196,7 @@ def scores_figure(
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
         )
     )
-    fig.add_hline(
-        y=baseline, line={"dash": "dash", "color": "#555555"}, annotation_text=f"majority baseline {baseline:.1%}"
-    )
+    fig.add_hline(y=baseline, line={"dash": "dash", "color": "#555555"})
     fig.update_layout(
         title={"text": esc(title)},
         xaxis={"title": {"text": "starting point"}},
@@ -337,7 +335,8 @@ def starts_loss_chart(runs: dict[str, FineTuneRun]) -> Chart:
 def starts_scores_chart(cmp: StartComparison) -> Chart:
     names = [START_NAMES[s] for s in STARTS]
     scores = [cmp.held_out[s] for s in STARTS]
-    fig = scores_figure(names, scores, cmp.baseline, title="Held-out score of each starting point", task=cmp.task)
+    title = f"Held-out score of each starting point (dashed: majority baseline, {cmp.baseline:.1%})"
+    fig = scores_figure(names, scores, cmp.baseline, title=title, task=cmp.task)
     shown = "; ".join(f"{n}: {s:.1%}" for n, s in zip(names, scores))
     table = pd.DataFrame(
         {
@@ -496,6 +495,10 @@ MINILM_TEXT = (
     "all-MiniLM-L6-v2 was trained to make *mean-pooled* vectors of paraphrases close; its [CLS] vector was never "
     "trained for that. Reading the raw [CLS] vector of such a model as a sentence embedding is a common mistake. "
     "Here both are measured on pairs written for this lesson."
+)
+MODEL_TEXT = (
+    "Every head here is fine-tuned on a copy of the lab's trained MLM, whatever the sidebar's encoder; the pooling "
+    "section also reads all-MiniLM-L6-v2."
 )
 EXERCISE_SIZES = {
     "batch": "B (sequences)",
