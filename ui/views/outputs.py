@@ -513,8 +513,8 @@ def request_text(keys: Sequence[tuple]) -> str:
     task, _, steps, seed, _ = keys[0]
     what = "a copy of the lab's MLM" if len(keys) == 1 else f"{len(keys)} models, one after the other,"
     return (
-        f"Trains {what} on {TASK_NAMES[task]} for {steps} steps (seed {seed}): a few seconds each. A run is kept "
-        "for everyone once it has finished, so the same settings never train twice."
+        f"Trains {what} on {TASK_NAMES[task]} for {steps} steps (seed {seed}), on this server's CPU. A run is "
+        "kept for everyone once it has finished, so the same settings never train twice."
     )
 
 
