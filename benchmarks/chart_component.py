@@ -19,6 +19,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from benchmarks.browser import SENTENCES, change_and_wait, open_warm, pct
+from benchmarks.live_chart import PACKAGE_PLOTLY
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serving
 from tests.browser.driver import wait_idle
 
@@ -28,7 +29,7 @@ sys.path.insert(0, {str(ROOT)!r})
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
-from ui.frame.live_chart import live_chart
+from benchmarks.live_chart import live_chart
 
 st.set_page_config(layout="wide")
 text = st.text_input("Sentence", "the cat sat down")
@@ -52,9 +53,9 @@ def bare_app() -> Path:
     root = Path(tempfile.mkdtemp(prefix="encoder-lab-charts-"))
     (root / "app.py").write_text(BARE_APP)
     shutil.copytree(ROOT / ".streamlit", root / ".streamlit")
+    config = root / ".streamlit" / "config.toml"  # serve app/static/plotly.min.js
+    config.write_text(config.read_text().replace("[server]\n", "[server]\nenableStaticServing = true\n", 1))
     (root / "static").mkdir()
-    from ui.frame.live_chart import PACKAGE_PLOTLY
-
     shutil.copyfile(PACKAGE_PLOTLY, root / "static" / "plotly.min.js")
     return root
 

@@ -80,11 +80,12 @@ def measure(page, frames: Frames, text: str, timeout_s: float = 30.0) -> tuple[f
     kinds = [k for _, k in frames.events][t["firstReceived"] :]
     arrived = list(zip(t["received"], kinds, strict=False))
 
-    def first(kind: str | None = None) -> float:
-        return next(((at - t["key"]) / 1000 for at, k in arrived if kind is None or k == kind), float("nan"))
+    def first(*kinds: str) -> float:
+        return next(((at - t["key"]) / 1000 for at, k in arrived if not kinds or k in kinds), float("nan"))
 
     sent = (t["sent"] - t["key"]) / 1000
-    return sent, first(), first("plotly_chart"), first("script_finished"), page_clock.latency_s(t), from_python
+    chart = first("plotly_chart", "bidi_component")  # Streamlit's chart element, or our own chart component
+    return sent, first(), chart, first("script_finished"), page_clock.latency_s(t), from_python
 
 
 def main() -> None:

@@ -1,17 +1,18 @@
 """A chart that stays on the page and is updated in place (Plotly.react), as a Streamlit component.
 
-`st.plotly_chart` derives its element id from the figure, so every change of data mounts a new
-chart and plotly draws it from scratch (`newPlot`), and then a second time when the element's
-config is rebuilt. This component is keyed by the chart's place on the page instead: the same
-<div> receives each new figure, and plotly redraws only what changed. It uses the plotly.js that
-ships with the plotly package, served from the app's static folder (`server.enableStaticServing`).
+Measured against `st.plotly_chart` by `benchmarks.chart_component`, and not used by the lessons:
+on a bare page it redraws faster, but inside a lesson the change -> chart time is the same either
+way (README, "Speed and memory"). `st.plotly_chart` derives its element id from the figure, so
+every change of data mounts a new chart and plotly draws it from scratch (`newPlot`), and then a
+second time when the element's config is rebuilt. This component is keyed by the chart's place
+instead: the same <div> receives each new figure, and plotly redraws only what changed. It loads
+the plotly.js that ships with the plotly package from the app's static folder
+(`server.enableStaticServing`, with the file copied to `static/plotly.min.js` beside the app).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import plotly
@@ -19,30 +20,15 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.io.json import to_json_plotly
 
-ROOT = Path(__file__).resolve().parents[2]
-STATIC_PLOTLY = ROOT / "static" / "plotly.min.js"  # served at app/static/plotly.min.js
 PACKAGE_PLOTLY = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-ASSETS = Path(__file__).parent / "assets"
+ASSETS = Path(__file__).parent / "chart_component_assets"
 JS = (ASSETS / "live_chart.js").read_text(encoding="utf-8")
 # Streamlit's light chart theme as its own chart element resolves it in the browser (1.67): the
 # "streamlit" plotly template that Python figures carry holds placeholder colours (#000001, ...)
-# which only Streamlit's front end replaces, so our charts carry the resolved template instead.
+# which only Streamlit's front end replaces, so these charts carry the resolved template instead.
 THEME = json.loads((ASSETS / "streamlit_light_theme.json").read_text(encoding="utf-8"))
-
-
-def ensure_plotly_js() -> None:
-    """Put the plotly package's own plotly.js in the static folder (again if the package changed)."""
-    if not STATIC_PLOTLY.exists() or STATIC_PLOTLY.stat().st_size != PACKAGE_PLOTLY.stat().st_size:
-        STATIC_PLOTLY.parent.mkdir(exist_ok=True)
-        # Copied beside, then renamed: two app processes starting together never serve half a file.
-        partial = STATIC_PLOTLY.with_suffix(f".{os.getpid()}.partial")
-        shutil.copyfile(PACKAGE_PLOTLY, partial)
-        os.replace(partial, STATIC_PLOTLY)
-
-
 COMPONENT_NAME = "encoder_lab_chart"
-ensure_plotly_js()
-# Not isolated in a shadow root: the page's own styles (lecture mode's sizes) reach the chart.
+# Not isolated in a shadow root: the page's own styles reach the chart.
 _mount = st.components.v2.component(COMPONENT_NAME, js=JS, isolate_styles=False)
 
 

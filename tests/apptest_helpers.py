@@ -10,7 +10,6 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from ui.frame.charts import numbers_panel_key
-from ui.frame.live_chart import COMPONENT_NAME as CHART_COMPONENT
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -77,9 +76,7 @@ def decode(value):
 
 
 def charts(at: AppTest) -> list[tuple[str, dict, str]]:
-    """Every chart on the page as (key without the 'chart_' prefix, decoded figure, text alternative),
-    drawn by st.plotly_chart or by the lab's own chart component (ui/frame/live_chart), whose theme
-    is left out of the figure."""
+    """Every chart on the page as (key without the 'chart_' prefix, decoded figure, text alternative)."""
     out = []
     for el in at.get("plotly_chart"):
         key = el.proto.id if not hasattr(el, "key") else el.key
@@ -90,14 +87,6 @@ def charts(at: AppTest) -> list[tuple[str, dict, str]]:
                 el.proto.alt,
             )
         )
-    for el in at.get("bidi_component"):
-        if el.proto.component_name != CHART_COMPONENT:
-            continue
-        data = json.loads(el.proto.json)
-        spec = decode(json.loads(data["figure"]))
-        spec["layout"].pop("template", None)
-        key = el.proto.id.split("-", 2)[2]  # the id is $$ID-<hash>-<key>
-        out.append((key.removeprefix("chart_"), spec, data["alt"]))
     return out
 
 
