@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import figure_rules as rules
 import plotly.graph_objects as go
 import pytest
-from apptest_helpers import ROOT, decode, open_linked, open_page
+from apptest_helpers import ROOT, charts, decode, open_linked, open_page
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from encoder_core.lessons import LESSONS
@@ -58,9 +58,7 @@ class Drawn:
 
 def read(at, where: str) -> Drawn:
     drawn = Drawn(where)
-    for el in at.get("plotly_chart"):
-        spec = decode(json.loads(el.proto.spec))
-        drawn.charts.append((str(el.key).removeprefix("chart_"), spec, el.proto.alt))
+    drawn.charts = list(charts(at))  # st.plotly_chart or the lab's own chart component, whichever drew it
     for kind in TEXT_KINDS:
         drawn.texts += [str(el.value) for el in at.main.get(kind)]
     drawn.metrics = [str(m.value) for m in at.main.get("metric")]
