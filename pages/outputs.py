@@ -150,7 +150,7 @@ def render_shapes() -> None:
     st.dataframe(figs.shapes_table(shapes), hide_index=True)
     labels = lesson.tagging_labels(tokenizer, texts["out_tag_sentence"])
     st.markdown(figs.tag_labels_text(labels.tokens))
-    st.dataframe(figs.tag_labels_table(labels.tokens, labels.labels), hide_index=True)
+    show_chart("tag_labels", figs.tag_labels_chart(labels.tokens, labels.labels))
     narrative(
         "The span head gives every token two scores. Before the softmax, everything outside the passage "
         "(the question, [CLS], the [SEP]s, pads) is set to −∞, so the start and end distributions cover the "
@@ -173,7 +173,7 @@ def render_exercise() -> None:
     st.markdown(figs.exercise_question(sizes))
     typed = {}
     for col, name in zip(st.columns(3), lesson.EXERCISE_STEPS):
-        typed[name] = col.text_input(figs.EXERCISE_NAMES[name], key=f"ex_typed_{name}", placeholder="(B, T, D)")
+        typed[name] = col.text_input(figs.EXERCISE_NAMES[name], key=f"ex_typed_{name}", placeholder="e.g. (2, 3, 4)")
     if not any(typed.values()):
         return
     checks = lesson.check_shapes(typed, exercise_answers(**sizes))

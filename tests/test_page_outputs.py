@@ -7,7 +7,7 @@ from apptest_helpers import all_text, figures, open_page
 
 import ui.models
 from encoder_core.lessons import outputs as lesson
-from encoder_core.tasks import DEFAULT_STEPS
+from encoder_core.tasks import DEFAULT_STEPS, TAGS
 
 SHORT = {"out_length": "short"}  # half the default steps: the page's training, kept quick for tests
 TIMEOUT = 300
@@ -34,9 +34,12 @@ def test_defaults_show_the_shapes_the_labels_and_a_train_button_per_head(trained
     batch = [("the old dog was not happy", None), ("the girl was hungry", "she ate the bread")]
     expected = lesson.head_shapes(model.bert, tok, batch)
     assert list(shapes["shape"]) == [str(s) for steps in expected.steps.values() for _, s in steps]
-    labels = next(t for t in tables if "label" in t.columns)
     core = lesson.tagging_labels(tok, "the girl found a red ball in the garden")
-    assert list(labels["label"]) == core.labels and labels["label"].iloc[0] == -100
+    cells = figures(at)["tag_labels"]["data"][0]
+    assert [c.split("<b>")[1].removesuffix("</b>") for c in cells["text"][0]] == [
+        "-100" if v == -100 else TAGS[v] for v in core.labels
+    ]
+    assert core.labels[0] == core.labels[-1] == -100
     keys = {b.key for b in at.button}
     assert {"train_sentence", "train_pair", "train_tagging", "train_qa", "train_starts", "train_pooling"} <= keys
     assert "quiz_outputs_submit" in keys  # Check yourself

@@ -92,6 +92,43 @@ def tag_labels_table(tokens: Sequence[str], labels: Sequence[int]) -> pd.DataFra
     )
 
 
+SKIPPED_COLOUR = "#ffffff"  # -100: the loss does not look here; outlined by the gaps, labelled in the cell
+
+
+def tag_labels_chart(tokens: Sequence[str], labels: Sequence[int]) -> Chart:
+    """The labels of one tagging input as a row of cells: -100 (skipped) in white, each tag in its colour."""
+    n = len(TAGS) + 1
+    colours = [SKIPPED_COLOUR] + [TAG_COLOURS[t] for t in TAGS]
+    scale = [[edge, c] for i, c in enumerate(colours) for edge in (i / n, (i + 1) / n)]
+    names = ["-100" if v == IGNORE_INDEX else TAGS[v] for v in labels]
+    fig = go.Figure(
+        go.Heatmap(
+            z=[[0.5 if v == IGNORE_INDEX else v + 1.5 for v in labels]],
+            x=token_labels(tokens),
+            y=["label"],
+            text=[[f"{esc(t)}<br><b>{name}</b>" for t, name in zip(tokens, names)]],
+            texttemplate="%{text}",
+            zmin=0,
+            zmax=n,
+            colorscale=scale,
+            showscale=False,
+            xgap=3,
+            hovertemplate="%{x}: %{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": "Tagging labels of your sentence: -100 where the loss does not look"},
+        xaxis={"title": {"text": "token (position from 0)"}, "showticklabels": False},
+        yaxis={"title": {"text": "label"}, "showticklabels": False},
+        margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        height=190,
+        plot_bgcolor="#bbbbbb",
+    )
+    skipped = [f"{i} {t}" for i, (t, v) in enumerate(zip(tokens, labels)) if v == IGNORE_INDEX]
+    alt = f"{len(tokens)} tokens; -100 at {', '.join(skipped)}; every other token carries its word's tag."
+    return Chart(fig, alt, tag_labels_table(tokens, labels))
+
+
 def exercise_question(ex: dict[str, int]) -> str:
     return (
         f"A batch has {ex['batch']} sequences of length {ex['length']}, model width {ex['d_model']} and a "
