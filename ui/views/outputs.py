@@ -120,7 +120,7 @@ def tag_labels_chart(tokens: Sequence[str], labels: Sequence[int]) -> Chart:
         title={"text": "Tagging labels of your sentence: -100 where the loss does not look"},
         xaxis={"title": {"text": "token (position from 0)"}, "showticklabels": False},
         yaxis={"title": {"text": "label"}, "showticklabels": False},
-        margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        margin={"l": 52, "r": 10, "t": 60, "b": 52},  # room for the axis titles: plotly draws once
         height=190,
         plot_bgcolor="#bbbbbb",
     )
@@ -299,7 +299,7 @@ def tag_row_chart(pred: TagPrediction) -> Chart:
         title={"text": "A tag for every word, read at its first word piece"},
         xaxis={"title": {"text": "word (position in the sentence)"}, "showticklabels": False},
         yaxis={"title": {"text": "tag"}, "showticklabels": False},
-        margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        margin={"l": 52, "r": 10, "t": 60, "b": 52},  # room for the axis titles: plotly draws once
         height=190,
     )
     shown = "; ".join(f"{w} = {t}" for w, t in zip(pred.words[:20], pred.tags[:20]))
