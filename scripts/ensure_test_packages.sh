@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Debian packages the test suite drives: chromium for the browser tests (Playwright cannot
 # download its own browser here, so the tests launch /usr/bin/chromium by path), nginx for
-# the scale-out test (two app processes behind one proxy) and wordnet-base, the real English
+# the scale-out test (two app processes behind one proxy), postgresql for the class room's store
+# tests (a throwaway server on a loopback port, tests/room_postgres.py) and wordnet-base, the real English
 # the lab's MLM is trained on (make train, and the test that rebuilds its training text).
 set -euo pipefail
 
 # With arguments, only those of the packages are considered (make train asks for wordnet-base).
-only=" ${*:-chromium nginx wordnet-base} "
+only=" ${*:-chromium nginx postgresql wordnet-base} "
 
 missing() {  # the packages not installed yet, space-separated
   local out=()
   [[ $only == *" chromium "* ]] && ! command -v chromium >/dev/null 2>&1 && out+=(chromium)
   [[ $only == *" nginx "* ]] && ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ] && out+=(nginx)
+  [[ $only == *" postgresql "* ]] && ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && out+=(postgresql)
   [[ $only == *" wordnet-base "* ]] && [ ! -f /usr/share/wordnet/data.noun ] && out+=(wordnet-base)
   echo "${out[*]:-}"
 }

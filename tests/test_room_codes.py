@@ -1,0 +1,57 @@
+"""Room codes, lecturer keys, browser ids and the guessing limit: what they accept and the figure quoted."""
+
+from __future__ import annotations
+
+import math
+
+from classroom import codes, limits
+from classroom.codes import parse_code, parse_student_id
+
+
+def test_codes_are_drawn_from_the_alphabet_and_read_back_however_typed():
+    drawn = {codes.new_code() for _ in range(200)}
+    assert len(drawn) == 200 and all(parse_code(c) == c for c in drawn)
+    code = next(iter(drawn))
+    assert parse_code(codes.shown_code(code).lower()) == code and parse_code(f" {code[:4]} {code[4:]} ") == code
+    assert codes.shown_code("ABCDEFGH") == "ABCD-EFGH"
+
+
+def test_bad_codes_are_refused():
+    for raw in [None, 42, "", "ABCDEFG", "ABCDEFGHJ", "ABCDEFG0", "ABCDEFGI", "<script>", "A" * 1000, "ÄBCDEFGH"]:
+        assert parse_code(raw) is None, raw
+
+
+def test_the_code_space_and_the_daily_guessing_chance_are_the_ones_quoted():
+    assert len(set(codes.ALPHABET)) == 31 and not set("0O1IL") & set(codes.ALPHABET)
+    assert codes.CODE_SPACE == 31**8 and math.isclose(codes.CODE_SPACE, 8.53e11, rel_tol=1e-3)
+    # 600 failed guesses a minute for a day against 100 open rooms: about 1e-4
+    chance = limits.day_hit_chance(100, limits.PER_PROCESS)
+    assert math.isclose(chance, 600 * 60 * 24 * 100 / 31**8, rel_tol=1e-3) and 0.9e-4 < chance < 1.1e-4
+
+
+def test_lecturer_keys_match_only_themselves():
+    key = codes.new_lecturer_key()
+    stored = codes.key_hash(key)
+    assert codes.key_matches(key, stored)
+    assert not codes.key_matches(codes.new_lecturer_key(), stored)
+    assert not codes.key_matches(stored, stored) and not codes.key_matches(None, stored)
+    assert not codes.key_matches(key + "x", stored)
+
+
+def test_student_ids_are_32_hex_digits_or_nothing():
+    sid = codes.new_student_id()
+    assert parse_student_id(sid) == sid
+    for raw in [None, "", sid.upper(), sid[:-1], sid + "0", "g" * 32, "'; --" + "0" * 27]:
+        assert parse_student_id(raw) is None
+
+
+def test_the_limiter_stops_a_client_then_everyone_and_forgets_after_a_minute():
+    limiter = limits.GuessLimiter(per_client=3, per_process=5, window_s=60)
+    for _ in range(3):
+        assert limiter.allowed("a", now=0)
+        limiter.failed("a", now=0)
+    assert not limiter.allowed("a", now=1) and limiter.allowed("b", now=1)
+    limiter.failed("b", now=1)
+    limiter.failed("c", now=2)
+    assert not limiter.allowed("d", now=3)  # the process's limit, whoever asks
+    assert limiter.allowed("a", now=61) and limiter.allowed("d", now=63)
