@@ -219,15 +219,25 @@ LABELS = {"sentence": SENTENCE_LABELS, "pair": PAIR_LABELS, "tagging": TAGS, "qa
 
 @lru_cache(maxsize=8)
 def make_task(task: str, seed: int = 0, n_train: int = N_TRAIN, n_held_out: int = N_HELD_OUT) -> TaskData:
-    """n_train + n_held_out distinct examples (by text), shuffled by seed and split; same seed, same data."""
+    """n_train + n_held_out distinct examples (by text), shuffled by seed and split; same seed, same data.
+
+    Classification tasks get as many examples of each class (before the split): a pair that follows has
+    fewer distinct wordings than one that does not, so plain sampling would tilt the classes.
+    """
     if task not in TASKS:
         raise ValueError(f"task must be one of {TASKS}, got {task!r}")
     r = random.Random(f"{task}:{seed}")
+    total = n_train + n_held_out
+    per_class = -(-total // len(LABELS[task])) if task in ("sentence", "pair") else total
     seen: dict[tuple, Example] = {}
-    for _ in range(50 * (n_train + n_held_out)):
+    counts: Counter = Counter()
+    for _ in range(50 * total):
         ex = MAKERS[task](r)
-        seen.setdefault((ex.text_a, ex.text_b), ex)
-        if len(seen) == n_train + n_held_out:
+        key = (ex.text_a, ex.text_b)
+        if key not in seen and counts[ex.label] < per_class:
+            seen[key] = ex
+            counts[ex.label] += 1
+        if len(seen) == total:
             break
     else:
         raise ValueError(f"the grammar has fewer than {n_train + n_held_out} distinct {task} examples")

@@ -10,9 +10,9 @@ from encoder_core import tasks
 from encoder_core.masking import IGNORE_INDEX
 
 # Held-out score each head must beat the majority-class baseline by, after only MARGIN_STEPS steps
-# (the page's default is more). Measured at 80 steps: +0.52, +0.25, +0.45, +0.47.
+# (the page's default is more). Measured at 80 steps: +0.54, +0.44, +0.45, +0.45.
 MARGIN_STEPS = 80
-MARGINS = {"sentence": 0.3, "pair": 0.15, "tagging": 0.3, "qa": 0.3}
+MARGINS = {"sentence": 0.3, "pair": 0.3, "tagging": 0.3, "qa": 0.3}
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +29,13 @@ def test_tasks_are_seeded_disjoint_and_sized(task):
     assert not texts(data.train) & texts(data.held_out)
     assert tasks.make_task(task, 0) == data
     assert tasks.make_task(task, 1).train[:5] != data.train[:5]
+
+
+@pytest.mark.parametrize("task", ["sentence", "pair"])
+def test_classification_tasks_hold_as_many_examples_of_each_class(task):
+    data = tasks.make_task(task, 0)
+    labels = [e.label for e in data.train + data.held_out]
+    assert labels.count(0) == labels.count(1) == (tasks.N_TRAIN + tasks.N_HELD_OUT) // 2
 
 
 def test_the_sentence_label_is_the_mood_flipped_by_not():
