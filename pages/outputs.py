@@ -224,8 +224,8 @@ def render_qa() -> None:
         return
     try:
         pred = lesson.answer_span(run, tokenizer, texts["out_question"], texts["out_passage"])
-    except ValueError as err:  # the question filled every position and cut the passage away
-        st.warning(f"{err}. Shorten the question or the passage.")
+    except ValueError as err:  # nothing in the passage became a token
+        st.warning(f"{str(err).capitalize()}: type a passage for the answer to come from.")
         return
     report_input(pred)
     if pred.missing_words:

@@ -200,3 +200,56 @@ def test_the_readme_quotes_minilms_pooling_rank_accuracy(minilm):
     assert float(cls) == pytest.approx(100 * ranking.rank_accuracy["cls"], abs=0.05)
     assert float(mean) == pytest.approx(100 * ranking.rank_accuracy["mean"], abs=0.05)
     assert f"on {len(ranking.pairs)} paraphrase" in readme_row()
+
+
+# ---- the lesson module: what the page shows ----
+
+
+def test_the_exercise_reproduces_seed_004s_published_shapes():
+    from encoder_core.lessons import outputs as lesson
+
+    shapes = lesson.exercise_shapes(**lesson.SHAPE_EXERCISE)
+    assert shapes == {"hidden": (8, 20, 48), "logits": (8, 20, 1000), "chosen_logits": (12, 1000)}
+    checks = lesson.check_shapes({"hidden": "8 x 20 x 48", "logits": "(8, 1000)", "chosen_logits": "twelve"}, shapes)
+    assert [(c.correct, c.read) for c in checks] == [(True, (8, 20, 48)), (False, (8, 1000)), (False, None)]
+
+
+@pytest.fixture(scope="module")
+def quick_runs(mlm):
+    encoder, tok = mlm
+    return {task: tasks.fine_tune(encoder, tok, task, steps=5) for task in ("sentence", "tagging", "qa")}
+
+
+def test_predictions_on_a_students_text_are_distributions(mlm, quick_runs):
+    from encoder_core.lessons import outputs as lesson
+
+    tok = mlm[1]
+    pred = lesson.classify(quick_runs["sentence"], tok, "the cat was not 🦄 happy")
+    assert sum(pred.probabilities) == pytest.approx(1.0) and pred.unknown == ["🦄"]
+    tags = lesson.tag_words(quick_runs["tagging"], tok, "the girl sat on the doormat")
+    assert tags.words == ["the", "girl", "sat", "on", "the", "doormat"] and tags.pieces[-1] == ["door", "##mat"]
+    assert len(tags.tags) == 6 and all(t in tasks.TAGS for t in tags.tags)
+    span = lesson.answer_span(quick_runs["qa"], tok, "where did the horse sleep ?", "the cat slept on the mat")
+    assert span.passage_tokens == ["the", "cat", "slept", "on", "the", "mat"]
+    assert sum(span.start_probs) == pytest.approx(1.0) and sum(span.end_probs) == pytest.approx(1.0)
+    assert 0 <= span.start <= span.end < 6 and span.missing_words == ["horse"]
+    with pytest.raises(ValueError, match="passage is empty"):
+        lesson.answer_span(quick_runs["qa"], tok, "where did the cat sit ?", "\u200b")  # no token at all
+
+
+def test_compare_starts_needs_one_run_per_start_on_one_task(mlm, quick_runs):
+    from encoder_core.lessons import outputs as lesson
+
+    with pytest.raises(ValueError, match="one run per starting point"):
+        lesson.compare_starts({"finetune": quick_runs["sentence"]})
+    runs = {s: tasks.fine_tune(*mlm, "sentence", s, steps=3) for s in tasks.STARTS}
+    cmp = lesson.compare_starts(runs)
+    assert cmp.pretraining_gain == runs["finetune"].held_out - runs["scratch"].held_out
+    assert cmp.early_loss["frozen"] == runs["frozen"].losses[0]  # a tenth of 3 steps is the first step
+
+
+def test_rank_accuracy_counts_orderings():
+    from encoder_core.lessons.outputs import PAIR_KINDS, rank_accuracy
+
+    kinds = [PAIR_KINDS[0], PAIR_KINDS[0], PAIR_KINDS[1], PAIR_KINDS[2]]
+    assert rank_accuracy([0.9, 0.5, 0.7, 0.1], kinds) == 3 / 4  # 0.9 beats both; 0.5 beats only 0.1

@@ -26,7 +26,6 @@ from ..tasks import (
     passage_mask,
     tag_of,
 )
-from ..tokenizer import UNK
 from .masking import shape_exercise
 
 SHAPE_EXERCISE = {"batch": 8, "length": 20, "d_model": 48, "vocab_size": 1000, "n_masked": 12}  # seed 004's "Try it"
@@ -343,9 +342,3 @@ def pooling_ranking(pretrained, triples=PARAPHRASES) -> PoolingRanking:
         n = len(triples)
         beats[name] = sum(p > q for p, q in zip(cosine[name][:n], cosine[name][n : 2 * n])) / n
     return PoolingRanking(pairs, cosine, ranked, top1, beats)
-
-
-def unknown_only(tokens: list[str]) -> bool:
-    """True when every real token is [UNK]: nothing the model could read."""
-    real = [t for t in tokens if t not in ("[CLS]", "[SEP]", "[PAD]")]
-    return bool(real) and all(t == UNK for t in real)
