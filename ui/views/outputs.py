@@ -19,7 +19,7 @@ from encoder_core.lessons.outputs import (
     TagPrediction,
 )
 from encoder_core.masking import IGNORE_INDEX
-from encoder_core.tasks import STARTS, TAGS, FineTuneRun
+from encoder_core.tasks import ENCODER_LR, HEAD_LR, MAX_ANSWER_TOKENS, STARTS, TAGS, FineTuneRun
 
 from .figures import CATEGORICAL, PAIR, as_array, esc, grouped_bars, token_labels
 
@@ -513,15 +513,16 @@ TASK_TEXT = {
         "and the answer is a span of the passage (“where did the cat sleep ?” -> “the mat”). The head gives every "
         "token a start score and an end score, (B, T, D) -> (B, T, 2); outside the passage they are −∞, so each "
         "softmax is a distribution over the passage. The answer is the span with the best start + end score, "
-        "end ≥ start, at most 8 tokens. **Exact match** counts an answer right only if both ends are."
+        f"end ≥ start, at most {MAX_ANSWER_TOKENS} tokens. **Exact match** counts an answer right only if both "
+        "ends are."
     ),
 }
 STARTS_TEXT = (
     "The same task, the same steps, the same seed (the same head and batches), from three starting points: "
     "**(1)** the lab's pre-trained MLM with its encoder **frozen**, so only the head learns (a linear probe of "
     "what the vectors already hold); **(2)** the same model **fine-tuned end to end**, the encoder at a small "
-    "learning rate (1e-3, the head 1e-2); **(3)** the **same architecture from random weights**, trained the "
-    "same way. Choose the task above."
+    f"learning rate ({ENCODER_LR:g}, the head {HEAD_LR:g}); **(3)** the **same architecture from random weights**, "
+    "trained the same way. Choose the task above."
 )
 POOLING_TEXT = (
     "The sentence classifier can read the [CLS] vector or the **mean of the real tokens' vectors** (pads "
