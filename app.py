@@ -3,6 +3,7 @@
 import streamlit as st
 
 from encoder_core.lessons import LESSONS
+from ui.frame.modes import lecture_mode
 from ui.frame.quiz_widget import QUIZ_PAGE
 from ui.frame.shell import enter_page, leave_legacy_pages_mode, page_style, presenting_controls, share_link
 from ui.frame.state import GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_url, show_notices
@@ -10,7 +11,7 @@ from ui.frame.state import GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_url, s
 leave_legacy_pages_mode()  # the first session after a restart would otherwise skip this frame
 st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layout="wide")
 
-# Home, every finished lesson in encoder_core.lessons.LESSONS, then the quiz.
+# Home, every finished lesson in encoder_core.lessons.LESSONS, then the quiz and its class room.
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     *(
@@ -18,9 +19,12 @@ PAGES = [
         for lesson in LESSONS
     ),
     st.Page(QUIZ_PAGE, title="Quiz", icon=":material/quiz:", url_path="quiz"),
+    st.Page("pages/room.py", title="Class room", icon=":material/groups:", url_path="room"),
 ]
 
 show_notices(read_url("app", list(GLOBAL_PARAMS), report_unknown=False))
+if lecture_mode():  # the hall needs the width: the sidebar folds away, and its arrow (top left) reopens it
+    st.set_page_config(initial_sidebar_state="collapsed")
 
 with st.sidebar:
     st.markdown("**Model**")

@@ -3,11 +3,17 @@
 import streamlit as st
 
 from ui.frame import quiz_widget as quiz
+from ui.frame import room_session as rooms
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 
-PARAMS = [quiz.QUIZ_SEED, quiz.QUIZ_QUESTION]
+PARAMS = [quiz.QUIZ_SEED, quiz.QUIZ_QUESTION, rooms.ROOM]
 quiz.repair_link_seed()
 start("quiz", PARAMS)
+# A class room's link (/quiz?room=CODE) fixes the quiz number and sends each answer to the room.
+room = rooms.find_room(st.session_state.get(rooms.ROOM.key))
+in_room = room.room is not None
+if in_room:
+    st.session_state[quiz.QUIZ_SEED.key] = room.room.quiz_seed  # before the control below is drawn
 
 st.title("Quiz: check yourself")
 narrative(
@@ -17,6 +23,17 @@ narrative(
     "in the same order (handy for a class), and the question number is in it too: `/quiz?quiz_seed=42&question=6` "
     "opens question 6 of quiz 42."
 )
+if room.kind == "open":
+    rooms.remember_student()
+    st.info(
+        f"You are in class room **{room.code[:4]}-{room.code[4:]}**. Your first answer to each question goes to your "
+        "lecturer with no name attached: only a random id this browser keeps for a day, so each question counts once.",
+        icon=":material/groups:",
+    )
+    if notice := rooms.join(room.code):
+        st.warning(notice)
+elif room.notice:
+    st.warning(room.notice)
 
 c_seed, c_new = st.columns([2, 1], vertical_alignment="bottom")
 c_seed.number_input(
@@ -25,13 +42,19 @@ c_seed.number_input(
     max_value=int(quiz.QUIZ_SEED.hi),
     step=1,
     key=quiz.QUIZ_SEED.key,
+    disabled=in_room,
     help="Same number, same questions. Share the page's link and your class gets this quiz.",
 )
-c_new.button("New quiz", key="quiz_new", on_click=quiz.new_quiz, help="Draw a fresh quiz number.")
+c_new.button("New quiz", key="quiz_new", on_click=quiz.new_quiz, disabled=in_room, help="Draw a fresh quiz number.")
+if not in_room and st.button("Open a class room with this quiz", key="quiz_open_room", icon=":material/groups:"):
+    st.switch_page("pages/room.py")
 
 
 def question_section() -> None:
-    quiz.check_yourself(None, key_prefix="quiz_page", title=None, question_key=quiz.QUIZ_QUESTION.key)
+    on_answer = rooms.recorder(room.code) if in_room else None  # a closed room answers "not sent"
+    quiz.check_yourself(
+        None, key_prefix="quiz_page", title=None, question_key=quiz.QUIZ_QUESTION.key, on_answer=on_answer
+    )
 
 
 def score_section() -> None:

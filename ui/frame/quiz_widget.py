@@ -13,13 +13,14 @@ from __future__ import annotations
 import math
 import re
 import secrets
+from collections.abc import Callable
 from datetime import datetime
 
 import pandas as pd
 import streamlit as st
 
 from encoder_core.lessons import LESSON_TITLES
-from encoder_core.quiz import CHOICE_KINDS, LESSONS, Question, grade, question_for
+from encoder_core.quiz import CHOICE_KINDS, LESSONS, Grade, Question, grade, question_for
 from ui.views.figures import attention_heatmap, token_labels
 
 from .charts import show_figure
@@ -132,10 +133,16 @@ def _next_question(prefix: str, question_key: str | None = None) -> None:
     st.session_state.setdefault(FEEDBACK_KEY, {}).pop(prefix, None)
 
 
-def _submit(prefix: str, question: Question) -> None:
+# A class room's hook: (question index, question, response, grade) -> a line saying what became of the answer.
+OnAnswer = Callable[[int, Question, object, Grade], str]
+
+
+def _submit(prefix: str, question: Question, index: int = 0, on_answer: OnAnswer | None = None) -> None:
     response = st.session_state.get(answer_key(prefix, question))
     g = grade(question, response)
     feedback = {"id": question.id, "correct": g.correct, "valid": g.valid, "message": g.message, "counted": False}
+    if g.valid and on_answer is not None:
+        feedback["room"] = on_answer(index, question, response, g)
     if g.valid:
         log = st.session_state.setdefault(LOG_KEY, [])
         if not any(row["question id"] == question.id for row in log):  # the first answer is the one that counts
@@ -223,12 +230,14 @@ def check_yourself(
     key_prefix: str | None = None,
     title: str | None = "Check yourself",
     question_key: str | None = None,
+    on_answer: OnAnswer | None = None,
 ) -> None:
     """Render one self-check question for a lesson (None: all lessons mixed), its grading and the score.
 
     key_prefix keeps two widgets on one page apart (default: quiz_<lesson>). The question follows the
     session's quiz number, so the same link gives everyone the same questions; question_key (see
-    _position) puts the question's number in the link too.
+    _position) puts the question's number in the link too. on_answer receives every graded answer
+    (a class room sends it on) and its line is shown with the feedback.
     """
     if lesson is not None and lesson not in LESSONS:
         raise ValueError(f"unknown lesson {lesson!r}; choose one of {LESSONS}")
@@ -257,7 +266,11 @@ def check_yourself(
         # A callback, not the button's return value: it runs before the next script run, so the
         # answer is recorded even if that run is restarted.
         st.form_submit_button(
-            "Submit", key=f"{prefix}_submit", type="primary", on_click=_submit, args=(prefix, question)
+            "Submit",
+            key=f"{prefix}_submit",
+            type="primary",
+            on_click=_submit,
+            args=(prefix, question, index, on_answer),
         )
 
     feedback = st.session_state.get(FEEDBACK_KEY, {}).get(prefix)
@@ -280,6 +293,8 @@ def _show_feedback(question: Question, feedback: dict, prefix: str) -> None:
         st.warning(escape_md(feedback["message"]))
         return
     (st.success if feedback["correct"] else st.error)(escape_md(feedback["message"]))
+    if feedback.get("room"):
+        st.info(escape_md(feedback["room"]), icon=":material/groups:")
     if not feedback["counted"]:
         st.info("You had already answered this question: only your first answer counts towards the score.")
     st.markdown("**Why:** " + escape_md(question.explanation))

@@ -1,0 +1,221 @@
+"""The class room as a session sees it: which room the link names, this browser's anonymous id, the
+lecturer's key, and answers sent to the room. The store itself is classroom/ (no streamlit there).
+
+Session-state keys:
+  room              the room code from the link (`?room=`), as typed; checked by find_room
+  _room_student     this browser's random id (also a cookie for a day, so a reload is the same student)
+  _room_keys        code -> lecturer key, for the rooms this session opened or unlocked
+  _room_failed      codes this session already looked up in vain (counted once against the limit)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from classroom.codes import new_student_id, parse_code, parse_student_id, shown_code
+from classroom.limits import LIMITER
+from classroom.results import answer_option
+from classroom.store import Room, StoreUnavailable, get_store
+from encoder_core.quiz import Grade, Question, question_for
+
+from .params import Param, snippet
+
+ROOM = Param("room", "", "text", max_len=40)
+LINK_KEY = "key"  # the lecturer link's parameter: taken out of the URL as soon as the page reads it
+STUDENT_COOKIE = "encoder_lab_student"
+STUDENT_KEY = "_room_student"
+KEYS_KEY = "_room_keys"
+FAILED_KEY = "_room_failed"
+COOKIE_SET_KEY = "_room_cookie_set"
+REFRESH_S = 2.0
+DOWN = (
+    "The class room's database cannot be reached just now, so room answers are not being recorded. "
+    "The lessons and the quiz work as usual."
+)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a room link led to. kind: none, bad, limited, down, unknown, open, closed, expired."""
+
+    kind: str
+    code: str | None = None
+    room: Room | None = None
+    notice: str | None = None
+
+
+def client() -> str:
+    """Whose guesses count together: the client's address, or this session when there is none."""
+    try:
+        ip = st.context.ip_address
+    except Exception:  # outside a browser session
+        ip = None
+    if ip:
+        return f"ip:{ip}"
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return f"session:{ctx.session_id if ctx else 'none'}"
+
+
+def find_room(raw: object) -> Found:
+    if raw in (None, ""):
+        return Found("none")
+    code = parse_code(raw)
+    if code is None:
+        return Found(
+            "bad", notice=f"`room={snippet(str(raw))}` is not a room code (8 letters and digits, like ABCD-EFGH)."
+        )
+    failed = st.session_state.setdefault(FAILED_KEY, set())
+    unknown = Found(
+        "unknown", code, notice=f"There is no open room {shown_code(code)}: check the code with your lecturer."
+    )
+    if code in failed:
+        return unknown
+    if not LIMITER.allowed(client()):
+        return Found(
+            "limited", code, notice="Too many room codes were tried from here in the last minute: wait a minute."
+        )
+    try:
+        room = get_store().room(code)
+    except StoreUnavailable:
+        return Found("down", code, notice=DOWN)
+    if room is None:
+        LIMITER.failed(client())
+        failed.add(code)
+        return unknown
+    state = room.state(datetime.now(UTC))
+    notices = {
+        "closed": f"Room {shown_code(code)} is closed: answers are no longer recorded for it.",
+        "expired": f"Room {shown_code(code)} has expired (rooms last a day): answers are no longer recorded for it.",
+    }
+    return Found(state, code, room, notices.get(state))
+
+
+# ---------------------------------------------------------------- students
+
+
+def student_id() -> str:
+    """This browser's anonymous id: from this session, else the cookie a previous visit left, else new."""
+    sid = st.session_state.get(STUDENT_KEY)
+    if sid is None:
+        try:
+            cookie = st.context.cookies.get(STUDENT_COOKIE)
+        except Exception:
+            cookie = None
+        sid = parse_student_id(cookie) or new_student_id()
+        st.session_state[STUDENT_KEY] = sid
+    return sid
+
+
+def remember_student() -> None:
+    """Leave the id in a cookie for a day (rooms last a day), so a reload does not make a new student."""
+    sid = student_id()
+    if st.session_state.get(COOKIE_SET_KEY) != sid:
+        st.session_state[COOKIE_SET_KEY] = sid
+        # sid is 32 hex digits (parse_student_id / token_hex), nothing else reaches the script
+        st.html(
+            f"<script>document.cookie = '{STUDENT_COOKIE}={sid}; path=/; max-age=86400; SameSite=Lax';</script>",
+            unsafe_allow_javascript=True,
+        )
+
+
+def join(code: str) -> str | None:
+    """Count this browser in the room once per session; a notice if the database is down."""
+    joined = st.session_state.setdefault("_room_joined", set())
+    if code in joined:
+        return None
+    try:
+        get_store().join(code, student_id())
+    except StoreUnavailable:
+        return DOWN
+    joined.add(code)
+    return None
+
+
+def recorder(code: str):
+    """The quiz widget's on_answer for a room: sends a graded answer and says what became of it."""
+    shown = shown_code(code)
+    messages = {
+        "recorded": f"Sent to room {shown}, anonymously.",
+        "already": f"Room {shown} already has your first answer to this question; only that one counts there.",
+        "closed": f"Room {shown} is closed: this answer was not sent.",
+        "expired": f"Room {shown} has expired: this answer was not sent.",
+        "unknown": f"Room {shown} no longer exists: this answer was not sent.",
+    }
+
+    def on_answer(index: int, question: Question, response: object, graded: Grade) -> str:
+        option = answer_option(question, response, graded)
+        try:
+            status = get_store().answer(code, student_id(), index, question.id, option, graded.correct)
+        except StoreUnavailable:
+            return "The class room's database cannot be reached just now: this answer was not sent to the room."
+        return messages[status]
+
+    return on_answer
+
+
+# ---------------------------------------------------------------- lecturers
+
+
+def take_key_from_link() -> None:
+    """A lecturer link's key moves out of the address bar (which the sidebar shows and a projector shows
+    the room) into this session. Call before the page reads its link."""
+    if LINK_KEY in st.query_params:
+        st.session_state["_room_link_key"] = st.query_params[LINK_KEY][:64]
+        del st.query_params[LINK_KEY]
+
+
+def lecturer_key(code: str) -> str | None:
+    """The key, if this session holds the right one for this room (a key from the link is checked here)."""
+    keys = st.session_state.setdefault(KEYS_KEY, {})
+    linked = st.session_state.pop("_room_link_key", None)
+    if linked is not None and code not in keys:
+        unlock(code, linked)
+    return keys.get(code)
+
+
+def unlock(code: str, key: str) -> bool:
+    """Check a typed or linked lecturer key; wrong keys count against the guessing limit too."""
+    if not LIMITER.allowed(client()):
+        return False
+    try:
+        ok = get_store().is_lecturer(code, key)
+    except StoreUnavailable:
+        return False
+    if ok:
+        st.session_state.setdefault(KEYS_KEY, {})[code] = key
+    else:
+        LIMITER.failed(client())
+    return ok
+
+
+def open_room(quiz_seed: int) -> str | None:
+    """Open a room for this quiz number, keep its key in this session, point the page at it; or a notice."""
+    try:
+        room, key = get_store().open_room(quiz_seed)
+    except StoreUnavailable:
+        return DOWN
+    st.session_state.setdefault(KEYS_KEY, {})[room.code] = key
+    st.session_state[ROOM.key] = room.code
+    return None
+
+
+@st.cache_resource(max_entries=4096, show_spinner=False)
+def room_question(quiz_seed: int, index: int) -> Question:
+    """Question index of a room's quiz, built once per process (the lecturer's view redraws every 2 s)."""
+    return question_for(None, quiz_seed, index)
+
+
+def app_link(path_and_query: str) -> str:
+    """An absolute link into this app (for the QR code), from the address this page was opened at."""
+    try:
+        here = st.context.url or ""
+    except Exception:  # outside a browser session
+        here = ""
+    base = here.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    base = base.rsplit("/", 1)[0] if base.endswith("/room") else base
+    return f"{base}/{path_and_query}" if base.startswith(("http://", "https://")) else f"/{path_and_query}"

@@ -1,0 +1,150 @@
+"""The class room's figures and tables: pure functions of the room's results (classroom.results).
+
+Options are drawn as letters A, B, C... with the option's text beside the letter, cut to fit; every
+text that reaches a chart is escaped (a typed answer is user text).
+"""
+
+from __future__ import annotations
+
+import io
+import string
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+import segno
+
+from classroom.results import QuestionResult
+from classroom.store import AnswerRow
+from encoder_core.lessons import LESSON_TITLES
+from encoder_core.quiz import Question
+
+from .figures import CATEGORICAL, esc
+
+RIGHT_COLOUR = CATEGORICAL[2]  # bluish green
+WRONG_COLOUR = CATEGORICAL[5]  # vermillion: the pair stays apart for red-green colour blindness
+LABEL_CHARS = 48
+
+
+def letter(i: int) -> str:
+    return string.ascii_uppercase[i] if i < 26 else str(i + 1)
+
+
+def option_label(i: int, option: str) -> str:
+    short = option if len(option) <= LABEL_CHARS else option[: LABEL_CHARS - 1] + "…"
+    return f"{letter(i)}  {esc(short)}"
+
+
+def title_of(lesson: str) -> str:
+    return LESSON_TITLES.get(lesson, lesson)
+
+
+def option_figure(result: QuestionResult, lesson: str) -> go.Figure:
+    """The share of the room choosing each option, the right one in green, from 0 to 100%."""
+    labels = [option_label(i, o.option) for i, o in enumerate(result.options)]
+    shares = [100 * o.share for o in result.options]
+    fig = go.Figure(
+        go.Bar(
+            y=labels,
+            x=shares,
+            orientation="h",
+            marker_color=[RIGHT_COLOUR if o.correct else WRONG_COLOUR for o in result.options],
+            text=[f"{o.count} ({100 * o.share:.0f}%)" for o in result.options],
+            textposition="outside",
+            cliponaxis=False,
+            customdata=[esc(o.option) for o in result.options],
+            hovertemplate="%{customdata}<br>%{x:.0f}% of answers<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={
+            "text": esc(f"Question {result.index + 1} ({title_of(lesson)}): {result.right} of {result.answered} right")
+        },
+        xaxis={
+            "title": {"text": "share of the room's answers (%)"},
+            "range": [0, 115],
+            "tickvals": [0, 25, 50, 75, 100],
+        },
+        yaxis={"title": {"text": "option (green: right)"}, "autorange": "reversed", "automargin": True},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=max(220, 46 * len(labels) + 130),
+        showlegend=False,
+    )
+    return fig
+
+
+def option_alt(result: QuestionResult) -> str:
+    parts = [
+        f"{letter(i)} {o.count} ({100 * o.share:.0f}%{', right' if o.correct else ''})"
+        for i, o in enumerate(result.options)
+    ]
+    return f"Question {result.index + 1}: {result.answered} answers; " + "; ".join(parts) + "."
+
+
+def option_table(result: QuestionResult) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "option": letter(i),
+                "answer": o.option,
+                "students": o.count,
+                "share": f"{100 * o.share:.0f}%",
+                "right": "yes" if o.correct else "",
+            }
+            for i, o in enumerate(result.options)
+        ]
+    )
+
+
+def overview_table(results: Sequence[QuestionResult], questions: Mapping[int, Question]) -> pd.DataFrame:
+    """One row per answered question, most missed first."""
+    rows = []
+    for r in results:
+        q = questions.get(r.index)
+        wrong = [o for o in r.options if not o.correct and o.count]
+        top = max(wrong, key=lambda o: o.count, default=None)
+        rows.append(
+            {
+                "question": r.index + 1,
+                "lesson": LESSON_TITLES.get(q.lesson, q.lesson) if q else "",
+                "answers": r.answered,
+                "right": r.right,
+                "missed": f"{100 * r.missed:.0f}%",
+                "most chosen wrong answer": f"{top.option} ({top.count})" if top else "",
+            }
+        )
+    return pd.DataFrame(rows, columns=["question", "lesson", "answers", "right", "missed", "most chosen wrong answer"])
+
+
+def _safe_cell(value: object) -> object:
+    """A spreadsheet runs a cell starting with = + - @ as a formula: keep such text as text."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def results_csv(rows: Sequence[AnswerRow], questions: Mapping[int, Question]) -> str:
+    """Every recorded answer: student number (not the browser id), question, answer, right or wrong, time."""
+    table = pd.DataFrame(
+        [
+            {
+                "student": r.student,
+                "question": r.question_index + 1,
+                "lesson": questions[r.question_index].lesson if r.question_index in questions else "",
+                "question id": r.question_id,
+                "answer": r.option,
+                "result": "right" if r.correct else "wrong",
+                "time (UTC)": r.answered_at.strftime("%Y-%m-%d %H:%M:%S"),
+            }
+            for r in rows
+        ],
+        columns=["student", "question", "lesson", "question id", "answer", "result", "time (UTC)"],
+    )
+    return table.map(_safe_cell).to_csv(index=False)
+
+
+def qr_png(url: str, scale: int = 8) -> bytes:
+    """The student link as a QR code to project (error correction M: survives a glare on the screen)."""
+    buffer = io.BytesIO()
+    segno.make(url, error="m", micro=False).save(buffer, kind="png", scale=scale, border=2)
+    return buffer.getvalue()
