@@ -1,0 +1,141 @@
+"""A class room in real browsers: a lecturer opens a room, three students (three browser contexts, so
+three browser ids) answer its first question, and the lecturer's chart shows their answers without a
+reload, redrawn by the page's own timer. Then the same across two app processes sharing PostgreSQL:
+the lecturer through nginx on one process, the students on the other."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from classroom.store import DATABASE_URL_VAR
+from encoder_core.quiz import CHOICE_KINDS, question_for
+from scripts.scale_out import NGINX, render_config, wait_port
+from tests.room_postgres import postgres_server
+
+from .conftest import free_port, start_server, wait_healthy
+from .driver import assert_no_exception, chart_data, wait_idle
+
+LOAD_MS = 90_000
+
+
+def first_choice_quiz() -> int:
+    return next(s for s in range(1, 500) if question_for(None, s, 0).kind in CHOICE_KINDS)
+
+
+def open_room(page, app_url: str, seed: int) -> str:
+    page.goto(f"{app_url}/room")
+    box = page.get_by_label("Quiz number", exact=True)
+    box.wait_for(timeout=LOAD_MS)
+    box.fill(str(seed))
+    box.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Open a room").click()
+    page.get_by_text("Students joined").wait_for(timeout=LOAD_MS)
+    match = re.search(r"room=([A-Z0-9]{8})", page.url)
+    assert match, page.url
+    return match.group(1)
+
+
+def answer_first_question(browser, app_url: str, code: str, option: int) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{app_url}/quiz?room={code}")
+    group = page.get_by_label("Your answer", exact=True).first
+    group.wait_for(timeout=LOAD_MS)
+    group.get_by_role("radio").nth(option).check(force=True)
+    page.get_by_role("button", name="Submit").first.click()
+    page.get_by_text("Sent to room").wait_for(timeout=30_000)
+    assert_no_exception(page)
+    context.close()
+
+
+def drawn_counts(page) -> list[int] | None:
+    """The student counts the lecturer's option chart prints on its bars ("2 (67%)"), or None before it is drawn."""
+    data = chart_data(page, 0)
+    if not data:
+        return None
+    return [int(t.split(" ")[0]) for t in data[0]["text"]]
+
+
+def run_room(browser, lecturer_url: str, student_url: str, screenshot: Path | None = None) -> None:
+    """Open a room at lecturer_url, answer at student_url (right, wrong, wrong), see 1 and 2 on the chart."""
+    seed = first_choice_quiz()
+    question = question_for(None, seed, 0)
+    right = question.choices.index(question.answer)
+    wrong = next(i for i in range(len(question.choices)) if i != right)
+
+    lecturer = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = lecturer.new_page()
+    code = open_room(page, lecturer_url, seed)
+    assert "key=" not in page.url
+    student_link = page.locator('[data-testid="stCode"]').filter(has_text=f"quiz?room={code}").first.inner_text()
+    assert "key" not in student_link
+
+    for option in (right, wrong, wrong):
+        answer_first_question(browser, student_url, code, option)
+
+    # no reload, no click: the fragment's timer redraws the chart
+    page.wait_for_function(
+        """() => { const el = document.querySelector('[data-testid=stPlotlyChart] .js-plotly-plot');
+                   return el && el.data && el.data[0].text.reduce((n, t) => n + parseInt(t), 0) === 3; }""",
+        timeout=30_000,
+    )
+    counts = drawn_counts(page)
+    assert counts[right] == 1 and counts[wrong] == 2 and sum(counts) == 3
+    metrics = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+    assert metrics[:2] == ["3", "3"]
+    assert_no_exception(page)
+    if screenshot:
+        page.screenshot(path=str(screenshot))
+    lecturer.close()
+
+
+def test_students_answers_appear_on_the_lecturers_chart_without_a_reload(browser, app_url, screenshots_dir):
+    run_room(browser, app_url, app_url, screenshots_dir / "room_lecturer.png")
+
+
+@pytest.mark.slow
+def test_two_processes_behind_nginx_share_the_room_through_postgresql(browser):
+    if not Path(NGINX).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("nginx is missing: scripts/ensure_test_packages.sh installs it")
+        pytest.skip("nginx not installed")
+    with postgres_server() as database:
+        ports = [free_port(), free_port()]
+        apps = [start_server(p, {DATABASE_URL_VAR: database}) for p in ports]
+        prefix = Path(tempfile.mkdtemp(prefix="encoder-lab-room-nginx-"))
+        proxy = None
+        try:
+            for p in ports:
+                wait_healthy(p)
+            proxy_port = free_port()
+            conf = render_config(prefix, proxy_port, ports)
+            proxy = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf)])
+            wait_port(proxy_port)
+            # Through nginx every loopback client lands on one process (ip_hash); find which by a first
+            # request, then send the students straight to the other one.
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{proxy_port}/_stcore/health")
+            page.close()
+            served = Counter(re.findall(r"upstream=127\.0\.0\.1:(\d+)", (prefix / "access.log").read_text()))
+            lecturer_port = int(served.most_common(1)[0][0])
+            student_port = next(p for p in ports if p != lecturer_port)
+            run_room(browser, f"http://127.0.0.1:{proxy_port}", f"http://127.0.0.1:{student_port}")
+            served = Counter(re.findall(r"upstream=127\.0\.0\.1:(\d+)", (prefix / "access.log").read_text()))
+            assert set(served) == {str(lecturer_port)}  # the lecturer's whole session stayed on its process
+        finally:
+            if proxy:
+                proxy.terminate()
+                proxy.wait(timeout=10)
+            for a in apps:
+                a.terminate()
+                a.wait(timeout=10)
+            shutil.rmtree(prefix, ignore_errors=True)
