@@ -48,9 +48,13 @@ def key_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
+def key_shape_ok(key: object) -> bool:
+    return isinstance(key, str) and _KEY.fullmatch(key) is not None
+
+
 def key_matches(key: object, stored_hash: str) -> bool:
     """Constant time in the key's content: hmac.compare_digest on the two hashes."""
-    if not isinstance(key, str) or not _KEY.fullmatch(key):
+    if not key_shape_ok(key):
         return False
     return hmac.compare_digest(key_hash(key), stored_hash)
 

@@ -144,6 +144,7 @@ def lecturer_view(code: str) -> None:
                 args=(code,),
                 icon=":material/lock:",
             )
+    rooms.remember_lecturer(code)  # a reload of this page keeps the lecturer's view
     live_results(code, room.quiz_seed)
 
 
@@ -154,7 +155,10 @@ def unlock_clicked(code: str) -> None:
 def visitor_view(code: str) -> None:
     """Anyone without the key: where to answer, and a place to type the key."""
     shown = shown_code(code)
-    st.info(f"This is the lecturer's page of room **{shown}**. To answer its questions, open the quiz:")
+    st.info(
+        f"This is the lecturer's page of room **{shown}**. To answer its questions, open the quiz. "
+        "Lecturers: open your lecturer link, or type the key it ends with."
+    )
     st.page_link("pages/quiz.py", label=f"Join room {shown}", icon=":material/quiz:", query_params={"room": code})
     with st.form("room_key_form"):
         st.text_input("Lecturer key", type="password", max_chars=64, key="room_key_typed")

@@ -44,16 +44,22 @@ def open_room(page, app_url: str, seed: int) -> str:
     return match.group(1)
 
 
-def answer_first_question(browser, app_url: str, code: str, option: int) -> None:
+def answer_first_question(browser, app_url: str, code: str, option: int, again: bool = False) -> None:
+    """A new browser answers the room's first question; again: it reloads and answers once more, which
+    the room must not count (the browser's id outlives the session in a cookie)."""
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{app_url}/quiz?room={code}")
-    group = page.get_by_label("Your answer", exact=True).first
-    group.wait_for(timeout=LOAD_MS)
-    group.get_by_role("radio").nth(option).check(force=True)
-    page.get_by_role("button", name="Submit").first.click()
-    page.get_by_text("Sent to room").wait_for(timeout=30_000)
-    assert_no_exception(page)
+    for expected in ["Sent to room", "already has your first answer"][: 2 if again else 1]:
+        if expected != "Sent to room":
+            page.reload()
+        group = page.get_by_label("Your answer", exact=True).first
+        group.wait_for(timeout=LOAD_MS)
+        wait_idle(page)
+        group.get_by_role("radio").nth(option).check(force=True)
+        page.get_by_role("button", name="Submit").first.click()
+        page.get_by_text(expected).wait_for(timeout=30_000)
+        assert_no_exception(page)
     context.close()
 
 
@@ -79,8 +85,8 @@ def run_room(browser, lecturer_url: str, student_url: str, screenshot: Path | No
     student_link = page.locator('[data-testid="stCode"]').filter(has_text=f"quiz?room={code}").first.inner_text()
     assert "key" not in student_link
 
-    for option in (right, wrong, wrong):
-        answer_first_question(browser, student_url, code, option)
+    for i, option in enumerate((right, wrong, wrong)):
+        answer_first_question(browser, student_url, code, option, again=i == 0)
 
     # no reload, no click: the fragment's timer redraws the chart
     page.wait_for_function(
@@ -95,6 +101,9 @@ def run_room(browser, lecturer_url: str, student_url: str, screenshot: Path | No
     assert_no_exception(page)
     if screenshot:
         page.screenshot(path=str(screenshot))
+    page.reload()  # the lecturer's view survives a reload (the key is kept in this browser, not the link)
+    page.get_by_text("Students joined").wait_for(timeout=LOAD_MS)
+    assert "key=" not in page.url
     lecturer.close()
 
 

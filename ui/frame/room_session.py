@@ -10,12 +10,13 @@ Session-state keys:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import streamlit as st
 
-from classroom.codes import new_student_id, parse_code, parse_student_id, shown_code
+from classroom.codes import key_shape_ok, new_student_id, parse_code, parse_student_id, shown_code
 from classroom.limits import LIMITER
 from classroom.results import answer_option
 from classroom.store import Room, StoreUnavailable, get_store
@@ -26,11 +27,13 @@ from .params import Param, snippet
 ROOM = Param("room", "", "text", max_len=40)
 LINK_KEY = "key"  # the lecturer link's parameter: taken out of the URL as soon as the page reads it
 STUDENT_COOKIE = "encoder_lab_student"
+LECTURER_COOKIE = "encoder_lab_room_"  # + the room code
 STUDENT_KEY = "_room_student"
 KEYS_KEY = "_room_keys"
 FAILED_KEY = "_room_failed"
 COOKIE_SET_KEY = "_room_cookie_set"
 REFRESH_S = 2.0
+_COOKIE_SAFE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 DOWN = (
     "The class room's database cannot be reached just now, so room answers are not being recorded. "
     "The lessons and the quiz work as usual."
@@ -102,11 +105,7 @@ def student_id() -> str:
     """This browser's anonymous id: from this session, else the cookie a previous visit left, else new."""
     sid = st.session_state.get(STUDENT_KEY)
     if sid is None:
-        try:
-            cookie = st.context.cookies.get(STUDENT_COOKIE)
-        except Exception:
-            cookie = None
-        sid = parse_student_id(cookie) or new_student_id()
+        sid = parse_student_id(_cookie(STUDENT_COOKIE)) or new_student_id()
         st.session_state[STUDENT_KEY] = sid
     return sid
 
@@ -116,11 +115,7 @@ def remember_student() -> None:
     sid = student_id()
     if st.session_state.get(COOKIE_SET_KEY) != sid:
         st.session_state[COOKIE_SET_KEY] = sid
-        # sid is 32 hex digits (parse_student_id / token_hex), nothing else reaches the script
-        st.html(
-            f"<script>document.cookie = '{STUDENT_COOKIE}={sid}; path=/; max-age=86400; SameSite=Lax';</script>",
-            unsafe_allow_javascript=True,
-        )
+        _set_cookie(STUDENT_COOKIE, sid)  # 32 hex digits (token_hex / parse_student_id)
 
 
 def join(code: str) -> str | None:
@@ -170,12 +165,47 @@ def take_key_from_link() -> None:
 
 
 def lecturer_key(code: str) -> str | None:
-    """The key, if this session holds the right one for this room (a key from the link is checked here)."""
+    """The key, if this session holds the right one for this room: one from the link, or the cookie this
+    browser kept when it last showed the lecturer's view (so a reload keeps it), is checked here."""
     keys = st.session_state.setdefault(KEYS_KEY, {})
     linked = st.session_state.pop("_room_link_key", None)
     if linked is not None and code not in keys:
         unlock(code, linked)
+    if code not in keys and not st.session_state.get(f"_room_cookie_tried_{code}"):
+        st.session_state[f"_room_cookie_tried_{code}"] = True
+        kept = _cookie(LECTURER_COOKIE + code)
+        if kept:
+            unlock(code, kept)
     return keys.get(code)
+
+
+def remember_lecturer(code: str) -> None:
+    """Keep the lecturer's key in this browser for the room's day. The key is token_urlsafe characters
+    and the code the room alphabet (both checked), so nothing else reaches the script."""
+    key = st.session_state.get(KEYS_KEY, {}).get(code)
+    flag = f"_room_cookie_set_{code}"
+    if key and parse_code(code) == code and key_shape_ok(key) and not st.session_state.get(flag):
+        st.session_state[flag] = True
+        _set_cookie(LECTURER_COOKIE + code, key)
+
+
+def _set_cookie(name: str, value: str) -> None:
+    """A cookie for a day, set by the browser. Callers pass only checked names and values (letters,
+    digits, - and _), which is what makes putting them in a script safe; anything else is not set."""
+    if not _COOKIE_SAFE.fullmatch(name) or not _COOKIE_SAFE.fullmatch(value):
+        return
+    st.html(
+        f"<script>document.cookie = '{name}={value}; path=/; max-age=86400; SameSite=Lax';</script>",
+        unsafe_allow_javascript=True,
+    )
+
+
+def _cookie(name: str) -> str | None:
+    try:
+        value = st.context.cookies.get(name)
+    except Exception:  # outside a browser session
+        return None
+    return value if isinstance(value, str) and len(value) <= 64 else None
 
 
 def unlock(code: str, key: str) -> bool:
