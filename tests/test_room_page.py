@@ -153,3 +153,25 @@ def test_a_database_that_is_down_gives_notices_and_the_quiz_still_works(monkeypa
     page = page.button(key="room_open").click().run()
     no_exception(page)
     assert any("cannot be reached" in e.value for e in page.error)
+
+
+def test_guessing_past_the_limit_gets_a_wait_notice(monkeypatch):
+    from classroom.limits import GuessLimiter
+    from ui.frame import room_session
+
+    limiter = GuessLimiter(per_client=5, per_process=1)
+    limiter.failed("someone else")
+    monkeypatch.setattr(room_session, "LIMITER", limiter)
+    at = helpers.open_linked("quiz", {"room": "ABCD-EFGH"}, every_section=False)
+    no_exception(at)
+    assert any("Too many room codes" in w.value for w in at.warning)
+
+
+def test_the_quiz_page_opens_a_room_on_its_quiz_number(database):
+    at = helpers.open_linked("quiz", {"quiz_seed": "4321"}, every_section=False)
+    assert at.button(key="quiz_open_room").label == "Open a class room with this quiz"
+    at = at.switch_page("pages/room.py").run()  # what the button does (AppTest does not follow st.switch_page)
+    no_exception(at)
+    assert at.number_input(key="room_quiz_seed").value == 4321
+    at = at.button(key="room_open").click().run()
+    assert database.room(at.session_state["room"]).quiz_seed == 4321
