@@ -10,7 +10,7 @@ from encoder_core.lessons.attention import (
     last_word_position,
     seed001_reading,
 )
-from ui.frame.charts import show_figure
+from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -163,7 +163,7 @@ def show_bank() -> None:
     bank_a, bank_b = (tokenizer.encode(s) for s in BANK_SENTENCES)
     bank = contrast_word(model, bank_a.ids, bank_b.ids, bank_a.tokens, bank_b.tokens, BANK_WORD)
     st.markdown("Two sentences that agree word for word up to and including “bank”, and differ only after it:")
-    st.dataframe(figs.sentence_pair_table(BANK_SENTENCES, (bank_a.tokens, bank_b.tokens)), hide_index=True)
+    show_table(figs.sentence_pair_table(BANK_SENTENCES, (bank_a.tokens, bank_b.tokens)), hide_index=True)
     show_figure(
         figs.word_contrast_figure(bank),
         "bank",

@@ -9,7 +9,7 @@ from encoder_core.lessons import block as core
 from encoder_core.model import Embeddings, sinusoidal_table
 from encoder_core.reference import block_equivalence, to_torch_layer
 from ui.frame import sections as lesson
-from ui.frame.charts import show_figure
+from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, usable_sentence
 from ui.frame.modes import sidebar_seed
@@ -233,7 +233,7 @@ def render_activations() -> None:
     c[2].metric("GELU < 0 (kept, small)", f"{units.gelu_negative:,}")
     c[3].metric("ReLU = 0 exactly", f"{units.relu_zero:,}")
     st.caption(f"GELU's most negative output on this input: {units.gelu_min:.4f}.")
-    st.dataframe(fb.active_units_table(units, tokens), hide_index=True)
+    show_table(fb.active_units_table(units, tokens), hide_index=True)
     show_code(core.active_units)
 
 
@@ -287,7 +287,7 @@ def render_equivalence() -> None:
 def render_params() -> None:
     counts = {name: param_counts(name) for name in ("small", "bert-base")}
     localized = dict.fromkeys(fb.PARAM_COUNT_COLUMNS, st.column_config.NumberColumn(format="localized"))
-    st.dataframe(fb.param_table(counts), hide_index=True, column_config=localized)
+    show_table(fb.param_table(counts), hide_index=True, column_config=localized)
     small, base = counts["small"], counts["bert-base"]
     narrative(
         f"The FFN holds about two thirds of a block: {base.ffn_share:.0%} for BERT-base, whose block has "

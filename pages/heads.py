@@ -8,7 +8,7 @@ from encoder_core.head_patterns import DEFAULT_THRESHOLD, head_label, label_head
 from encoder_core.lessons import heads as core
 from encoder_core.pretrained import INSTALL_HINT
 from ui.frame import sections as lesson
-from ui.frame.charts import show_figure
+from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -123,7 +123,7 @@ def render_split() -> None:
             f"The small model has {cfg.n_layers} layers and {cfg.n_heads} heads, "
             f"so this step shows its layer {small_layer}, head {small_head}."
         )
-    st.dataframe(views.shapes_table(mech), hide_index=True)
+    show_table(views.shapes_table(mech), hide_index=True)
     for col, (name, matrix) in zip(st.columns(3), mech.slices().items()):
         with col:
             figure, alt = views.slice_figure(mech, name), views.slice_alt(mech, name)
@@ -190,7 +190,7 @@ def render_labels() -> None:
     m1, m2 = st.columns(2)
     m1.metric(f"Layer {layer}, head {head}: pattern", chosen_label.pattern)
     m2.metric("mass behind the label", f"{chosen_label.mass:.2f}")
-    st.dataframe(views.labels_table(labels), hide_index=True, height=300)
+    show_table(views.labels_table(labels), hide_index=True, height=300)
     lines, alt = views.averages_figure(averages, model_name), views.averages_alt(averages)
     show_figure(lines, "heads_layer_averages", alt=alt, table=views.averages_table(averages))
     st.markdown(views.sinks_text(sinks))
@@ -240,7 +240,7 @@ def render_pieces() -> None:
     a.metric("words", splits.n_words)
     b.metric("word pieces", splits.n_pieces)
     c.metric("words split into pieces", splits.n_split_words)
-    st.dataframe(views.fragmentation_table(splits), hide_index=True)
+    show_table(views.fragmentation_table(splits), hide_index=True)
     mini_run = run if use_minilm else minilm_run(text_a, text_b)
     same = core.same_word_mass(mini_run.attentions, mini_run.tokens)
     if same is None:

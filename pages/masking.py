@@ -13,7 +13,7 @@ from encoder_core.lessons import masking as lesson
 from encoder_core.loss import loss_breakdown
 from encoder_core.masking import exact_counts, mask_tokens
 from encoder_core.train import train_mlm
-from ui.frame.charts import show_figure
+from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -171,10 +171,10 @@ def render_shapes() -> None:
         return
     steps = forward.shape_steps()
     st.markdown("Read from the tensors of the model's pass over the draw above:")
-    st.dataframe(figs.shape_table(steps), hide_index=True)
+    show_table(figs.shape_table(steps), hide_index=True)
     st.code(figs.shape_chain(steps), language=None)
     with st.expander(figs.exercise_question(lesson.EXERCISE_SHAPE)):
-        st.dataframe(figs.shape_table(exercise_shapes()), hide_index=True)
+        show_table(figs.shape_table(exercise_shapes()), hide_index=True)
         st.caption("Computed by running a throwaway model of exactly that size.")
     show_code(lesson.mlm_forward)
 
@@ -278,7 +278,7 @@ def show_leakage(summary) -> None:
     st.markdown(figs.leakage_text(summary))
     show_chart("leakage_accuracy", figs.leakage_accuracy_chart(summary))
     show_chart("leakage_loss", figs.leakage_loss_chart(summary))
-    st.dataframe(figs.leakage_table(summary), hide_index=True)
+    show_table(figs.leakage_table(summary), hide_index=True)
     show_code(train_mlm, lesson.summarise_leakage)
 
 
@@ -292,7 +292,7 @@ def render_nsp() -> None:
     seed = st.session_state["mlm_seed"]
     examples = nsp_examples(int(seed))
     st.markdown(figs.nsp_text(examples, seed))
-    st.dataframe(figs.nsp_table(examples), hide_index=True)
+    show_table(figs.nsp_table(examples), hide_index=True)
     narrative(
         "BERT's second pre-training task, **next-sentence prediction**, packs two sentences into one input, "
         "`[CLS] A [SEP] B [SEP]`, with segment 0 for `[CLS]`, A and its `[SEP]` and segment 1 for B and the "

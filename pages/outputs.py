@@ -6,7 +6,7 @@ import streamlit as st
 
 from encoder_core.lessons import outputs as lesson
 from encoder_core.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
-from ui.frame.charts import show_figure
+from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import usable_sentence
 from ui.frame.modes import sidebar_seed
@@ -147,7 +147,7 @@ def render_shapes() -> None:
     batch = [(texts["out_sentence"], None), (texts["out_pair_a"], texts["out_pair_b"])]
     shapes = lesson.head_shapes(trained.model.bert, tokenizer, batch)
     st.markdown(figs.shapes_text(shapes))
-    st.dataframe(figs.shapes_table(shapes), hide_index=True)
+    show_table(figs.shapes_table(shapes), hide_index=True)
     labels = lesson.tagging_labels(tokenizer, texts["out_tag_sentence"])
     st.markdown(figs.tag_labels_text(labels.tokens))
     show_chart("tag_labels", figs.tag_labels_chart(labels.tokens, labels.labels))
@@ -178,7 +178,7 @@ def render_exercise() -> None:
         return
     checks = lesson.check_shapes(typed, exercise_answers(**sizes))
     (st.success if all(c.correct for c in checks) else st.warning)(figs.exercise_verdict(checks))
-    st.dataframe(figs.exercise_table(checks), hide_index=True)
+    show_table(figs.exercise_table(checks), hide_index=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

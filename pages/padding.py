@@ -3,7 +3,7 @@
 import streamlit as st
 
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
-from ui.frame.charts import show_figure
+from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -160,7 +160,7 @@ def show_leak() -> None:
         table=figs.leak_curve_table(leak),
     )
     with st.expander("Per token: how far each real output moved"):
-        st.dataframe(figs.leak_per_token_table(leak, tokens), hide_index=True)
+        show_table(figs.leak_per_token_table(leak, tokens), hide_index=True)
     narrative(
         "The **pad-leak gap** is the largest change in any real token's final output between the padded batch "
         "and the single sentence run on its own. With the mask it is zero (rounding aside: it is computed in "
@@ -207,7 +207,7 @@ def show_zero_key() -> None:
 
 
 def show_pad_rows() -> None:
-    st.dataframe(figs.zero_key_outputs_table(zero_key), hide_index=True)
+    show_table(figs.zero_key_outputs_table(zero_key), hide_index=True)
     pad_out, mean_v = zero_key.outputs_masked[3], zero_key.mean_real_value
     narrative(
         "The pad's own row is still computed. In the check above its query is zero, so it spreads its attention "

@@ -9,7 +9,7 @@ from encoder_core.lessons.masking import summarise_leakage
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak
 from encoder_core.lessons.tradeoffs import MAX_SENTENCE_TOKENS, TIMING_LENGTHS
 from encoder_core.tasks import make_task
-from ui.frame.charts import show_figure
+from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -192,7 +192,7 @@ def show_mismatch() -> None:
         st.caption(f"Position {asked} holds no word; using position {position}.")
     mm = lesson.mask_mismatch(trained.model, tokenizer, ids, position, seed)
     show_figure(figs.mismatch_figure(mm), "mask_mismatch", alt=figs.mismatch_alt(mm), table=figs.mismatch_table(mm))
-    st.dataframe(figs.mismatch_table(mm), hide_index=True)
+    show_table(figs.mismatch_table(mm), hide_index=True)
     narrative(figs.MISMATCH_TEXT)
     show_code(lesson.mask_mismatch)
 
@@ -204,7 +204,7 @@ def show_roberta() -> None:
         return
     views = lesson.masking_views(n_eligible, int(st.session_state["epochs"]), seed)
     show_figure(figs.views_figure(views), "masking_views", alt=figs.views_alt(views), table=figs.views_table(views))
-    st.dataframe(figs.views_summary_table(views), hide_index=True)
+    show_table(figs.views_summary_table(views), hide_index=True)
     narrative(figs.views_text(views))
     st.markdown("**RoBERTa's changes** (no change to the architecture):")
     st.table(figs.roberta_table())

@@ -144,48 +144,38 @@ def test_styled_leaves_the_built_figure_alone():
 def test_lecture_mode_enlarges_every_text():
     fig = styled(attention_heatmap(np.eye(2), ["a", "b"], title="t"), lecture=True)
     plain = attention_heatmap(np.eye(2), ["a", "b"], title="t")
-    assert fig.layout.font.size == 18 and fig.layout.title.font.size == 22
-    assert fig.layout.xaxis.tickfont.size == 16 and fig.layout.yaxis.title.font.size == 18
-    assert fig.data[0].textfont.size == 15 and fig.data[0].colorbar.tickfont.size == 16
+    assert fig.layout.font.size == 20 and fig.layout.title.font.size == 24
+    assert fig.layout.xaxis.tickfont.size == 18 and fig.layout.yaxis.title.font.size == 20
+    assert fig.data[0].textfont.size == 18 and fig.data[0].colorbar.tickfont.size == 18
     assert fig.layout.height > plain.layout.height
     assert styled(plain).layout.font.size is None  # nothing changes outside lecture mode
 
 
-def test_lecture_mode_keeps_a_two_line_title_clear_of_a_top_axis():
+def test_lecture_mode_keeps_the_title_on_one_line_clear_of_a_top_axis():
     title = "Bidirectional (no mask), layer 0, head 0"
     tokens = ["[CLS]", "happy", "[SEP]"]
     top = styled(attention_heatmap(np.eye(3), tokens, title=title), lecture=True)  # key axis on top
     plain = styled(bar_chart(tokens, [1.0, 2.0, 3.0], title=title), lecture=True)
-    assert top.layout.title.text.count("<br>") == 1 and top.layout.title.yanchor == "bottom"
-    line = round(22 * 1.3)
+    assert top.layout.title.text == title and top.layout.title.yanchor == "bottom"  # one line, as written
+    line = round(24 * 1.3)
     # Above the plot, bottom to top: the top axis's labels (upright when the figure is narrow: "0 [CLS]"
-    # is 7 characters of 16 px type), its title, then the title's two lines; the margin holds them all.
-    upright_labels_and_axis_title = 7 * 16 * 0.6 + 18
-    assert top.layout.title.pad.b - line >= upright_labels_and_axis_title
+    # is 7 characters of 18 px type), its title, then the title; the margin holds them all.
+    upright_labels_and_axis_title = 7 * 18 * 0.6 + 20
+    assert top.layout.title.pad.b >= upright_labels_and_axis_title
     assert top.layout.margin.t >= top.layout.title.pad.b + line
-    assert plain.layout.title.pad.b - line < 16 and plain.layout.margin.t >= 2 * line
+    assert plain.layout.title.pad.b < 16 and plain.layout.margin.t >= line
 
 
 def test_lecture_mode_keeps_cell_numbers_inside_their_cells():
     many = styled(attention_heatmap(np.full((20, 20), 0.05), [str(i) for i in range(20)]), lecture=True)
-    assert many.data[0].textfont.size is None  # 20 columns: the builder's size stays
+    assert many.data[0].texttemplate is None and many.data[0].text is None  # 20 columns: 18 px would not fit
     ragged = styled(go.Figure(go.Heatmap(z=[[1, 2, 3], [4]])), lecture=True)
-    assert ragged.data[0].textfont.size == 15
+    assert ragged.data[0].textfont.size == 18
 
 
-def test_lecture_mode_wraps_long_titles_but_not_markup():
-    long = "Drop the last token: how far each earlier output moves"
-    wrapped = styled(bar_chart(["a"], [1.0], title=long), lecture=True).layout.title.text
-    assert wrapped.replace("<br>", " ") == long and all(len(line) <= 32 for line in wrapped.split("<br>"))
-    marked = "<b>Bold</b> and a fairly long title that goes on and on"
-    assert styled(go.Figure(layout={"title": {"text": marked}}), lecture=True).layout.title.text == marked
-
-
-def test_lecture_mode_never_wraps_a_number_away_from_its_word():
-    for title in ("Bidirectional (no mask), layer 0, head 0", "Without the mask, layer 0, head 0"):
-        lines = styled(bar_chart(["a"], [1.0], title=title), lecture=True).layout.title.text.split("<br>")
-        assert len(lines) > 1 and not any(line.endswith(("layer", "head")) for line in lines)
-        assert " ".join(lines).replace("\u00a0", " ") == title
+def test_lecture_mode_shows_log_axes_at_powers_of_ten_only():
+    fig = styled(line_chart([16, 512], {"s": [0.07, 72.0]}, log_y=True), lecture=True)
+    assert fig.layout.yaxis.dtick == 1  # no three-quarter-size 2s and 5s between the decades
 
 
 def test_line_charts_start_their_value_axis_at_zero_unless_asked():
@@ -214,7 +204,7 @@ def test_styling_reaches_every_subplot():
     fig.add_bar(x=["a"], y=[1], row=1, col=1)
     fig.add_heatmap(z=[[1, 2]], row=1, col=2)
     out = styled(fig, lecture=True, high_contrast=True)
-    assert out.layout.xaxis2.tickfont.size == 16 and out.layout.xaxis2.linecolor == "#000000"
+    assert out.layout.xaxis2.tickfont.size == 18 and out.layout.xaxis2.linecolor == "#000000"
 
 
 def test_colour_cycle_is_colour_blind_safe_unless_a_figure_sets_its_own():

@@ -6,10 +6,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.views.figures import styled
+from ui.views.figures import plain_title, styled
 
 from .export import ExportedFigure, figure_html, figures_html, table_csv
-from .modes import current_page, figures_key, high_contrast, lecture_mode
+from .modes import current_page, figures_key, high_contrast, lecture_headline_chart, lecture_mode
 
 PLOTLY_CONFIG = {
     "displaylogo": False,
@@ -31,10 +31,24 @@ def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | Non
     """
     # Every figure reaching here was built for this run, so it is styled in place.
     fig = styled(fig, lecture=lecture_mode(), high_contrast=high_contrast(), copy=False)
+    if lecture_mode() and not lecture_headline_chart():
+        # A lecture step shows one chart in full; the others wait, folded, under their titles.
+        # (Its numbers panel stays in the lesson's own view: expanders do not nest.)
+        with st.expander(f"Also in this step: {plain_title(fig)}", icon=":material/bar_chart:"):
+            _chart_and_caption(fig, key, alt)
+        return
+    _chart_and_caption(fig, key, alt)
+    _numbers_panel(fig, key, alt, table)
+
+
+def _chart_and_caption(fig: go.Figure, key: str, alt: str) -> None:
     config = {**PLOTLY_CONFIG, "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"], "filename": key}}
     st.plotly_chart(fig, key=f"chart_{key}", config=config, alt=alt)
     st.caption(alt)
     st.session_state.setdefault(figures_key(), []).append(ExportedFigure(key, fig, alt))
+
+
+def _numbers_panel(fig: go.Figure, key: str, alt: str, table: pd.DataFrame | None) -> None:
     label = "Numbers behind this chart, downloads" if table is not None else "Download this chart"
     # Lazy, like the code panels: a closed panel sends nothing, so a rerun does not serialise
     # every table and the browser does not build a data grid per chart that nobody opened.
@@ -64,6 +78,15 @@ def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | Non
             icon=":material/download:",
         )
         st.caption("PNG: the camera button in the chart's toolbar (top right of the chart, on hover).")
+
+
+def show_table(table: pd.DataFrame, **options) -> None:
+    """A table of numbers: a data grid (sortable, scrollable); in lecture mode a plain table, which the
+    hall's larger type reaches (a data grid draws on a canvas, out of reach of the page's font sizes)."""
+    if lecture_mode():
+        st.table(table, hide_index=options.get("hide_index"))
+    else:
+        st.dataframe(table, **options)
 
 
 def all_figures_download() -> None:

@@ -42,3 +42,33 @@ def current_page() -> str:
 def figures_key(page: str | None = None) -> str:
     """Where this run keeps the figures it has shown (for the one-file download)."""
     return f"_figures_{page or current_page()}"
+
+
+# In a lecture step one chart is drawn in full (a side-by-side pair counts as one: it is one
+# comparison); any further chart of the step is folded under its title, as the notes are.
+LECTURE_CHARTS_KEY = "_lecture_charts_drawn"
+PAIR_KEY = "_lecture_pair"  # "open" after side_by_side; then the pair's first chart's answer
+
+
+def start_lecture_step() -> None:
+    st.session_state[LECTURE_CHARTS_KEY] = 0
+    st.session_state[PAIR_KEY] = None
+
+
+def open_pair() -> None:
+    """The next two charts are one comparison, drawn side by side."""
+    st.session_state[PAIR_KEY] = "open"
+
+
+def lecture_headline_chart() -> bool:
+    """Is the chart about to be drawn its lecture step's one chart in full (True), or one to fold?"""
+    pending = st.session_state.get(PAIR_KEY)
+    if isinstance(pending, bool):  # the second chart of a pair goes where the first went
+        st.session_state[PAIR_KEY] = None
+        return pending
+    drawn = st.session_state.get(LECTURE_CHARTS_KEY, 0)
+    st.session_state[LECTURE_CHARTS_KEY] = drawn + 1
+    headline = drawn == 0
+    if pending == "open":
+        st.session_state[PAIR_KEY] = headline
+    return headline

@@ -23,7 +23,7 @@ from encoder_core.lessons import LESSON_TITLES
 from encoder_core.quiz import CHOICE_KINDS, LESSONS, Grade, Question, grade, question_for
 from ui.views.figures import attention_heatmap, token_labels
 
-from .charts import show_figure
+from .charts import show_figure, show_table
 from .params import Param
 from .sections import Section
 from .state import show_notices
@@ -252,7 +252,7 @@ def check_yourself(
     st.markdown(escape_md(question.prompt))
     if question.table is not None:
         columns, rows = question.table
-        st.dataframe(pd.DataFrame(list(rows), columns=list(columns)), hide_index=True)
+        show_table(pd.DataFrame(list(rows), columns=list(columns)), hide_index=True)
     if question.figure is not None and question.figure.in_prompt:
         _figure(question, prefix)
 
@@ -282,7 +282,7 @@ def check_yourself(
     with st.expander("Your answers this session"):
         log = results_log()
         if log:
-            st.dataframe(pd.DataFrame(log, columns=LOG_COLUMNS), hide_index=True)
+            show_table(pd.DataFrame(log, columns=LOG_COLUMNS), hide_index=True)
         else:
             st.caption("Nothing answered yet.")
         results_download(f"{prefix}_csv")

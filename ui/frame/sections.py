@@ -16,7 +16,7 @@ import streamlit as st
 
 from .charts import all_figures_download
 from .code import USED_KEYS as USED_CODE_KEYS
-from .modes import PAGE_KEY, current_page, every_section, figures_key, lecture_mode
+from .modes import PAGE_KEY, current_page, every_section, figures_key, lecture_mode, open_pair, start_lecture_step
 from .params import Param
 from .shell import leave_legacy_pages_mode
 from .state import STEP, read_url, show_notices, write_url
@@ -47,7 +47,10 @@ SIDE_BY_SIDE_MAX_TOKENS = 8
 
 
 def side_by_side(n_tokens: int):
-    """Two heatmaps next to each other while they are small enough to read; else one under the other."""
+    """Two heatmaps next to each other while they are small enough to read; else one under the other.
+    Either way they are one comparison: in a lecture step they count as one chart."""
+    if lecture_mode():
+        open_pair()
     return st.columns(2) if n_tokens <= SIDE_BY_SIDE_MAX_TOKENS else (st.container(), st.container())
 
 
@@ -194,6 +197,7 @@ def _render_lecture(sections: list[Section]) -> None:
     )
     _scroll_to_step_when_it_changes(step, head)
     st.info(s.takeaway, icon=":material/lightbulb:")
+    start_lecture_step()
     s.render()
 
 

@@ -17,14 +17,23 @@ LONG_LINK = 300  # characters: past this the link box scrolls instead of growing
 # The room below the page in lecture mode lets a short step's heading scroll to the top of the window.
 LECTURE_CSS = """
 [data-testid="stMainBlockContainer"] {padding-top: 2.5rem; padding-bottom: 70vh;}
+[data-testid="stMain"] p {font-size: 1.2rem !important;}
 [data-testid="stMain"] .stMarkdown p, [data-testid="stMain"] .stMarkdown li {font-size: 1.3rem !important;}
 [data-testid="stMain"] h1 {font-size: 2.6rem !important;}
 [data-testid="stMain"] h3 {font-size: 1.9rem !important;}
 #lecture-step {scroll-margin-top: 4rem;}
 [data-testid="stMain"] [data-testid="stAlertContainer"] p {font-size: 1.4rem !important; font-weight: 600;}
-[data-testid="stMain"] [data-testid="stCaptionContainer"] {font-size: 1.05rem !important;}
-[data-testid="stMain"] [data-testid="stWidgetLabel"] p {font-size: 1.1rem !important;}
-[data-testid="stMain"] button p {font-size: 1.15rem !important;}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] {font-size: 1.2rem !important;}
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p {font-size: 1.2rem !important;}
+[data-testid="stMain"] button p {font-size: 1.2rem !important;}
+[data-testid="stMain"] [data-testid="stMetricLabel"] p {font-size: 1.25rem !important;}
+[data-testid="stMain"] [data-testid="stMetricValue"] {font-size: 2.6rem !important;}
+[data-testid="stMain"] table td, [data-testid="stMain"] table th {font-size: 1.2rem !important;}
+[data-testid="stMain"] [data-testid="stExpander"] summary p {font-size: 1.2rem !important;}
+[data-testid="stMain"] [data-testid="stCode"] code {font-size: 1.2rem !important;}
+[data-testid="stMain"] input, [data-testid="stMain"] textarea {font-size: 1.2rem !important;}
+[data-testid="stMain"] label p, [data-testid="stMain"] [data-testid^="stSliderTickBar"],
+[data-testid="stMain"] [data-testid="stSliderThumbValue"] {font-size: 1.2rem !important;}
 """
 
 HIGH_CONTRAST_CSS = """

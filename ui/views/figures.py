@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-import textwrap
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -23,9 +22,10 @@ HIGH_CONTRAST_PAIR = ("#000000", "#e69f00")
 # Okabe-Ito: eight colours that stay distinct for the common colour-vision deficiencies. Used as
 # every figure's default colour cycle, in place of the theme's (which puts red next to green).
 CATEGORICAL = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-# Lecture-mode type sizes (px). Sized so that two figures side by side still fit a 1280-pixel laptop.
-LECTURE_FONT, LECTURE_TITLE_FONT, LECTURE_TICK_FONT = 18, 22, 16
-LECTURE_TITLE_WRAP = 32  # characters per title line; plotly does not wrap titles itself
+# Lecture-mode type sizes (px): nothing under 18 px, readable from the back of a hall at 1920x1080.
+LECTURE_FONT, LECTURE_TITLE_FONT, LECTURE_TICK_FONT = 20, 24, 18
+LECTURE_CELL_FONT = 18  # a heatmap's numbers, written in its cells up to LECTURE_MAX_CELL_COLUMNS columns
+LECTURE_MAX_CELL_COLUMNS = 12  # beyond that an 18-px number no longer fits its cell: the numbers panel has them
 
 
 def esc(text: object) -> str:
@@ -355,24 +355,12 @@ def styled(fig: go.Figure, *, lecture: bool = False, high_contrast: bool = False
     return fig
 
 
-def _cell_font(columns: int) -> int | None:
-    """Heatmap cell numbers: as large as a narrow (side-by-side) figure's cells can hold."""
-    if columns <= 6:
-        return 15
-    if columns <= 9:
-        return 13
-    return None  # many cells: keep the builder's size
-
-
-# "layer 0", "head 2": a number stays on its word's line (a no-break space, which textwrap does not split at).
-NUMBERED_WORD = re.compile(r"\b(layer|head|block|position|step|token) (\d)")
-
-
-def _wrapped_title(text: str | None) -> str | None:
-    if not text or "<" in text or len(text) <= LECTURE_TITLE_WRAP:
-        return text  # short, or carries its own markup: leave it
-    text = NUMBERED_WORD.sub("\\1\u00a0\\2", text)
-    return "<br>".join(textwrap.wrap(text, LECTURE_TITLE_WRAP, break_long_words=False))
+def plain_title(fig: go.Figure) -> str:
+    """The figure's title as plain text for a label: its markup and line breaks removed, and the
+    characters Markdown would read as formatting escaped."""
+    text = re.sub(r"<br\s*/?>", " ", str(fig.layout.title.text or "this chart"))
+    text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    return re.sub(r"([\\`*_\[\]<>#|~])", r"\\\1", text)
 
 
 def _top_axis_room(fig: go.Figure) -> int:
@@ -390,7 +378,7 @@ def _lecture_type(fig: go.Figure) -> None:
     """Larger type everywhere, with the margins made to grow so that nothing overlaps."""
     # Plotly grows a multi-line title downwards and does not keep it clear of a top axis: so the title's
     # bottom is pinned above the plot, clear of any top axis, and the top margin is sized to hold both.
-    title = _wrapped_title(fig.layout.title.text)
+    title = fig.layout.title.text  # one line: lecture titles are written to fit (a browser test measures it)
     axis_room = _top_axis_room(fig)
     lines = title.count("<br>") + 1 if title else 0
     line = round(LECTURE_TITLE_FONT * 1.3)  # plotly's line spacing
@@ -419,10 +407,17 @@ def _lecture_type(fig: go.Figure) -> None:
                 columns = np.shape(trace.z)[1]
             except (ValueError, IndexError, TypeError):  # no z, or rows of different lengths
                 columns = max((len(row) for row in trace.z or () if hasattr(row, "__len__")), default=0)
-            size = _cell_font(columns)
-            if size:
-                trace.update(textfont={"size": size})
+            if columns <= LECTURE_MAX_CELL_COLUMNS:
+                trace.update(textfont={"size": LECTURE_CELL_FONT})
+            else:
+                trace.update(texttemplate=None, text=None)
         elif trace.type in ("bar", "scatter"):
             trace.update(textfont={"size": LECTURE_TICK_FONT})
+    for axis in (*fig.select_xaxes(), *fig.select_yaxes()):
+        if axis.type == "log" and axis.dtick is None:
+            axis.dtick = 1  # powers of ten only: plotly draws the 2s and 5s between them at three quarters size
+    for note in fig.layout.annotations:
+        if note.font.size is None or note.font.size < LECTURE_TICK_FONT:
+            note.font.size = LECTURE_TICK_FONT
     if fig.layout.height:
         fig.update_layout(height=int(fig.layout.height * 1.15))  # room for the larger labels

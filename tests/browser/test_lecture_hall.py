@@ -1,0 +1,83 @@
+"""Lecture mode read from the back of a hall: at 1920x1080, every step of every lesson.
+
+Measured in the rendered page, not assumed from the figures' settings: every piece of chart text
+(cell numbers, ticks, titles, legends, colour bars) and every text in the main column (captions,
+metrics, tables, labels, code) is at least 18 px; each chart title is one line that fits its chart;
+the sidebar is folded away; a step draws at most one chart in full (a side-by-side pair counts as
+one), the others wait folded under their titles. A screenshot of every step goes to
+artifacts/screenshots/lecture-hall/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from encoder_core.lessons import LESSON_IDS
+
+from .driver import assert_no_exception
+from .test_lecture_screens import LOAD_MS, wait_for_step
+
+pytestmark = pytest.mark.slow
+
+MIN_PX = 18
+MEASURE = """() => {
+  const visible = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden'
+    && !el.closest('details:not([open])');  // a folded chart waits under its title
+  const px = el => parseFloat(getComputedStyle(el).fontSize);
+  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart]')].filter(visible);
+  const small = [];
+  for (const chart of charts) {
+    for (const t of chart.querySelectorAll('.main-svg text')) {
+      if (t.textContent.trim() && visible(t) && px(t) < MIN)
+        small.push(`chart text "${t.textContent.slice(0, 30)}" ${px(t)}px`);
+    }
+  }
+  const main = document.querySelector('[data-testid=stMain]');
+  const texts = main.querySelectorAll('[data-testid=stCaptionContainer], [data-testid=stMetricLabel] p, '
+    + '[data-testid=stMetricValue], table td, table th, [data-testid=stWidgetLabel] p, '
+    + '[data-testid=stMarkdownContainer] p, [data-testid=stCode] code, [data-testid=stAlertContainer] p');
+  for (const t of texts) {
+    if (visible(t) && t.innerText.trim() && !t.closest('[data-testid=stPlotlyChart]') && px(t) < MIN)
+      small.push(`text "${t.innerText.slice(0, 30)}" ${px(t)}px`);
+  }
+  const titles = charts.map(chart => {
+    const title = chart.querySelector('.gtitle');
+    if (!title) return null;
+    const box = title.getBoundingClientRect(), frame = chart.getBoundingClientRect();
+    return {text: title.textContent, lines: title.querySelectorAll('tspan.line').length || 1,
+            fits: box.left >= frame.left - 1 && box.right <= frame.right + 1};
+  }).filter(Boolean);
+  const sidebar = document.querySelector('[data-testid=stSidebar]');
+  const open = sidebar && sidebar.getAttribute('aria-expanded') !== 'false';
+  return {small, titles, charts: charts.length, sidebar: open ? sidebar.getBoundingClientRect().width : 0};
+}""".replace("MIN", str(MIN_PX))
+
+
+@pytest.mark.parametrize("lesson", LESSON_IDS)
+def test_every_lecture_step_reads_from_the_back_of_the_hall(browser, app_url, screenshots_dir, lesson):
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    out = screenshots_dir / "lecture-hall"
+    out.mkdir(exist_ok=True)
+    page.goto(f"{app_url}/{lesson}?lecture=1&step=0", timeout=LOAD_MS)
+    n = wait_for_step(page, 1)
+    problems = []
+    for step in range(n):
+        if step:
+            page.goto(f"{app_url}/{lesson}?lecture=1&step={step}", timeout=LOAD_MS)
+            wait_for_step(page, step + 1)
+        assert_no_exception(page)
+        found = page.evaluate(MEASURE)
+        page.screenshot(path=str(out / f"{lesson}-step{step + 1}.png"))
+        where = f"{lesson} step {step + 1}"
+        problems += [f"{where}: {p}" for p in found["small"]]
+        problems += [
+            f"{where}: title {t['text']!r} takes {t['lines']} lines" for t in found["titles"] if t["lines"] > 1
+        ]
+        problems += [f"{where}: title {t['text']!r} is wider than its chart" for t in found["titles"] if not t["fits"]]
+        if found["sidebar"] > 0:
+            problems.append(f"{where}: the sidebar is open ({found['sidebar']:.0f} px)")
+        if found["charts"] > 2:
+            problems.append(f"{where}: {found['charts']} charts drawn in full")
+    context.close()
+    assert problems == [], "\n".join(problems[:40])
