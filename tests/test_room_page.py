@@ -175,3 +175,18 @@ def test_the_quiz_page_opens_a_room_on_its_quiz_number(database):
     assert at.number_input(key="room_quiz_seed").value == 4321
     at = at.button(key="room_open").click().run()
     assert database.room(at.session_state["room"]).quiz_seed == 4321
+
+
+def test_an_answer_while_the_database_is_down_says_it_was_not_sent(database, monkeypatch):
+    seed = a_quiz_with_a_choice_question_first()
+    room, _ = database.open_room(seed)
+    at = helpers.open_linked("quiz", {"room": room.code}, every_section=False)
+    monkeypatch.setenv(DATABASE_URL_VAR, "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    radio = next(r for r in at.radio if str(r.key).startswith("quiz_page_answer_"))
+    radio.set_value(question_for(None, seed, 0).choices[0])
+    at = at.button(key="quiz_page_submit").click().run()
+    no_exception(at)
+    text = plain(at)
+    assert "cannot be reached" in text and "not sent" in text
+    assert at.success or at.error  # the answer itself was still graded
+    assert database.option_counts(room.code) == []
