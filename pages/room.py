@@ -104,6 +104,9 @@ def live_results(code: str, quiz_seed: int) -> None:
 def lecturer_view(code: str) -> None:
     room = get_store().room(code)
     shown = shown_code(code)
+    if room is None:  # deleted since the page looked it up
+        st.warning(f"Room {shown} no longer exists.")
+        return
     student_link = rooms.app_link(f"quiz?room={code}")
     state = room.state(datetime.now(UTC))
     if state == "open":
@@ -111,7 +114,7 @@ def lecturer_view(code: str) -> None:
     elif state == "closed":
         st.warning(
             f"Room **{shown}** closed at {room.closed_at:%H:%M} UTC: new answers are not recorded. "
-            "Its results stay here until it expires, a day after it opened."
+            "Its results stay here for the rest of its day."
         )
     else:
         st.warning(f"Room **{shown}** has expired (rooms last a day): new answers are not recorded.")
