@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from classroom.codes import shown_code
-from classroom.limits import PER_CLIENT
+from classroom.limits import PER_SESSION
 from classroom.results import summarize
 from classroom.store import StoreUnavailable, get_store
 from ui.frame import room_session as rooms
@@ -167,7 +167,7 @@ def visitor_view(code: str) -> None:
         st.text_input("Lecturer key", type="password", max_chars=64, key="room_key_typed")
         st.form_submit_button("Show the room's results", key="room_key_submit", on_click=unlock_clicked, args=(code,))
     if st.session_state.pop(WRONG_KEY, False):
-        st.error(f"That is not this room's lecturer key. Wrong keys count against a limit of {PER_CLIENT} a minute.")
+        st.error(f"That is not this room's lecturer key. Wrong keys count against a limit of {PER_SESSION} a minute.")
 
 
 notice = st.session_state.pop(NOTICE_KEY, None)

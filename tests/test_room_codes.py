@@ -45,16 +45,19 @@ def test_student_ids_are_32_hex_digits_or_nothing():
         assert parse_student_id(raw) is None
 
 
-def test_the_limiter_stops_a_client_then_everyone_and_forgets_after_a_minute():
-    limiter = limits.GuessLimiter(per_client=3, per_process=5, window_s=60)
+def test_the_limiter_stops_a_session_an_address_then_everyone_and_forgets_after_a_minute():
+    limiter = limits.GuessLimiter(per_session=3, per_address=4, per_process=6, window_s=60)
     for _ in range(3):
-        assert limiter.allowed("a", now=0)
-        limiter.failed("a", now=0)
-    assert not limiter.allowed("a", now=1) and limiter.allowed("b", now=1)
-    limiter.failed("b", now=1)
-    limiter.failed("c", now=2)
-    assert not limiter.allowed("d", now=3)  # the process's limit, whoever asks
-    assert limiter.allowed("a", now=61) and limiter.allowed("d", now=63)
+        assert limiter.allowed("a", "ip1", now=0)
+        limiter.failed("a", "ip1", now=0)
+    assert not limiter.allowed("a", "ip1", now=1) and not limiter.allowed("a", "ip2", now=1)
+    assert limiter.allowed("b", "ip1", now=1)  # another session at the same address
+    limiter.failed("b", "ip1", now=1)
+    assert not limiter.allowed("c", "ip1", now=2) and limiter.allowed("c", "ip2", now=2)  # the address is full
+    limiter.failed("c", "ip2", now=2)
+    limiter.failed("d", None, now=3)
+    assert not limiter.allowed("e", "ip3", now=4)  # the process's limit, whoever asks
+    assert limiter.allowed("a", "ip1", now=61) and limiter.allowed("e", "ip3", now=64)
 
 
 def test_the_readme_quotes_these_figures():
@@ -64,5 +67,6 @@ def test_the_readme_quotes_these_figures():
     section = readme[readme.index("### Class room") :]
     assert f"8 characters from {len(codes.ALPHABET)}" in section and f"31^{codes.CODE_LENGTH}" in section
     assert f"about {codes.CODE_SPACE:.1e}".replace("e+", "e") in section
-    assert f"{limits.PER_CLIENT} a minute per address" in section and f"{limits.PER_PROCESS} a minute per" in section
+    assert f"{limits.PER_SESSION} a minute per browser session, {limits.PER_ADDRESS} per address" in section
+    assert f"{limits.PER_PROCESS} a minute per" in section
     assert f"1 in {round(1 / limits.day_hit_chance(100), -3):,.0f}" in section

@@ -159,8 +159,8 @@ def test_guessing_past_the_limit_gets_a_wait_notice(monkeypatch):
     from classroom.limits import GuessLimiter
     from ui.frame import room_session
 
-    limiter = GuessLimiter(per_client=5, per_process=1)
-    limiter.failed("someone else")
+    limiter = GuessLimiter(per_session=5, per_address=5, per_process=1)
+    limiter.failed("someone else", "somewhere else")
     monkeypatch.setattr(room_session, "LIMITER", limiter)
     at = helpers.open_linked("quiz", {"room": "ABCD-EFGH"}, every_section=False)
     no_exception(at)

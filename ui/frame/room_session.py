@@ -6,6 +6,7 @@ Session-state keys:
   _room_student     this browser's random id (also a cookie for a day, so a reload is the same student)
   _room_keys        code -> lecturer key, for the rooms this session opened or unlocked
   _room_failed      codes this session already looked up in vain (counted once against the limit)
+  _room_found       codes this session found: looked up again without asking the limit
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ LECTURER_COOKIE = "encoder_lab_room_"  # + the room code
 STUDENT_KEY = "_room_student"
 KEYS_KEY = "_room_keys"
 FAILED_KEY = "_room_failed"
+FOUND_KEY = "_room_found"
 COOKIE_SET_KEY = "_room_cookie_set"
 REFRESH_S = 2.0
 _COOKIE_SAFE = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -50,18 +52,16 @@ class Found:
     notice: str | None = None
 
 
-def client() -> str:
-    """Whose guesses count together: the client's address, or this session when there is none."""
+def client() -> tuple[str, str | None]:
+    """Whose guesses count together: this browser session, and the address it comes from (if known)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
     try:
         ip = st.context.ip_address
     except Exception:  # outside a browser session
         ip = None
-    if ip:
-        return f"ip:{ip}"
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    return f"session:{ctx.session_id if ctx else 'none'}"
+    return (ctx.session_id if ctx else "none"), (ip or None)
 
 
 def find_room(raw: object) -> Found:
@@ -73,12 +73,13 @@ def find_room(raw: object) -> Found:
             "bad", notice=f"`room={snippet(str(raw))}` is not a room code (8 letters and digits, like ABCD-EFGH)."
         )
     failed = st.session_state.setdefault(FAILED_KEY, set())
+    found_before = st.session_state.setdefault(FOUND_KEY, set())
     unknown = Found(
         "unknown", code, notice=f"There is no open room {shown_code(code)}: check the code with your lecturer."
     )
     if code in failed:
         return unknown
-    if not LIMITER.allowed(client()):
+    if code not in found_before and not LIMITER.allowed(*client()):
         return Found(
             "limited", code, notice="Too many room codes were tried from here in the last minute: wait a minute."
         )
@@ -87,9 +88,10 @@ def find_room(raw: object) -> Found:
     except StoreUnavailable:
         return Found("down", code, notice=DOWN)
     if room is None:
-        LIMITER.failed(client())
+        LIMITER.failed(*client())
         failed.add(code)
         return unknown
+    found_before.add(code)  # a room this session found is never held up by others' guessing
     state = room.state(datetime.now(UTC))
     notices = {
         "closed": f"Room {shown_code(code)} is closed: answers are no longer recorded for it.",
@@ -210,7 +212,7 @@ def _cookie(name: str) -> str | None:
 
 def unlock(code: str, key: str) -> bool:
     """Check a typed or linked lecturer key; wrong keys count against the guessing limit too."""
-    if not LIMITER.allowed(client()):
+    if not LIMITER.allowed(*client()):
         return False
     try:
         ok = get_store().is_lecturer(code, key)
@@ -219,7 +221,7 @@ def unlock(code: str, key: str) -> bool:
     if ok:
         st.session_state.setdefault(KEYS_KEY, {})[code] = key
     else:
-        LIMITER.failed(client())
+        LIMITER.failed(*client())
     return ok
 
 
