@@ -190,3 +190,23 @@ def test_an_answer_while_the_database_is_down_says_it_was_not_sent(database, mon
     assert "cannot be reached" in text and "not sent" in text
     assert at.success or at.error  # the answer itself was still graded
     assert database.option_counts(room.code) == []
+
+
+HOSTILE = ["", "   ", "x" * 10_000, "<script>alert(1)</script>", "'; DROP TABLE room; --", "\u202eevil", "🙂" * 30]
+
+
+def test_hostile_keys_and_quiz_numbers_at_their_bounds(database):
+    room, key = database.open_room(1)
+    at = open_room_page({"room": room.code})
+    for text in HOSTILE:
+        at.text_input(key="room_key_typed").set_value(text[:64])
+        at = at.button(key="room_key_submit").click().run()
+        no_exception(at)
+        assert not at.metric and "not this room's lecturer key" in plain(at)
+    for bound in ("min", "max"):
+        page = open_room_page()
+        box = page.number_input(key="room_quiz_seed")
+        box.set_value(getattr(box, bound))
+        page = page.button(key="room_open").click().run()
+        no_exception(page)
+        assert database.room(page.session_state["room"]).quiz_seed == getattr(box, bound)
