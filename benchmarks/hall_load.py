@@ -1,6 +1,6 @@
 """How many students can one app process serve? A lecture hall simulated over Streamlit's own protocol.
 
-    .venv/bin/python -m benchmarks.hall_load [--students 10 20 40] [--lesson attention] [--seconds 60]
+    .venv/bin/python -m benchmarks.hall_load [--students 10 20 40] [--lesson attention] [--seconds 60] [--processes 2]
 
 No browser: each simulated student opens a WebSocket to the server's `/_stcore/stream`, asks for
 a lesson with a `BackMsg` (its protobuf message, as Streamlit's front end sends it), reads the
@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlparse
 
 import websockets
@@ -131,43 +134,62 @@ async def level(url: str, lesson: str, n: int, seconds: float, think_s: float) -
     return await asyncio.gather(*(student(url, lesson, i, until, think_s) for i in range(n)))
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def app_processes(n: int):
+    """One app process on loopback (URL, [process]), or n behind nginx as deploy/nginx.conf runs them."""
+    if n == 1:
+        port = free_port()
+        server = start_server(port)
+        try:
+            wait_healthy(port)
+            yield f"http://127.0.0.1:{port}", [server]
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    else:
+        from scripts.scale_out import behind_nginx
+
+        with behind_nginx(n) as (url, apps, _):
+            yield url, apps
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--students", type=int, nargs="+", default=[5, 10, 20, 40])
     ap.add_argument("--lesson", default="attention", choices=sorted(LESSON_WIDGETS))
     ap.add_argument("--seconds", type=float, default=60.0, help="length of each load level")
     ap.add_argument("--think", type=float, default=4.0, help="mean seconds between one student's changes")
-    ap.add_argument("--url", help="an app already running on loopback (default: start one)")
+    ap.add_argument("--processes", type=int, default=1, help="app processes; more than 1 run behind nginx")
     args = ap.parse_args()
-    if max(args.students) > MAX_STUDENTS or args.seconds > MAX_SECONDS:
-        raise SystemExit(f"at most {MAX_STUDENTS} students and {MAX_SECONDS} s per level")
-    server = None
-    url = args.url
-    if url is None:
-        port = free_port()
-        server = start_server(port)
-        wait_healthy(port)
-        url = f"http://127.0.0.1:{port}"
-    if urlparse(url).hostname not in LOOPBACK:
-        raise SystemExit("this load generator only targets a server on this machine (loopback)")
-    try:
-        asyncio.run(level(url, args.lesson, 1, 5.0, 1.0))  # warm the server: models loaded, caches filled
-        print(f"lesson {args.lesson}, think time {args.think:g} s, {args.seconds:g} s per level")
-        print("| students | changes | change -> rerun finished p50 | p95 | first page p50 | errors | server RSS |")
-        print("|---|---|---|---|---|---|---|")
+    if max(args.students) > MAX_STUDENTS or args.seconds > MAX_SECONDS or not 1 <= args.processes <= 4:
+        raise SystemExit(f"at most {MAX_STUDENTS} students, {MAX_SECONDS} s per level and 4 processes")
+    with app_processes(args.processes) as (url, apps):
+        if urlparse(url).hostname not in LOOPBACK:
+            raise SystemExit("this load generator only targets a server on this machine (loopback)")
+        asyncio.run(level(url, args.lesson, 2, 5.0, 1.0))  # warm up: models loaded, caches filled
+        rss_idle = sum(rss_mb(a.pid) for a in apps)
+        print(f"lesson {args.lesson}, {args.processes} process(es), think {args.think:g} s, {args.seconds:g} s a level")
+        print("| students | changes | change -> rerun finished p50 | p95 | first page p50 | errors | CPU | RSS |")
+        print("|---|---|---|---|---|---|---|---|")
         for n in args.students:
+            cpu0, t0 = sum(cpu_seconds(a.pid) for a in apps), time.perf_counter()
             students = asyncio.run(level(url, args.lesson, n, args.seconds, args.think))
+            cpu = (sum(cpu_seconds(a.pid) for a in apps) - cpu0) / (time.perf_counter() - t0)
+            rss = sum(rss_mb(a.pid) for a in apps)
             times = [t for s in students for t in s.changes]
             firsts = [s.first_run for s in students if s.first_run is not None]
-            rss = f"{rss_mb(server.pid):.0f} MB" if server else "-"
             p50 = f"{pct(times, 0.5) * 1000:.0f} ms" if times else "-"
             p95 = f"{pct(times, 0.95) * 1000:.0f} ms" if times else "-"
             first = f"{statistics.median(firsts) * 1000:.0f} ms" if firsts else "-"
-            print(f"| {n} | {len(times)} | {p50} | {p95} | {first} | {sum(s.errors for s in students)} | {rss} |")
-    finally:
-        if server:
-            server.terminate()
-            server.wait(timeout=30)
+            errors = sum(s.errors for s in students)
+            print(f"| {n} | {len(times)} | {p50} | {p95} | {first} | {errors} | {cpu:.0%} of a core | {rss:.0f} MB |")
+        print(f"\nRSS before the levels: {rss_idle:.0f} MB (sessions closed at the end of each level are freed lazily)")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,9 +100,11 @@ class ScaleOutRun:
         return len(self.served) == 1
 
 
-def run_scale_out(browser=None) -> ScaleOutRun:
-    """Start two app processes and nginx in front of them, drive one session through nginx, stop all."""
-    app_ports = [free_port(), free_port()]
+@contextmanager
+def behind_nginx(n_apps: int = 2):
+    """n app processes with nginx in front of them, on loopback: yields (the proxy's URL, the app
+    processes, nginx's prefix folder with its logs); stops them all afterwards."""
+    app_ports = [free_port() for _ in range(n_apps)]
     apps = [start_server(p) for p in app_ports]
     prefix = Path(tempfile.mkdtemp(prefix="encoder-lab-nginx-"))
     proxy_port = free_port()
@@ -112,16 +115,7 @@ def run_scale_out(browser=None) -> ScaleOutRun:
         conf = render_config(prefix, proxy_port, app_ports)
         proxy = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf)])
         wait_port(proxy_port)
-        t0 = time.perf_counter()
-        try:
-            drive_session(f"http://127.0.0.1:{proxy_port}", browser)
-        except Exception as err:
-            raise RuntimeError(f"session through nginx failed; nginx error.log:\n{nginx_errors(prefix)}") from err
-        elapsed = time.perf_counter() - t0
-        log = (prefix / "access.log").read_text()
-        served = dict(Counter(re.findall(r"upstream=(\S+)", log)))
-        problems = [ln for ln in nginx_errors(prefix).splitlines() if re.search(r"\[(error|crit|alert|emerg)\]", ln)]
-        return ScaleOutRun(app_ports, proxy_port, elapsed, served, problems)
+        yield f"http://127.0.0.1:{proxy_port}", apps, prefix
     finally:
         if proxy:
             proxy.terminate()
@@ -130,6 +124,28 @@ def run_scale_out(browser=None) -> ScaleOutRun:
             a.terminate()
             a.wait(timeout=10)
         shutil.rmtree(prefix, ignore_errors=True)
+
+
+def served_and_problems(prefix: Path) -> tuple[dict[str, int], list[str]]:
+    """Requests per upstream (from nginx's access log), and error.log lines at level error or worse."""
+    log = (prefix / "access.log").read_text()
+    served = dict(Counter(re.findall(r"upstream=(\S+)", log)))
+    problems = [ln for ln in nginx_errors(prefix).splitlines() if re.search(r"\[(error|crit|alert|emerg)\]", ln)]
+    return served, problems
+
+
+def run_scale_out(browser=None) -> ScaleOutRun:
+    """Start two app processes and nginx in front of them, drive one session through nginx, stop all."""
+    with behind_nginx(2) as (url, apps, prefix):
+        t0 = time.perf_counter()
+        try:
+            drive_session(url, browser)
+        except Exception as err:
+            raise RuntimeError(f"session through nginx failed; nginx error.log:\n{nginx_errors(prefix)}") from err
+        elapsed = time.perf_counter() - t0
+        served, problems = served_and_problems(prefix)
+        app_ports = [int(a.args[a.args.index("--server.port") + 1]) for a in apps]
+        return ScaleOutRun(app_ports, int(url.rsplit(":", 1)[1]), elapsed, served, problems)
 
 
 def main() -> int:

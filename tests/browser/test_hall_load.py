@@ -1,11 +1,16 @@
-"""The hall load generator speaks Streamlit's protocol: its changes reach the page and rerun it."""
+"""The hall load generator speaks Streamlit's protocol: its changes reach the page and rerun it, and
+30 sessions at once through nginx (two app processes) all finish their reruns: none lost, no error."""
 
 import asyncio
+import os
 import random
+from pathlib import Path
 
+import pytest
 import websockets
 
 from benchmarks.hall_load import LESSON_WIDGETS, Session, change, level
+from scripts.scale_out import NGINX, behind_nginx, served_and_problems
 
 
 async def typed_sentence_is_drawn(url: str) -> tuple[str, list[str]]:
@@ -32,3 +37,18 @@ def test_a_short_level_runs_every_student_without_errors(app_url):
     students = asyncio.run(level(app_url, "attention", 3, seconds=4.0, think_s=0.5))
     assert all(s.errors == 0 and s.first_run is not None for s in students)
     assert sum(len(s.changes) for s in students) >= 3
+
+
+def test_thirty_protocol_sessions_through_nginx_all_finish_their_reruns():
+    if not Path(NGINX).exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("nginx is missing: scripts/ensure_test_packages.sh installs it")
+        pytest.skip("nginx not installed")
+    with behind_nginx(2) as (url, _, prefix):
+        asyncio.run(level(url, "attention", 1, seconds=2.0, think_s=0.5))  # warm: the model loaded
+        students = asyncio.run(level(url, "attention", 30, seconds=15.0, think_s=3.0))
+        served, problems = served_and_problems(prefix)
+    lost = [i for i, s in enumerate(students) if s.errors or s.first_run is None or not s.changes]
+    assert lost == [], f"sessions with an error, no first run or no change: {lost}"
+    assert not problems, problems
+    assert served  # the sessions went through nginx
