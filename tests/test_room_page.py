@@ -18,6 +18,15 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(autouse=True)
+def fresh_limiter(monkeypatch):
+    """Each test starts with nobody having guessed (AppTest gives every test the same session id)."""
+    from classroom.limits import GuessLimiter
+    from ui.frame import room_session
+
+    monkeypatch.setattr(room_session, "LIMITER", GuessLimiter())
+
+
+@pytest.fixture(autouse=True)
 def database(tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
     monkeypatch.setenv(DATABASE_URL_VAR, url)
