@@ -27,7 +27,8 @@ LECTURE_CSS = """
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p {font-size: 1.2rem !important;}
 [data-testid="stMain"] button p {font-size: 1.2rem !important;}
 [data-testid="stMain"] [data-testid="stMetricLabel"] p {font-size: 1.25rem !important;}
-[data-testid="stMain"] [data-testid="stMetricValue"] {font-size: 2.6rem !important;}
+[data-testid="stMain"] [data-testid="stMetricValue"],
+[data-testid="stMain"] [data-testid="stMetricValue"] * {font-size: 2.6rem !important;}
 [data-testid="stMain"] table td, [data-testid="stMain"] table th {font-size: 1.2rem !important;}
 [data-testid="stMain"] [data-testid="stExpander"] summary p {font-size: 1.2rem !important;}
 [data-testid="stMain"] [data-testid="stCode"] code {font-size: 1.2rem !important;}
