@@ -84,6 +84,22 @@ def open_warm(browser, url: str):
     return page
 
 
+def changes_in_turn(targets: dict[str, str], changes: int) -> dict[str, list[float]]:
+    """The same edits on every page in turn (the order alternating, so each sees the same machine):
+    each page's change -> chart times in ms, timed in the page."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        pages = {name: open_warm(browser, url) for name, url in targets.items()}
+        ms: dict[str, list[float]] = {name: [] for name in targets}
+        for i in range(changes):
+            text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
+            for name in targets if i % 2 == 0 else reversed(targets):
+                ms[name].append(change_and_wait(pages[name], text) * 1000)
+                wait_idle(pages[name])
+        browser.close()
+    return ms
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--changes", type=int, default=20)

@@ -16,12 +16,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
-from benchmarks.browser import SENTENCES, change_and_wait, open_warm, pct
+from benchmarks.browser import changes_in_turn, pct
 from benchmarks.live_chart import PACKAGE_PLOTLY
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serving
-from tests.browser.driver import wait_idle
+from tests.browser.conftest import ROOT, serving
 
 BARE_APP = f"""
 import sys
@@ -68,16 +65,7 @@ def main() -> None:
     try:
         with serving(root) as url:
             targets = {"st.plotly_chart": f"{url}/?chart=streamlit", "live_chart (Plotly.react)": f"{url}/?chart=live"}
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                pages = {name: open_warm(browser, target) for name, target in targets.items()}
-                ms: dict[str, list[float]] = {name: [] for name in targets}
-                for i in range(args.changes):
-                    text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
-                    for name in targets if i % 2 == 0 else reversed(targets):
-                        ms[name].append(change_and_wait(pages[name], text) * 1000)
-                        wait_idle(pages[name])
-                browser.close()
+            ms = changes_in_turn(targets, args.changes)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     base = pct(ms["st.plotly_chart"], 0.5)

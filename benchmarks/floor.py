@@ -18,11 +18,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
-from benchmarks.browser import SENTENCES, change_and_wait, lessons, open_warm, pct
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serving
-from tests.browser.driver import wait_idle
+from benchmarks.browser import changes_in_turn, lessons, pct
+from tests.browser.conftest import ROOT, serving
 
 # The same kind of figure as the attention lesson's: a T x T grid of weights with its values
 # written in the cells and a colour bar, built straight from plotly with no styling of ours.
@@ -68,16 +65,7 @@ def main() -> None:
                 "bare page, 2 heatmaps, no numbers in the cells": f"{bare_url}/?heatmaps=2&numbers=0",
                 **{lesson: f"{app_url}/{lesson}" for lesson in args.lessons or lessons()},
             }
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                pages = {name: open_warm(browser, url) for name, url in targets.items()}
-                ms: dict[str, list[float]] = {name: [] for name in targets}
-                for i in range(args.changes):
-                    text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
-                    for name in targets if i % 2 == 0 else reversed(targets):
-                        ms[name].append(change_and_wait(pages[name], text) * 1000)
-                        wait_idle(pages[name])
-                browser.close()
+            ms = changes_in_turn(targets, args.changes)
     finally:
         shutil.rmtree(bare_root, ignore_errors=True)
     floor = statistics.median(ms["bare page, 2 heatmaps"])
