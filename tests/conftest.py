@@ -5,6 +5,7 @@ import os
 
 import pytest
 import torch
+from lesson_models import LESSON_MODELS, LessonModel, lesson_model_from
 
 from encoder_core import WordPieceTokenizer, english_tokenizer, teaching_model
 
@@ -43,3 +44,15 @@ def trained_mlm():
     from encoder_core.checkpoint import load_small_mlm
 
     return load_small_mlm()
+
+
+@pytest.fixture(params=LESSON_MODELS)
+def lesson_model(request) -> LessonModel:
+    """Each model the sidebar lets a lesson run on (ids small, mlm, minilm), with its tokenizer.
+
+    The models come from the session fixtures above, so each is loaded once per session; this
+    fixture only picks one, per test (no session-wide reordering of tests by model). The minilm
+    case skips as `minilm` does. Narrow it for one test with
+    @pytest.mark.parametrize("lesson_model", ["small", "mlm"], indirect=True).
+    """
+    return lesson_model_from(request.param, request.getfixturevalue)

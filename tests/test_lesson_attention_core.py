@@ -1,4 +1,7 @@
-"""The attention lesson's computations: invariants, an independent attention, the seed's numbers."""
+"""The attention lesson's computations: invariants, an independent attention, the seed's numbers.
+
+The lesson runs on the model the sidebar picks, so every test that runs it on a model takes the
+`lesson_model` fixture (conftest.py): the seeded small model, the lab's trained MLM, and MiniLM."""
 
 import math
 
@@ -21,6 +24,9 @@ from encoder_core.lessons.attention import (
 BANK_A = "she sat on the bank of the river"
 BANK_B = "she sat on the bank and counted the money"
 SENTENCES = ["the cat sat down", "the old dog slept on the warm mat near the river because it was tired"]
+# (layer, head) of heads that already look only backwards, so the causal mask changes them by less than 1e-3:
+# MiniLM's previous-token head. Random weights spread every head of the small model over all tokens.
+BACKWARD_HEADS = {"small": set(), "mlm": set(), "minilm": {(0, 2)}}
 
 
 def reference_weights(block, x, head, causal):
@@ -38,11 +44,12 @@ def reference_weights(block, x, head, causal):
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
-def test_mask_comparison_invariants_at_every_layer_and_head(small_model, tok, sentence):
-    ids = tok.encode(sentence).ids
-    for layer in range(small_model.config.n_layers):
-        for head in range(small_model.config.n_heads):
-            c = compare_masks(small_model, ids, layer, head)
+def test_mask_comparison_invariants_at_every_layer_and_head(lesson_model, sentence):
+    model = lesson_model.encoder
+    ids = lesson_model.tokenizer.encode(sentence).ids
+    for layer in range(model.config.n_layers):
+        for head in range(model.config.n_heads):
+            c = compare_masks(model, ids, layer, head)
             T = len(ids)
             assert c.bidirectional.shape == c.causal.shape == (T, T)
             assert max(abs(s - 1) for s in c.row_sums_bidirectional + c.row_sums_causal) < 1e-5
@@ -50,33 +57,38 @@ def test_mask_comparison_invariants_at_every_layer_and_head(small_model, tok, se
             assert bool((c.causal.triu(1) == 0).all()) and c.causal_upper_max == 0.0
             assert c.last_row_max_diff == 0.0  # same input: the mask removes nothing from the last row
             assert torch.equal(c.bidirectional[-1], c.causal[-1])
-            # Without the mask, some query looks ahead: the two grids differ.
-            assert float((c.bidirectional - c.causal).abs().max()) > 1e-3
+            # Same input, so each causal row is the bidirectional row cut at the diagonal and renormalised.
+            kept = c.bidirectional.double().tril()
+            torch.testing.assert_close(c.causal.double(), kept / kept.sum(-1, keepdim=True), rtol=0, atol=1e-6)
+            # Without the mask, some query looks ahead: the two grids differ (but in a head that looks back only).
+            looks_ahead = float((c.bidirectional - c.causal).abs().max()) > 1e-3
+            assert looks_ahead == ((layer, head) not in BACKWARD_HEADS[lesson_model.choice])
 
 
-def test_mask_comparison_matches_a_hand_written_attention_and_the_model_runs(small_model, tok):
-    ids = torch.tensor([tok.encode(SENTENCES[0]).ids])
+def test_mask_comparison_matches_a_hand_written_attention_and_the_model_runs(lesson_model):
+    model = lesson_model.encoder
+    assert model.config.norm == "post"  # reference_weights reads the block input itself, as post-norm does
+    ids = torch.tensor([lesson_model.tokenizer.encode(SENTENCES[0]).ids])
     with torch.inference_mode():
-        bi_run, causal_run = small_model(ids), small_model(ids, causal=True)
-    for layer in range(small_model.config.n_layers):
+        bi_run, causal_run = model(ids), model(ids, causal=True)
+    for layer in range(model.config.n_layers):
         x = bi_run.hidden_states[layer][0]
-        for head in range(small_model.config.n_heads):
-            c = compare_masks(small_model, ids[0], layer, head)
+        for head in range(model.config.n_heads):
+            c = compare_masks(model, ids[0], layer, head)
             assert torch.equal(c.layer_input, x)
-            torch.testing.assert_close(
-                c.bidirectional, reference_weights(small_model.encoder.layer[layer], x, head, False)
-            )
-            torch.testing.assert_close(c.causal, reference_weights(small_model.encoder.layer[layer], x, head, True))
-            # The bidirectional grid is the small_model's own attention at that layer.
+            torch.testing.assert_close(c.bidirectional, reference_weights(model.encoder.layer[layer], x, head, False))
+            torch.testing.assert_close(c.causal, reference_weights(model.encoder.layer[layer], x, head, True))
+            # The bidirectional grid is the model's own attention at that layer.
             torch.testing.assert_close(c.bidirectional, bi_run.attentions[layer][0, head])
-    # At layer 0 both runs share their input, so the causal grid is the causal small_model's own.
-    c0 = compare_masks(small_model, ids[0], 0, 1)
+    # At layer 0 both runs share their input, so the causal grid is the causal model's own.
+    c0 = compare_masks(model, ids[0], 0, 1)
     torch.testing.assert_close(c0.causal, causal_run.attentions[0][0, 1])
     assert c0.last_row_diff_own_runs == 0.0
-    # Deeper, a fully causal small_model feeds the layer another input: its last row differs.
-    assert compare_masks(small_model, ids[0], 1, 0).last_row_diff_own_runs > 1e-3
+    # Deeper, a fully causal model feeds the layer another input: its last row differs.
+    assert compare_masks(model, ids[0], 1, 0).last_row_diff_own_runs > 1e-3
 
 
+# Not on the lesson models: all three are post-norm; this builds a pre-norm model of its own.
 def test_layer_attention_handles_pre_norm_blocks():
     m = build_encoder(preset("small", norm="pre"), seed=1, init_std=0.2)
     ids = torch.tensor([[2, 5, 6, 7, 3]])
@@ -86,49 +98,59 @@ def test_layer_attention_handles_pre_norm_blocks():
     torch.testing.assert_close(w, run.attentions[1])
 
 
-def test_compare_masks_rejects_out_of_range_layer_and_head(small_model):
+def test_compare_masks_rejects_out_of_range_layer_and_head(lesson_model):
+    model, cfg = lesson_model.encoder, lesson_model.config
+    ids = lesson_model.tokenizer.encode("the cat").ids
     with pytest.raises(ValueError, match="layer"):
-        compare_masks(small_model, [2, 5, 3], small_model.config.n_layers, 0)
+        compare_masks(model, ids, cfg.n_layers, 0)
     with pytest.raises(ValueError, match="head"):
-        compare_masks(small_model, [2, 5, 3], 0, -1)
+        compare_masks(model, ids, 0, -1)
+    with pytest.raises(ValueError, match="head"):
+        compare_masks(model, ids, cfg.n_layers - 1, cfg.n_heads)
+    compare_masks(model, ids, cfg.n_layers - 1, cfg.n_heads - 1)  # the last layer and head exist
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
-def test_drop_last_token_causal_gap_is_zero_to_rounding(small_model, tok, sentence):
-    ids = tok.encode(sentence).ids
-    r = drop_last_token(small_model, ids)
+def test_drop_last_token_causal_gap_is_zero_to_rounding(lesson_model, sentence):
+    ids = lesson_model.tokenizer.encode(sentence).ids
+    r = drop_last_token(lesson_model.encoder, ids)
     assert r.positions == len(ids) - 1 == len(r.shift_causal) == len(r.shift_bidirectional)
     assert r.max_causal < ROUNDING and all(s < ROUNDING for s in r.shift_causal)
     assert r.max_bidirectional > 1e-3 and min(r.shift_bidirectional) > 1e-3
 
 
-def test_drop_last_token_agrees_with_direct_runs(small_model, tok):
-    ids = torch.tensor([tok.encode(SENTENCES[0]).ids])
+def test_drop_last_token_agrees_with_direct_runs(lesson_model):
+    model = lesson_model.encoder
+    ids = torch.tensor([lesson_model.tokenizer.encode(SENTENCES[0]).ids])
     with torch.inference_mode():
-        full, short = small_model(ids).hidden[0, :-1], small_model(ids[:, :-1]).hidden[0]
+        full, short = model(ids).hidden[0, :-1], model(ids[:, :-1]).hidden[0]
     expected = [float(torch.linalg.vector_norm(a - b)) for a, b in zip(full, short)]
-    assert drop_last_token(small_model, ids[0]).shift_bidirectional == pytest.approx(expected, rel=1e-6)
+    # float32 rounding (another kernel path without the weights): 1e-6 at d = 64, 1e-5 at MiniLM's 384
+    assert drop_last_token(model, ids[0]).shift_bidirectional == pytest.approx(
+        expected, rel=lesson_model.float32_tolerance
+    )
     with pytest.raises(ValueError):
-        drop_last_token(small_model, [2])
+        drop_last_token(model, ids[0, :1])
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
-def test_dropping_the_last_word_keeps_sep_and_leaves_earlier_causal_outputs(small_model, tok, sentence):
-    enc = tok.encode(sentence)
+def test_dropping_the_last_word_keeps_sep_and_leaves_earlier_causal_outputs(lesson_model, sentence):
+    model = lesson_model.encoder
+    enc = lesson_model.tokenizer.encode(sentence)
     word = last_word_position(enc.tokens)
     assert enc.tokens[word] == sentence.split()[-1] and enc.tokens[word + 1] == "[SEP]"
-    r = drop_token(small_model, enc.ids, word)
+    r = drop_token(model, enc.ids, word)
     assert r.positions == word == len(r.shift_causal)
     assert r.max_causal < ROUNDING and min(r.shift_bidirectional) > 1e-3
     ids = torch.tensor([enc.ids])
     shorter = torch.cat([ids[:, :word], ids[:, word + 1 :]], dim=1)  # [CLS] ... [SEP] without the last word
     with torch.inference_mode():
-        full, short = small_model(ids).hidden[0, :word], small_model(shorter).hidden[0, :word]
+        full, short = model(ids).hidden[0, :word], model(shorter).hidden[0, :word]
     expected = [float(torch.linalg.vector_norm(a - b)) for a, b in zip(full, short)]
     assert r.shift_bidirectional == pytest.approx(expected, abs=1e-5)  # float32, another kernel path
     for bad in (0, len(enc.ids)):
         with pytest.raises(ValueError, match="position"):
-            drop_token(small_model, enc.ids, bad)
+            drop_token(model, enc.ids, bad)
 
 
 def test_last_word_position():
@@ -137,18 +159,19 @@ def test_last_word_position():
     assert last_word_position(["[CLS]", "[SEP]"]) == 1
 
 
-def test_bank_pair_is_in_the_vocabulary_and_shares_its_prefix(tok):
-    a, b = tok.encode(BANK_A), tok.encode(BANK_B)
+def test_bank_pair_is_in_the_vocabulary_and_shares_its_prefix(lesson_model):
+    a, b = lesson_model.tokenizer.encode(BANK_A), lesson_model.tokenizer.encode(BANK_B)
     assert not a.unknown and not b.unknown
     assert shared_prefix_word(a.tokens, b.tokens, "bank") == 5
     assert a.tokens[6] != b.tokens[6]
 
 
-def test_bank_vector_identical_under_causal_mask_and_not_without(small_model, tok):
-    a, b = tok.encode(BANK_A), tok.encode(BANK_B)
-    r = contrast_word(small_model, a.ids, b.ids, a.tokens, b.tokens, "bank")
+def test_bank_vector_identical_under_causal_mask_and_not_without(lesson_model):
+    model = lesson_model.encoder
+    a, b = lesson_model.tokenizer.encode(BANK_A), lesson_model.tokenizer.encode(BANK_B)
+    r = contrast_word(model, a.ids, b.ids, a.tokens, b.tokens, "bank")
     assert r.position == 5
-    assert len(r.distance_causal) == small_model.config.n_layers + 1
+    assert len(r.distance_causal) == model.config.n_layers + 1
     assert max(r.distance_causal) < ROUNDING and r.final_distance_causal < ROUNDING
     assert r.cosine_causal == pytest.approx(1.0, abs=1e-6)
     assert r.distance_bidirectional[0] == 0.0  # the embeddings do not see the other words yet
@@ -156,17 +179,18 @@ def test_bank_vector_identical_under_causal_mask_and_not_without(small_model, to
     assert r.cosine_bidirectional < 1 - 1e-4
     # Independent check of the final distance and cosine.
     with torch.inference_mode():
-        va = small_model(torch.tensor([a.ids])).hidden[0, 5]
-        vb = small_model(torch.tensor([b.ids])).hidden[0, 5]
+        va = model(torch.tensor([a.ids])).hidden[0, 5]
+        vb = model(torch.tensor([b.ids])).hidden[0, 5]
     assert r.final_distance_bidirectional == pytest.approx(float((va - vb).norm()), rel=1e-6)
     cos = float(va @ vb / (va.norm() * vb.norm()))
     assert r.cosine_bidirectional == pytest.approx(cos, rel=1e-5)
 
 
-def test_contrast_word_refuses_sentences_that_differ_before_the_word(small_model, tok):
+def test_contrast_word_refuses_sentences_that_differ_before_the_word(lesson_model):
+    tok = lesson_model.tokenizer
     a, b = tok.encode("she sat on the bank"), tok.encode("he sat on the bank")
     with pytest.raises(ValueError, match="identical"):
-        contrast_word(small_model, a.ids, b.ids, a.tokens, b.tokens, "bank")
+        contrast_word(lesson_model.encoder, a.ids, b.ids, a.tokens, b.tokens, "bank")
     with pytest.raises(ValueError, match="not among"):
         shared_prefix_word(a.tokens, b.tokens, "river")
 
