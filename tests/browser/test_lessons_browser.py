@@ -61,14 +61,7 @@ def expected_bidirectional(sentence: str, layer: int, head: int, seed: int = 0) 
         return compare_masks(model, ids, layer, head).bidirectional.numpy()
 
 
-# Heads' Q/K/V heatmaps (12 tokens by default) get a left margin too narrow for their labels, so
-# plotly grows it and draws them twice: a known, open defect, recorded here rather than hidden.
-MARGIN_GROWS = pytest.mark.xfail(strict=True, reason="heads' Q/K/V heatmaps grow their left margin (74 -> 108 px)")
-
-
-@pytest.mark.parametrize(
-    "lesson", [pytest.param(x, marks=MARGIN_GROWS) if x == "heads" else x for x in LESSONS if x != "quiz"]
-)
+@pytest.mark.parametrize("lesson", [x for x in LESSONS if x != "quiz"])
 def test_lesson_default_state_screenshot(page, app_url, screenshots_dir, lesson):
     open_lesson(page, app_url, lesson)
     # Widgets still loading are drawn as grey placeholders: wait until the last one is gone.

@@ -184,10 +184,9 @@ def pattern_lines(averages: Sequence[dict[str, float]], *, title: str = "") -> g
 def head_slices(matrix, tokens: Sequence[str], *, title: str, x_title: str) -> go.Figure:
     """A [T, d_head] (or [T, D]) activation: tokens are rows, features columns, centred at 0."""
     fig = matrix_heatmap(
-        matrix, tokens, title=title, x_title=x_title, y_title="", height=max(260, 22 * len(tokens) + 130)
+        matrix, tokens, title=title, x_title=x_title, y_title="token", height=max(260, 22 * len(tokens) + 130)
     )
-    # "token" in the hover whatever the columns are.
-    fig.layout.yaxis.title = "token"
+    # "feature" in the hover whatever the columns are called.
     fig.update_traces(hovertemplate="token %{y}, feature %{x}: %{z:.3f}<extra></extra>")
     return fig
 
