@@ -1,4 +1,9 @@
-"""The trade-offs lesson's computations against closed forms, independent recomputation and invariants."""
+"""The trade-offs lesson's computations against closed forms, independent recomputation and invariants.
+
+The lesson runs on the model the sidebar picks, so every test that runs it on a model takes the
+`lesson_model` fixture (conftest.py): the seeded small model, the lab's trained MLM, and MiniLM.
+The parts that need an MLM head run on the lab's trained MLM whatever the sidebar picks, as the
+page does, with the sidebar model's tokenizer."""
 
 import math
 import random
@@ -24,6 +29,7 @@ from encoder_core.lessons.tradeoffs import (
     OBJECTIVES,
     ROBERTA_CHANGES,
     SCHEDULES,
+    WINDOW_OVERLAP,
     append_costs,
     append_one_token,
     attention_scaling,
@@ -44,14 +50,16 @@ SENTENCE = "the cat sat on the mat and the dog slept"
 SEEDS = Path("/work/shared/seeds")
 
 
+def sentence_ids(tokenizer) -> list[int]:
+    return tokenizer.encode(SENTENCE).ids
+
+
 @pytest.fixture(scope="module")
 def ids(tok):
-    return tok.encode(SENTENCE).ids
+    return sentence_ids(tok)
 
 
-@pytest.mark.parametrize("norm", ["post", "pre"])
-def test_a_cached_causal_run_equals_the_full_causal_run(tok, ids, norm):
-    model = teaching_model(3, norm)
+def check_cached_run(model, ids):
     with torch.inference_mode():
         full = model(torch.tensor([ids]), causal=True, need_weights=False).hidden[0]
         cache = CausalCache(model)
@@ -59,41 +67,53 @@ def test_a_cached_causal_run_equals_the_full_causal_run(tok, ids, norm):
     torch.testing.assert_close(rows, full, atol=ROUNDING, rtol=0)
 
 
-def test_appending_moves_no_earlier_vector_under_the_causal_mask_and_every_one_without(small_model, tok, ids):
-    r = append_one_token(small_model, ids, tok.token_to_id["again"])
+def test_a_cached_causal_run_equals_the_full_causal_run(lesson_model):
+    check_cached_run(lesson_model.encoder, sentence_ids(lesson_model.tokenizer))
+
+
+# Not on the lesson models: all three are post-norm; this builds a pre-norm model of its own.
+def test_a_cached_causal_run_equals_the_full_causal_run_in_a_pre_norm_model(ids):
+    check_cached_run(teaching_model(3, "pre"), ids)
+
+
+def test_appending_moves_no_earlier_vector_under_the_causal_mask_and_every_one_without(lesson_model):
+    ids = sentence_ids(lesson_model.tokenizer)
+    r = append_one_token(lesson_model.encoder, ids, lesson_model.tokenizer.token_to_id["again"])
     assert r.n_earlier == len(ids) == len(r.shift_causal) == len(r.shift_bidirectional)
     assert r.max_causal <= ROUNDING and r.layer_input_shift_causal <= ROUNDING
     assert min(r.shift_bidirectional) > 1e-3 and r.layer_input_shift_bidirectional > 1e-3
     assert r.cached_vs_full <= ROUNDING
 
 
-def test_flops_of_one_layer_by_hand():
-    cfg = teaching_model(0).config  # d=64, d_ff=256
-    # Q, K, V, W_O: 4 x 2*T*64*64; FFN: 2 x 2*T*64*256; scores and mixing: 2 x 2*T*T*64
+def test_flops_of_one_layer_by_hand(lesson_model):
+    cfg = lesson_model.config
+    D, F = cfg.d_model, cfg.d_ff  # the small models: 64, 256; MiniLM: 384, 1536
+    # Q, K, V, W_O: 4 x 2*T*D*D; FFN: 2 x 2*T*D*F; scores and mixing: 2 x 2*T*T*D
     T = 10
-    assert layer_flops(cfg, T, T) == 4 * 2 * T * 64 * 64 + 2 * 2 * T * 64 * 256 + 2 * 2 * T * T * 64
-    assert layer_flops(cfg, 1, T) == 4 * 2 * 64 * 64 + 2 * 2 * 64 * 256 + 2 * 2 * T * 64
+    assert layer_flops(cfg, T, T) == 4 * 2 * T * D * D + 2 * 2 * T * D * F + 2 * 2 * T * T * D
+    assert layer_flops(cfg, 1, T) == 4 * 2 * D * D + 2 * 2 * D * F + 2 * 2 * T * D
 
 
 @pytest.mark.parametrize("prefix,n", [(1, 1), (5, 7), (12, 30)])
-def test_the_closed_form_equals_the_step_by_step_sum(small_model, prefix, n):
-    cfg = small_model.config
+def test_the_closed_form_equals_the_step_by_step_sum(lesson_model, prefix, n):
+    cfg = lesson_model.config
     bi = sum(cfg.n_layers * layer_flops(cfg, prefix + k, prefix + k) for k in range(1, n + 1))
     cached = sum(cfg.n_layers * layer_flops(cfg, 1, prefix + k) for k in range(1, n + 1))
     assert append_flops_closed_form(cfg, prefix, n) == (bi, cached)
 
 
-def test_a_full_pass_counted_from_its_shapes_matches_the_formula(small_model, ids):
+def test_a_full_pass_counted_from_its_shapes_matches_the_formula(lesson_model):
+    model, ids = lesson_model.encoder, sentence_ids(lesson_model.tokenizer)
     counter = FlopCounter()
-    with torch.inference_mode(), counter.counting(small_model):
-        small_model(torch.tensor([ids]))
-    cfg = small_model.config
+    with torch.inference_mode(), counter.counting(model):
+        model(torch.tensor([ids]))
+    cfg = model.config
     assert counter.flops == cfg.n_layers * layer_flops(cfg, len(ids), len(ids))
 
 
 @pytest.mark.parametrize("n", [0, 1, 9])
-def test_append_costs_counted_equal_the_closed_form(small_model, ids, n):
-    c = append_costs(small_model, ids, n)
+def test_append_costs_counted_equal_the_closed_form(lesson_model, n):
+    c = append_costs(lesson_model.encoder, sentence_ids(lesson_model.tokenizer), n)
     assert len(c.flops_bidirectional) == len(c.flops_cached) == len(c.seconds_cached) == n + 1
     assert (c.flops_bidirectional[-1], c.flops_cached[-1]) == c.closed_form
     assert c.flops_bidirectional == sorted(c.flops_bidirectional)
@@ -103,9 +123,12 @@ def test_append_costs_counted_equal_the_closed_form(small_model, ids, n):
         assert c.ratio > 1
 
 
-def test_append_costs_refuse_more_than_the_cap(small_model, ids):
-    with pytest.raises(ValueError):
-        append_costs(small_model, ids, small_model.config.max_positions)
+def test_append_costs_refuse_more_than_the_cap(lesson_model):
+    ids, cap = sentence_ids(lesson_model.tokenizer), lesson_model.config.max_positions
+    with pytest.raises(ValueError, match="max_positions"):
+        append_costs(lesson_model.encoder, ids, cap)
+    with pytest.raises(ValueError, match="max_positions"):
+        append_costs(lesson_model.encoder, ids, cap - len(ids) + 1)  # one token past the table
 
 
 @pytest.mark.parametrize("size,overlap", [(510, 128), (6, 2), (5, 0)])
@@ -118,32 +141,39 @@ def test_windows_cover_the_document_and_match_the_closed_form(size, overlap):
         assert all(a[1] - b[0] == overlap for a, b in zip(w.spans, w.spans[1:]) if a[1] - a[0] == size)
 
 
-def test_length_cap_cuts_what_exceeds_the_cap(tok):
+def test_length_cap_cuts_what_exceeds_the_cap(lesson_model):
+    tok, n_positions = lesson_model.tokenizer, lesson_model.config.max_positions  # the page's cap: 512 for all
+    kept = n_positions - 2  # [CLS] and [SEP] take two positions
     doc = " ".join([SENTENCE] * 60)  # 600 words, one piece each
-    cap = length_cap(tok, doc, 512)
-    assert cap.n_tokens == 602 and cap.cut == 602 - 512
+    assert kept < 600 <= 2 * kept - WINDOW_OVERLAP  # the document needs two windows, no more
+    cap = length_cap(tok, doc, n_positions)
+    assert cap.n_tokens == 602 and cap.cut == 602 - n_positions
     words = doc.split()
-    assert cap.before_cut == words[504:510] and cap.after_cut == words[510:516]
-    assert cap.windows.spans == [(0, 510), (382, 600)]
-    short = length_cap(tok, SENTENCE, 512)
+    # At 512 positions: words[504:510] | words[510:516], windows (0, 510) and (382, 600).
+    assert cap.before_cut == words[kept - 6 : kept] and cap.after_cut == words[kept : kept + 6]
+    assert cap.windows.spans == [(0, kept), (kept - WINDOW_OVERLAP, 600)]
+    short = length_cap(tok, SENTENCE, n_positions)
     assert short.cut == 0 and short.after_cut == [] and len(short.windows.spans) == 1
 
 
-def test_attention_sizes_from_shapes_equal_a_real_runs_tensors(small_model, ids):
+def test_attention_sizes_from_shapes_equal_a_real_runs_tensors(lesson_model):
+    model, ids = lesson_model.encoder, sentence_ids(lesson_model.tokenizer)
     lengths = (16, 40)
-    scaling = attention_scaling(small_model.config, lengths)
+    scaling = attention_scaling(model.config, lengths)
     with torch.inference_mode():
         for t, size in zip(lengths, scaling.weights_bytes):
-            run = small_model(length_ids(ids, t))
+            run = model(length_ids(ids, t))
             assert sum(w.numel() * w.element_size() for w in run.attentions) == size
-    cfg = small_model.config
+    cfg = model.config
+    assert scaling.crossover == 2 * cfg.d_model + cfg.d_ff
     at = attention_scaling(cfg, (scaling.crossover,))
     assert at.flops_linear == at.flops_attention  # the two parts cost the same at T = 2 D + d_ff
 
 
-def test_time_lengths_measures_the_real_tensor_sizes(small_model, ids):
-    t = time_lengths(small_model, ids, (8, 16), repeats=1)
-    assert t.weights_bytes == attention_scaling(small_model.config, (8, 16)).weights_bytes
+def test_time_lengths_measures_the_real_tensor_sizes(lesson_model):
+    model = lesson_model.encoder
+    t = time_lengths(model, sentence_ids(lesson_model.tokenizer), (8, 16), repeats=1)
+    assert t.weights_bytes == attention_scaling(model.config, (8, 16)).weights_bytes
     assert all(s > 0 for s in t.attention_seconds + t.forward_seconds)
     assert math.isfinite(t.exponent_attention) and math.isfinite(t.exponent_forward)
 
@@ -157,7 +187,9 @@ def test_fitted_exponent_recovers_a_power_law():
 
 
 @pytest.mark.parametrize("with_generator", [True, False])
-def test_rtd_labels_are_read_from_the_corruption(tok, ids, trained_mlm, with_generator):
+def test_rtd_labels_are_read_from_the_corruption(lesson_model, trained_mlm, with_generator):
+    tok = lesson_model.tokenizer  # the trained MLM reads the sidebar model's tokens, as on the page
+    ids = sentence_ids(tok)
     mlm = trained_mlm[0] if with_generator else None
     for seed in range(5):
         lab = objective_labels(tok, ids, seed, mlm)
@@ -181,7 +213,10 @@ def test_rtd_rule():
         rtd_labels([1], [1, 2])
 
 
-def test_mask_mismatch_matches_an_independent_run(tok, ids, trained_mlm):
+def test_mask_mismatch_matches_an_independent_run(lesson_model, trained_mlm):
+    tok = lesson_model.tokenizer  # the trained MLM reads the sidebar model's tokens, as on the page
+    ids = sentence_ids(tok)
+    assert tok.vocab == trained_mlm[1].vocab  # so its ids mean to the MLM what they mean to the tokenizer
     mlm = trained_mlm[0]
     position = 2  # "cat"
     mm = mask_mismatch(mlm, tok, ids, position, seed=0)
@@ -239,7 +274,9 @@ def test_robertas_changes_are_seed_002s():
         assert value in cells
 
 
-def test_averaging_over_every_position_shrinks_the_loss_and_its_gradient(tok, ids, trained_mlm):
+def test_averaging_over_every_position_shrinks_the_loss_and_its_gradient(lesson_model, trained_mlm):
+    tok = lesson_model.tokenizer  # the trained MLM reads the sidebar model's tokens, as on the page
+    ids = sentence_ids(tok)
     mlm = trained_mlm[0]
     la = loss_averaging(mlm, tok, ids, seed=0)
     b = la.breakdown
@@ -250,9 +287,11 @@ def test_averaging_over_every_position_shrinks_the_loss_and_its_gradient(tok, id
     assert loss_averaging(mlm, tok, tok.encode("cat").ids, seed=0) is None  # one word: 15% of 1 rounds to 0
 
 
-def test_the_right_mean_is_cross_entropys(tok, ids, trained_mlm):
+def test_the_right_mean_is_cross_entropys(lesson_model, trained_mlm):
     from encoder_core.masking import mask_tokens
 
+    tok = lesson_model.tokenizer  # the trained MLM reads the sidebar model's tokens, as on the page
+    ids = sentence_ids(tok)
     mlm = trained_mlm[0]
     m = mask_tokens(
         torch.tensor([ids]),
@@ -267,10 +306,11 @@ def test_the_right_mean_is_cross_entropys(tok, ids, trained_mlm):
     assert loss_averaging(mlm, tok, ids, seed=0).breakdown.mean == pytest.approx(float(expected), rel=1e-5)
 
 
-def test_truncation_keeps_the_answer_only_from_the_shortest_length_on(tok):
+def test_truncation_keeps_the_answer_only_from_the_shortest_length_on(lesson_model):
     from encoder_core.lessons.tradeoffs import answer_truncation
     from encoder_core.tasks import make_task
 
+    tok = lesson_model.tokenizer  # the page truncates with the sidebar model's tokenizer
     for ex in make_task("qa").held_out[:5]:
         full = tok.encode(ex.text_a, ex.text_b, max_length=None)
         t = answer_truncation(tok, ex.text_a, ex.text_b, ex.answer, range(6, len(full) + 1))
@@ -289,6 +329,7 @@ def test_truncation_keeps_the_answer_only_from_the_shortest_length_on(tok):
             assert t.shortest_keeping == len(full) - after  # cut everything after the answer and no more
 
 
+# The README quotes the page's defaults: the sidebar's default model, the small one, and the trained MLM.
 def test_the_readme_quotes_the_lessons_default_numbers(small_model, tok, ids, trained_mlm):
     row = next(
         line for line in (Path(__file__).parents[1] / "README.md").read_text().splitlines() if "/tradeoffs" in line
