@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test setup setup-dev browser lint bench train clean
+.PHONY: run test setup setup-dev browser lint bench train train-minilm clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -37,6 +37,10 @@ bench: setup-dev
 train: setup
 	bash scripts/ensure_test_packages.sh wordnet-base
 	$(BIN)/python -m encoder_core.train
+
+train-minilm: setup
+	bash scripts/ensure_test_packages.sh wordnet-base
+	$(BIN)/python -m encoder_core.minilm_mlm
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache artifacts

@@ -21,7 +21,7 @@ from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 from ui.frame.state import ensure_valid
-from ui.models import cached_leakage, run_leakage, seconds_per_step, trained_mlm, word_tokenizer
+from ui.models import cached_leakage, masked_lm, run_leakage, seconds_per_step, word_tokenizer
 from ui.views import masking as figs
 
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
@@ -64,7 +64,7 @@ narrative(
     "guesses."
 )
 
-trained, load_error = trained_mlm()
+trained, load_error, mlm_notice = masked_lm(sidebar_model())
 tokenizer = trained.tokenizer if trained else word_tokenizer()
 max_positions = trained.model.config.max_positions if trained else 512
 
@@ -110,8 +110,9 @@ with st.container(border=True):
         help="The sidebar seed sets their shared starting weights and batches.",
     )
 
-if sidebar_model() != "mlm":
-    st.caption(figs.MLM_ONLY_TEXT)
+st.caption(figs.mlm_choice_text(sidebar_model(), trained.choice, trained.name, trained.metadata) if trained else "")
+if mlm_notice:
+    st.warning(mlm_notice)
 if load_error:
     st.error(f"The trained model could not be loaded, so the sections that need it are skipped.\n\n{load_error}")
 
@@ -222,7 +223,7 @@ def render_fill() -> None:
             show_chart(f"fill_{i}", figs.fill_chart(view, pred))
             if pred.hidden_word is not None:
                 st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), tokenizer.vocab_size))
-    quality = figs.model_quality_text(trained.metadata, trained.model.config, tokenizer.vocab_size)
+    quality = figs.model_quality_text(trained.metadata, trained.model.config, tokenizer.vocab_size, trained.name)
     if quality:
         st.caption(quality)
     show_code(lesson.fill_mask_view, fill_mask)

@@ -56,3 +56,11 @@ def lesson_model(request) -> LessonModel:
     @pytest.mark.parametrize("lesson_model", ["small", "mlm"], indirect=True).
     """
     return lesson_model_from(request.param, request.getfixturevalue)
+
+
+@pytest.fixture(scope="session")
+def minilm_mlm(minilm):
+    """(model, tokenizer, metadata): all-MiniLM-L6-v2 under the lab's committed MLM head."""
+    from encoder_core.minilm_mlm import load_minilm_mlm
+
+    return load_minilm_mlm(pre=minilm)

@@ -304,9 +304,40 @@ def test_leakage_button_trains_once_and_shows_both_runs():
     assert ui.models.cached_leakage(10, 3) is result
 
 
+SAYS = {
+    "small": "The seeded small model has random weights and no masked-language-model head",
+    "mlm": "This lesson runs on the lab's trained MLM, as the sidebar says.",
+    "minilm": "This lesson runs on all-MiniLM-L6-v2 with the lab's MLM head, the best guesser here.",
+}
+
+
 @pytest.mark.parametrize("choice", ["small", "mlm", "minilm"])
-def test_the_lesson_says_it_runs_on_the_trained_mlm_whatever_the_sidebar_says(choice):
+def test_the_lesson_says_which_model_fills_in_the_blanks(choice):
     at = open_page("masking", {"model": choice})
-    assert not at.exception
-    said = "runs on the lab's trained MLM whatever the sidebar says" in all_text(at)
-    assert said == (choice != "mlm")
+    no_exception(at)
+    text = all_text(at)
+    assert [said for said in SAYS.values() if said in text] == [SAYS[choice]]
+    assert ("Pick all-MiniLM-L6-v2 in the sidebar" in text) == (choice != "minilm")
+
+
+def test_minilm_fills_in_with_the_labs_head(minilm_mlm):
+    """Picked in the sidebar, MiniLM under the lab's head guesses: the chart is its own fill_mask."""
+    model, tokenizer, _ = minilm_mlm
+    at = open_page("masking", {"model": "minilm", "fill_sentence": "she put her money in the [MASK]."})
+    no_exception(at)
+    (top,) = fill_mask(model, tokenizer, "she put her money in the [MASK].")
+    bars = figures(at)["fill_0"]["data"][0]
+    assert list(bars["y"])[::-1] == [w for w, _ in top] + ["all other words"]
+    assert np.allclose(bars["x"][::-1][:5], [p for _, p in top], atol=1e-6)
+    assert "bank" in list(bars["y"])
+    assert "d=384, 6 layers" in all_text(at)
+
+
+def test_a_broken_minilm_head_falls_back_to_the_small_mlm(monkeypatch, tmp_path):
+    monkeypatch.setattr(ui.models, "MINILM_MLM_DIR", str(tmp_path / "nowhere"))
+    at = open_page("masking", {"model": "minilm"})
+    no_exception(at)
+    warning = " ".join(w.value for w in at.warning)
+    assert "so this lesson runs on the lab's MLM" in warning and "make train-minilm" in warning
+    assert "This lesson runs on the lab's trained MLM." in all_text(at)
+    assert "fill_0" in figures(at)

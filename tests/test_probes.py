@@ -106,3 +106,52 @@ def test_the_masking_lesson_quotes_the_checkpoints_own_scores(trained_mlm):
         assert f"{m['n_examples']:,} " in text
     assert "30,522 word pieces" in text and "real English" in text
     assert model_quality_text({}, model.config, tok.vocab_size) is None
+
+
+# ---- all-MiniLM-L6-v2 under the lab's MLM head (encoder_core.minilm_mlm) ----
+
+
+@pytest.fixture(scope="module")
+def minilm_probe_results(minilm_mlm):
+    model, tokenizer, _ = minilm_mlm
+    return run_probes(model, tokenizer)
+
+
+@pytest.mark.parametrize("index", [i for i, p in enumerate(PROBES) if p.required_top is not None])
+def test_the_promised_probes_pass_on_minilm_with_the_labs_head(minilm_probe_results, index):
+    r = minilm_probe_results[index]
+    assert r.passed, f"{r.probe.text}: best expected word {r.best!r} at rank {r.rank}"
+
+
+def test_the_readme_minilm_probe_table_is_the_one_the_model_gives(minilm_probe_results):
+    assert readme_block("probes-minilm") == probes_table(minilm_probe_results)
+
+
+def test_the_minilm_heads_metadata_holds_what_it_gives_now(minilm_mlm, minilm_probe_results):
+    """The ranks recorded at training time are the committed weights' own (nothing changed since)."""
+    _, _, meta = minilm_mlm
+    assert [(p["text"], p["rank"], p["best"]) for p in meta["probes"]] == [
+        (r.probe.text, r.rank, r.best) for r in minilm_probe_results
+    ]
+
+
+def test_readme_quotes_the_minilm_heads_held_out_figures(minilm_mlm, trained_mlm):
+    _, _, meta = minilm_mlm
+    m = meta["real_metrics"]
+    assert m["n_examples"] == trained_mlm[2]["real_metrics"]["n_examples"]  # the same held-out sentences
+    block = readme_block("mlm-quality")
+    assert f"| all-MiniLM-L6-v2 + the lab's MLM head | {m['top1']:.3f} | {m['top5']:.3f} |" in block
+
+
+def test_no_probe_is_a_training_sentence_of_the_minilm_head(minilm_mlm):
+    from encoder_core.train import TrainSettings, training_texts
+
+    _, _, meta = minilm_mlm
+    try:
+        data = training_texts(TrainSettings(example_copies=1))  # what encoder_core.minilm_mlm draws from
+    except WordNetUnavailable as err:
+        pytest.skip(str(err))
+    assert len(data.texts) == meta["corpus"]["texts_per_pass"]
+    seen = {s.lower().rstrip(" .") for s in data.texts}
+    assert not [s for p in PROBES for s in filled(p) if s in seen]
+    assert not set(data.examples_held_out) & set(data.texts)

@@ -30,8 +30,10 @@ def test_thirty_everyday_words_reach_every_model_whole(page, model, minilm):
 
 
 @pytest.mark.slow
-def test_thirty_everyday_words_in_the_masking_lesson(trained_mlm):
-    at = open_linked("masking", {"mlm_sentence": THIRTY_WORDS, "fill_sentence": THIRTY_WORDS.replace("milk", "[MASK]")})
+@pytest.mark.parametrize("model", MODELS)  # "minilm" fills in with MiniLM under the lab's MLM head
+def test_thirty_everyday_words_in_the_masking_lesson(trained_mlm, minilm, model):
+    fill = THIRTY_WORDS.replace("milk", "[MASK]")
+    at = open_linked("masking", {"model": model, "mlm_sentence": THIRTY_WORDS, "fill_sentence": fill})
     assert not at.exception, [e.value for e in at.exception]
     assert "Not in this model's vocabulary" not in all_text(at) and "[UNK]" not in drawn_labels(at)
     assert "supermarket" in drawn_labels(at)

@@ -26,6 +26,8 @@ from encoder_core.lessons.heads import (
     similarities,
     word_vector_cosines,
 )
+from encoder_core.minilm_mlm import DEFAULT_DIR as MINILM_MLM_DEFAULT_DIR
+from encoder_core.minilm_mlm import load_minilm_mlm
 from encoder_core.pretrained import PretrainedEncoder, PretrainedUnavailable, load_minilm
 from encoder_core.tokenizer import WordPieceTokenizer, english_tokenizer
 
@@ -62,6 +64,8 @@ class TrainedMLM:
     model: object  # MaskedLanguageModel, eval mode, shared: read only
     tokenizer: object  # WordPieceTokenizer with the checkpoint's vocabulary
     metadata: dict
+    name: str = "the lab's trained MLM"  # how a sentence on the page names it
+    choice: str = "mlm"  # the sidebar's name for the encoder under the head
 
 
 @st.cache_resource(show_spinner="Loading the trained model...")
@@ -151,6 +155,34 @@ def minilm_similarities(texts: tuple[str, ...]) -> Similarities:
 def minilm_word_cosines(sentence_a: str, sentence_b: str, word: str) -> WordVectorCosines:
     pre, _ = minilm()
     return word_vector_cosines(pre.model, pre.tokenizer, sentence_a, sentence_b, word)
+
+
+MINILM_MLM_DIR = str(MINILM_MLM_DEFAULT_DIR)  # a module setting, so a test can point it at a broken folder
+
+
+@st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2 with the lab's MLM head ...")
+def _load_minilm_mlm(path: str) -> TrainedMLM:
+    pre, error = minilm()
+    if pre is None:
+        raise PretrainedUnavailable(error)
+    model, tokenizer, metadata = load_minilm_mlm(path, pre)  # shares pre's frozen layers
+    return TrainedMLM(model, tokenizer, metadata, "all-MiniLM-L6-v2 with the lab's MLM head", "minilm")
+
+
+def masked_lm(choice: str) -> tuple[TrainedMLM | None, str | None, str | None]:
+    """The model with an MLM head for the sidebar's choice: (model, load error, notice).
+
+    MiniLM picked: MiniLM under the lab's head (or, with a notice saying why, the small MLM when that
+    cannot load). Otherwise the lab's small trained MLM: the seeded small model has no head.
+    """
+    notice = None
+    if choice == "minilm":
+        try:
+            return _load_minilm_mlm(MINILM_MLM_DIR), None, None
+        except (CheckpointError, PretrainedUnavailable) as err:  # not cached: the next run tries again
+            notice = f"all-MiniLM-L6-v2's MLM head could not be loaded, so this lesson runs on the lab's MLM. {err}"
+    trained, error = trained_mlm()
+    return trained, error, notice
 
 
 # ---- the sidebar's choice, as one object a lesson runs on ----------------------------------

@@ -202,10 +202,23 @@ def every_fate_text(draw: MaskingDraw, rate_for_all: float | None) -> str | None
     )
 
 
-MLM_ONLY_TEXT = (
-    "This lesson runs on the lab's trained MLM whatever the sidebar says: it is the only model here with a "
-    "masked-language-model head, the layer that turns each vector into a score for every word."
-)
+HEAD = "masked-language-model head (the layer that turns each vector into a score for every word)"
+
+
+def mlm_choice_text(asked: str, used: str, name: str, metadata: dict) -> str:
+    """Which model fills in [MASK] on this page, and why that one (asked: the sidebar's choice)."""
+    why = f"The seeded small model has random weights and no {HEAD}, so it has nothing to guess with. "
+    why = why if asked == "small" else ""
+    if used == "minilm":
+        frozen = int(metadata.get("settings", {}).get("frozen_layers", 0))
+        return (
+            f"{why}This lesson runs on {name}, the best guesser here. MiniLM was published without "
+            f"{'such a head' if why else 'a ' + HEAD}: it was tuned to make sentence vectors. The lab trained "
+            f"one for it on real English, together with its layers {frozen} and up; its word embeddings and "
+            f"layers 0 to {frozen - 1} are exactly as published."
+        )
+    better = "" if asked == "minilm" else " Pick all-MiniLM-L6-v2 in the sidebar for a better guesser."
+    return f"{why}This lesson runs on {name}" + (", as the sidebar says." if asked == used else ".") + better
 
 
 def nothing_chosen_text(draw: MaskingDraw) -> str:
@@ -546,12 +559,14 @@ def hidden_word_text(pred: MaskPrediction, word: str, vocab_size: int) -> str:
     )
 
 
-def model_quality_text(metadata: dict, config: EncoderConfig, vocab_size: int) -> str | None:
+def model_quality_text(
+    metadata: dict, config: EncoderConfig, vocab_size: int, name: str = "The lab's model"
+) -> str | None:
     """The trained model's held-out fill-mask scores from its metadata, or None when they were not recorded.
 
-    Real English (WordNet's held-out example sentences) first, then the lab's own grammar."""
+    Real English (WordNet's held-out example sentences) first, then the lab's own grammar if measured."""
     real, grammar = metadata.get("real_metrics", {}), metadata.get("metrics", {})
-    if "top1" not in grammar:
+    if "top1" not in grammar and "top1" not in real:
         return None
 
     def scores(m: dict) -> str:
@@ -561,12 +576,12 @@ def model_quality_text(metadata: dict, config: EncoderConfig, vocab_size: int) -
             f"{m.get('baseline_top5', float('nan')):.1%})"
         )
 
-    text = f"The lab's model (d={config.d_model}, {config.n_layers} layers, {vocab_size:,} word pieces), one content "
+    size = f"d={config.d_model}, {config.n_layers} layers, {vocab_size:,} word pieces"
+    text = f"{name[0].upper()}{name[1:]} ({size}), one content "
     if "top1" in real:
-        text += (
-            f"word hidden in each of {real['n_examples']:,} real English sentences it never saw: "
-            f"{scores(real)}. On {grammar['n_examples']:,} unseen sentences of the lab's grammar: {scores(grammar)}."
-        )
+        text += f"word hidden in each of {real['n_examples']:,} real English sentences it never saw: {scores(real)}."
+        if "top1" in grammar:
+            text += f" On {grammar['n_examples']:,} unseen sentences of the lab's grammar: {scores(grammar)}."
     else:
         text += f"word hidden in each of {grammar['n_examples']:,} unseen sentences: {scores(grammar)}."
     return text

@@ -1,0 +1,311 @@
+"""A masked-language-model head for all-MiniLM-L6-v2, trained by the lab.
+
+    python -m encoder_core.minilm_mlm          (or: make train-minilm; needs Debian's wordnet-base)
+
+all-MiniLM-L6-v2 is published without an MLM head: it was tuned to produce sentence vectors, so
+it cannot fill in [MASK] as it comes. The lab gives it one. Its word embeddings and its first
+FROZEN_LAYERS layers stay exactly as published; the last layers and the head (a dense layer, GELU,
+LayerNorm, then the word-embedding table itself as the decoder, plus a bias per token) learn the
+cloze game on the same text as the small MLM (encoder_core.train). Because the lower layers are
+fixed, their output is computed once per (masked) sentence and kept, and only the top layers run
+during training: that is what keeps it inside a few minutes on two cores.
+
+The checkpoint holds only what training changed (the top layers and the head, about 3.7 M numbers);
+loading puts them on top of the published weights, which pretrained.load_minilm has already
+checked against their SHA-256. Same seed, same machine: same weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from safetensors.torch import load_file, save_file
+from torch import nn
+
+from .checkpoint import CheckpointError, fill_mask
+from .evaluate import evaluate_real
+from .files import file_sha256
+from .heads import MaskedLanguageModel
+from .masking import IGNORE_INDEX, mask_tokens
+from .model import param_count
+from .pretrained import PretrainedEncoder, load_minilm
+from .probes import run_probes
+from .train import ProgressBar, TrainSettings, loss_curve, seen_ids, training_texts, warmup_linear
+
+DEFAULT_DIR = Path(__file__).resolve().parent / "checkpoints" / "minilm_mlm"
+WEIGHTS_FILE, TRAINING_FILE, MANIFEST_FILE = "trained_part.safetensors", "training.json", "SHA256SUMS"
+CHECKED_FILES = (WEIGHTS_FILE, TRAINING_FILE)
+REBUILD_HINT = "rebuild it with: python -m encoder_core.minilm_mlm  (or: make train-minilm)"
+HEAD_PREFIX = "cls.predictions."
+TIED_KEY = "cls.predictions.decoder.weight"  # the published word embeddings: not trained, not saved
+
+
+@dataclass(frozen=True)
+class HeadSettings:
+    sentences: int = 40_000  # drawn at random from one pass of the small MLM's training text
+    epochs: int = 2  # passes over the cached, masked sentences
+    frozen_layers: int = 4  # layers 0..3 as published; the rest are trained
+    batch_size: int = 64
+    lr: float = 3e-4  # the pretrained top layers: small steps
+    head_lr: float = 1e-3  # the new head starts from scratch
+    warmup: int = 100
+    weight_decay: float = 0.01
+    mask_rate: float = 0.15
+    period_rate: float = 0.5  # half the sentences end in " .", as typed text may or may not
+    max_pieces: int = 48
+    seed: int = 0
+
+
+def new_minilm_mlm(pre: PretrainedEncoder, seed: int = 0) -> MaskedLanguageModel:
+    """MiniLM's published encoder under a fresh MLM head (decoder tied to its word embeddings)."""
+    model = MaskedLanguageModel(pre.config)
+    model.bert.load_state_dict(pre.model.state_dict(), strict=True)
+    head = model.cls.predictions
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        nn.init.normal_(head.transform.dense.weight, std=0.02)
+    nn.init.zeros_(head.transform.dense.bias)
+    nn.init.ones_(head.transform.LayerNorm.weight)
+    nn.init.zeros_(head.transform.LayerNorm.bias)
+    nn.init.zeros_(head.bias)
+    return model.eval()
+
+
+def trained_keys(model: MaskedLanguageModel, frozen_layers: int) -> list[str]:
+    """The state-dict names training changes: the top layers and the head, without the tied decoder."""
+    top = tuple(f"bert.encoder.layer.{i}." for i in range(frozen_layers, model.config.n_layers))
+    return [k for k in model.state_dict() if (k.startswith(top) or k.startswith(HEAD_PREFIX)) and k != TIED_KEY]
+
+
+@dataclass
+class CachedBatch:
+    features: torch.Tensor  # (B, T, D): the output of the last frozen layer
+    key_padding_mask: torch.Tensor  # (B, T), True at padding
+    labels: torch.Tensor  # (B, T): the original id at scored positions, IGNORE_INDEX elsewhere
+
+
+@torch.no_grad()
+def cache_frozen_features(model, tokenizer, texts: list[str], s: HeadSettings, replacement_ids) -> list[CachedBatch]:
+    """Mask every sentence once (BERT's 80/10/10, coin flip) and run it through the frozen layers.
+
+    Sentences are grouped by length so a batch carries little padding.
+    """
+    rng = random.Random(s.seed)
+    generator = torch.Generator().manual_seed(s.seed)
+    order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+    cached = []
+    for start in range(0, len(order), s.batch_size):
+        rows = order[start : start + s.batch_size]
+        chosen = [texts[i] + (" ." if rng.random() < s.period_rate else "") for i in rows]
+        batch = tokenizer.pad([tokenizer.encode(t, max_length=s.max_pieces, truncate=True) for t in chosen])
+        m = mask_tokens(
+            batch.ids,
+            mask_id=tokenizer.mask_id,
+            special_ids=tokenizer.special_ids,
+            vocab_size=tokenizer.vocab_size,
+            rate=s.mask_rate,
+            exact=False,
+            generator=generator,
+            replacement_ids=replacement_ids,
+        )
+        if not bool((m.labels != IGNORE_INDEX).any()):
+            continue
+        x = model.bert.embeddings(m.inputs, batch.segments)
+        for block in model.bert.encoder.layer[: s.frozen_layers]:
+            x, _, _ = block(x, key_padding_mask=batch.key_padding_mask, need_weights=False)
+        cached.append(CachedBatch(x, batch.key_padding_mask, m.labels))
+    return cached
+
+
+def train_top(model: MaskedLanguageModel, cached: list[CachedBatch], s: HeadSettings, callback=None) -> list[dict]:
+    """Train the layers above the frozen ones and the head on the cached features; one record per step."""
+    for p in model.parameters():
+        p.requires_grad_(False)
+    head = model.cls.predictions
+    top = [p for block in model.bert.encoder.layer[s.frozen_layers :] for p in block.parameters()]
+    head_params = [*head.transform.parameters(), head.bias]
+    for p in top + head_params:
+        p.requires_grad_(True)
+    optimizer = torch.optim.AdamW(
+        [{"params": top, "lr": s.lr}, {"params": head_params, "lr": s.head_lr}],
+        weight_decay=s.weight_decay,
+        foreach=True,
+    )
+    steps = len(cached) * s.epochs
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, warmup_linear(s.warmup, steps))
+    generator = torch.Generator().manual_seed(s.seed)
+    records = []
+    model.train()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(s.seed)
+        for step in range(steps):
+            if step % len(cached) == 0:  # a new epoch, a new order
+                order = torch.randperm(len(cached), generator=generator).tolist()
+            b = cached[order[step % len(cached)]]
+            x = b.features
+            for block in model.bert.encoder.layer[s.frozen_layers :]:
+                x, _, _ = block(x, key_padding_mask=b.key_padding_mask, need_weights=False)
+            scored = b.labels != IGNORE_INDEX
+            logits = head(x[scored])
+            targets = b.labels[scored]
+            loss = F.cross_entropy(logits, targets)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(top + head_params, 1.0)
+            optimizer.step()
+            schedule.step()
+            acc = float((logits.argmax(-1) == targets).float().mean())
+            records.append({"step": step + 1, "loss": loss.item(), "accuracy": acc})
+            if callback is not None:
+                callback(step + 1, steps, loss.item(), acc)
+    for p in model.parameters():
+        p.requires_grad_(True)
+    return records
+
+
+def save_trained_part(model: MaskedLanguageModel, frozen_layers: int, metadata: dict, path: Path) -> dict[str, str]:
+    """Write the trained tensors, training.json and SHA256SUMS; returns the digests."""
+    path.mkdir(parents=True, exist_ok=True)
+    state = model.state_dict()
+    part = {k: state[k].detach().contiguous() for k in trained_keys(model, frozen_layers)}
+    save_file(part, str(path / WEIGHTS_FILE), metadata={"format": "pt"})
+    (path / TRAINING_FILE).write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
+    digests = {name: file_sha256(path / name) for name in CHECKED_FILES}
+    (path / MANIFEST_FILE).write_text("".join(f"{d}  {n}\n" for n, d in digests.items()), encoding="utf-8")
+    return digests
+
+
+def _verify(path: Path) -> None:
+    manifest = path / MANIFEST_FILE
+    if not manifest.is_file():
+        raise CheckpointError(f"checkpoint file {manifest} is missing; {REBUILD_HINT}")
+    expected = dict(reversed(line.split()) for line in manifest.read_text(encoding="utf-8").splitlines() if line)
+    for name in CHECKED_FILES:
+        file = path / name
+        if not file.is_file():
+            raise CheckpointError(f"checkpoint file {file} is missing; {REBUILD_HINT}")
+        actual = file_sha256(file)
+        if actual != expected.get(name):
+            raise CheckpointError(
+                f"checkpoint file {file} does not match its SHA-256 (expected {expected.get(name)}, got {actual}); "
+                f"{REBUILD_HINT}"
+            )
+
+
+def load_minilm_mlm(
+    path: Path | str = DEFAULT_DIR, pre: PretrainedEncoder | None = None
+) -> tuple[MaskedLanguageModel, object, dict]:
+    """(MiniLM with the lab's MLM head, in eval mode; its tokenizer; training metadata).
+
+    The published weights come from `pre` (or load_minilm(), which checks their SHA-256); the
+    checkpoint's tensors, checked against SHA256SUMS, replace the top layers and fill the head.
+    The model shares pre's embeddings and frozen layers: neither may be changed afterwards.
+    PretrainedUnavailable if MiniLM is not installed, CheckpointError if the checkpoint is bad.
+    """
+    path = Path(path)
+    _verify(path)
+    pre = load_minilm() if pre is None else pre
+    try:
+        metadata = json.loads((path / TRAINING_FILE).read_text(encoding="utf-8"))
+        part = load_file(str(path / WEIGHTS_FILE))
+    except (ValueError, OSError) as exc:
+        raise CheckpointError(f"checkpoint in {path} cannot be read ({exc}); {REBUILD_HINT}") from exc
+    frozen = metadata["settings"]["frozen_layers"]
+    model = MaskedLanguageModel(pre.config)
+    model.bert.load_state_dict(pre.model.state_dict(), strict=True)
+    # The frozen part is the published model itself: share its modules rather than hold a second
+    # copy (the embedding table alone is 47 MB). Both models are read only from here on.
+    model.bert.embeddings = pre.model.embeddings
+    for i in range(frozen):
+        model.bert.encoder.layer[i] = pre.model.encoder.layer[i]
+    model.cls.predictions.decoder.weight = model.bert.embeddings.word_embeddings.weight
+    expected = set(trained_keys(model, frozen))
+    if set(part) != expected:
+        raise CheckpointError(
+            f"checkpoint file {path / WEIGHTS_FILE} does not fit the model (missing {sorted(expected - set(part))}, "
+            f"unexpected {sorted(set(part) - expected)}); {REBUILD_HINT}"
+        )
+    try:
+        model.load_state_dict(part, strict=False)
+    except RuntimeError as exc:  # a shape mismatch
+        raise CheckpointError(f"checkpoint file {path / WEIGHTS_FILE} does not fit the model: {exc}") from exc
+    if model.cls.predictions.decoder.weight is not model.bert.embeddings.word_embeddings.weight:
+        raise CheckpointError("the MLM decoder is no longer tied to the word embeddings after loading")
+    return model.eval(), pre.tokenizer, metadata
+
+
+def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, progress: bool = True) -> dict:
+    """Cache, train, evaluate on held-out sentences and the probes, save the trained part."""
+    pre = load_minilm()
+    tokenizer = pre.tokenizer
+    data = training_texts(TrainSettings(example_copies=1))
+    texts = list(data.texts)
+    random.Random(s.seed).shuffle(texts)
+    texts = texts[: s.sentences]
+    model = new_minilm_mlm(pre, s.seed)
+    t0, c0 = time.perf_counter(), time.process_time()
+    cached = cache_frozen_features(model, tokenizer, texts, s, seen_ids(tokenizer, data.texts, s.max_pieces))
+    cache_seconds = time.perf_counter() - t0
+    bar = ProgressBar(len(cached) * s.epochs) if progress else None
+    records = train_top(model, cached, s, bar)
+    # Wall time depends on what else the machine runs; CPU time is the work itself.
+    train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+    model.eval()
+    tail = records[-200:]
+    metadata = {
+        "model": "minilm_mlm",
+        "base": {"name": pre.name, "sha256": pre.sha256},
+        "objective": "masked language modelling, masked once per sentence (15%, 80/10/10, coin flip); "
+        f"layers 0-{s.frozen_layers - 1} and the word embeddings frozen",
+        "settings": asdict(s),
+        "trained_parameters": sum(model.state_dict()[k].numel() for k in trained_keys(model, s.frozen_layers)),
+        "parameters": param_count(model),
+        "corpus": {**data.counts, "sentences_used": len(texts)},
+        "cache_seconds": round(cache_seconds, 1),
+        "train_seconds": round(train_seconds, 1),
+        "train_cpu_seconds": round(cpu_seconds, 1),
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "final_loss": round(sum(r["loss"] for r in tail) / len(tail), 4),
+        "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
+        "real_metrics": evaluate_real(model, tokenizer, data.texts, data.examples_held_out, seed=0),
+        "probes": [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)],
+        "examples": {
+            text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]]
+            for text in ["the [MASK] sat on the mat", "she read the [MASK]"]
+        },
+        "curve": loss_curve(records, 50),
+    }
+    save_trained_part(model, s.frozen_layers, metadata, Path(out_dir))
+    return metadata
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Train the lab's MLM head on all-MiniLM-L6-v2.")
+    parser.add_argument("--sentences", type=int, default=HeadSettings.sentences)
+    parser.add_argument("--epochs", type=int, default=HeadSettings.epochs)
+    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    meta = run(HeadSettings(sentences=args.sentences, epochs=args.epochs), args.out)
+    m = meta["real_metrics"]
+    print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
+    print(
+        f"held-out WordNet examples, one word hidden: top-1 {m['top1']:.3f}  top-5 {m['top5']:.3f}  "
+        f"(unigram baseline top-1 {m['baseline_top1']:.3f}  top-5 {m['baseline_top5']:.3f})"
+    )
+    for p in meta["probes"]:
+        print(f"  rank {p['rank']:>5}  {p['best']:<10} {p['text']}")
+    print(f"saved to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
