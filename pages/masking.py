@@ -60,7 +60,7 @@ st.title("Masked language modelling")
 narrative(
     "BERT learns by a cloze game: hide some tokens, read the rest in both directions, and guess what was "
     "hidden. Below, your sentence goes through that game one token at a time: which positions are chosen, "
-    "what the model is actually given, which positions are scored, and what the lab's own trained model "
+    "what the model is actually given, which positions are scored, and what a trained model "
     "guesses."
 )
 

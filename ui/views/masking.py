@@ -577,9 +577,13 @@ def model_quality_text(
         )
 
     size = f"d={config.d_model}, {config.n_layers} layers, {vocab_size:,} word pieces"
-    text = f"{name[0].upper()}{name[1:]} ({size}), one content "
+    name = name[0].upper() + name[1:] if name.startswith("the ") else name  # a model's own name keeps its case
+    text = f"{name} ({size}), one content "
     if "top1" in real:
-        text += f"word hidden in each of {real['n_examples']:,} real English sentences it never saw: {scores(real)}."
+        text += (
+            f"word hidden in each of {real['n_examples']:,} real English sentences left out of the lab's "
+            f"training text: {scores(real)}."
+        )
         if "top1" in grammar:
             text += f" On {grammar['n_examples']:,} unseen sentences of the lab's grammar: {scores(grammar)}."
     else:
