@@ -77,9 +77,9 @@ batch = tokenizer.pad([pair, single], extra_pads=n_extra)
 tokens = batch.tokens[SHORT_ROW]
 n_real, width = batch.lengths[SHORT_ROW], batch.ids.shape[1]
 attn = padded_attention(model, batch, SHORT_ROW, layer, head)
-leak = pad_leak(model, batch, SHORT_ROW)
 zero_key = zero_key_pad_check()
-fast = fast_path_pad_outputs(model, batch, SHORT_ROW, seed=sidebar_seed())
+# The pad-leak runs (in float64, ~40 passes) and the fast-path check are computed by their own
+# sections only, so a change made on another tab does not wait for them.
 
 
 def show_batch() -> None:
@@ -99,7 +99,7 @@ def show_batch() -> None:
         "to (A or B; pads carry segment id 0, so A). In its **mask** row **True means “ignore this key”**: "
         "PyTorch's convention for `src_key_padding_mask`."
     )
-    if leak.n_pads == 0:
+    if width == n_real:
         st.info("The single sentence is as long as the batch, so it has no pads: move the slider to add some.")
 
 
@@ -139,6 +139,7 @@ def show_attention() -> None:
 
 
 def show_leak() -> None:
+    leak = pad_leak(model, batch, SHORT_ROW)
     if use_mask:
         st.success(
             f"Mask on: the single sentence's outputs in this batch match its outputs alone (gap {leak.gap_masked:.1e})."
@@ -215,6 +216,7 @@ def show_pad_rows() -> None:
         f"average value ({mean_v[0]:.4f}, {mean_v[1]:.4f}). It is *some* vector, and it means nothing: nothing "
         "downstream (pooling, a loss, a classifier) should ever read a pad's output."
     )
+    fast = fast_path_pad_outputs(model, batch, SHORT_ROW, seed=sidebar_seed())
     if fast.pad_positions:
         show_figure(
             figs.fast_path_figure(fast),

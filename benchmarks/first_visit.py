@@ -1,0 +1,114 @@
+"""Where a first visit spends its time, from the page's own clock, with the server cold and warm.
+
+    .venv/bin/python -m benchmarks.first_visit [--visits 5] [lesson ...]
+
+For each lesson: one visit to a freshly started server (its models not loaded yet: "cold"), then
+`--visits` first visits from new browser profiles (nothing cached) to the now warm server, then
+as many reloads of one tab (the app's scripts cached). Every time is read in the page, in ms
+from the start of navigation (performance.now()):
+
+  html      the page's HTML has arrived
+  scripts   the last of the app's JavaScript files has arrived (their size is printed once)
+  socket    the app has booted: it opens its WebSocket to the server (so socket - scripts is
+            mostly parsing and running the scripts)
+  message   the server's first message has arrived
+  chart     the first frame that shows a chart with data
+
+Medians over the visits; the cold row is one visit. Not a test: the machine is shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from playwright.sync_api import sync_playwright
+
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
+
+# Before the app's own scripts: note when the socket opens, when its first message arrives, and
+# the first animation frame in which a plotly chart holds data.
+CLOCK = """(() => {
+  const t = (window.__visit = {});
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      if (t.socket === undefined) t.socket = performance.now();
+      this.addEventListener('message', () => { if (t.message === undefined) t.message = performance.now(); });
+    }
+  };
+  const look = () => {
+    const g = document.querySelector('[data-testid=stPlotlyChart] .js-plotly-plot');
+    if (g && g.data && g.data.length) { t.chart = performance.now(); return; }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})()"""
+
+READ = """() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const js = performance.getEntriesByType('resource').filter(r => r.name.split('?')[0].endsWith('.js'));
+  return {html: nav.responseEnd, scripts: Math.max(0, ...js.map(r => r.responseEnd)),
+          kb: js.reduce((s, r) => s + (r.encodedBodySize || 0), 0) / 1024,
+          cached: js.every(r => r.transferSize === 0), ...window.__visit};
+}"""
+STAGES = ("html", "scripts", "socket", "message", "chart")
+
+
+def visit(page, url: str, reload: bool = False) -> dict:
+    if reload:
+        page.reload()
+    else:
+        page.goto(url)
+    page.wait_for_function("() => window.__visit && window.__visit.chart !== undefined", timeout=120_000)
+    return page.evaluate(READ)
+
+
+def row(name: str, visits: list[dict]) -> str:
+    cells = [f"{statistics.median(v[s] for v in visits):.0f}" for s in STAGES]
+    return f"| {name} | {len(visits)} | " + " | ".join(cells) + " |"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--visits", type=int, default=5)
+    ap.add_argument("lessons", nargs="*", default=["attention", "padding", "masking"])
+    args = ap.parse_args()
+    print("| visit | n | html | scripts | socket (app booted) | first message | first chart |")
+    print("|---|---|---|---|---|---|---|")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for lesson in args.lessons:
+            port = free_port()
+            t0 = time.perf_counter()
+            server = start_server(port)
+            try:
+                wait_healthy(port)
+                started = time.perf_counter() - t0
+                url = f"http://127.0.0.1:{port}/{lesson}"
+                firsts, reloads, sizes = [], [], set()
+                for i in range(args.visits + 1):  # the first one meets a cold server
+                    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+                    ctx.add_init_script(CLOCK)
+                    page = ctx.new_page()
+                    firsts.append(visit(page, url))
+                    sizes.add(round(firsts[-1]["kb"]))
+                    if i == args.visits:
+                        for _ in range(args.visits):
+                            reloads.append(visit(page, url, reload=True))
+                    ctx.close()
+                print(row(f"{lesson}: server cold (started in {started:.1f} s)", firsts[:1]))
+                print(row(f"{lesson}: first visit, server warm", firsts[1:]))
+                print(row(f"{lesson}: reload", reloads))
+                assert all(v["cached"] for v in reloads), "a reload downloaded scripts again"
+            finally:
+                server.terminate()
+                server.wait(timeout=10)
+        browser.close()
+    print(f"\nscripts downloaded on a first visit: {', '.join(f'{kb:,} KB' for kb in sorted(sizes))} (encoded)")
+
+
+if __name__ == "__main__":
+    main()
