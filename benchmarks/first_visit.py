@@ -8,11 +8,13 @@ as many reloads of one tab (the app's scripts cached). Every time is read in the
 from the start of navigation (performance.now()):
 
   html      the page's HTML has arrived
-  scripts   the last of the app's JavaScript files has arrived (their size is printed once)
-  socket    the app has booted: it opens its WebSocket to the server (so socket - scripts is
-            mostly parsing and running the scripts)
+  socket    the app has booted: it opens its WebSocket to the server
   message   the server's first message has arrived
-  chart     the first frame that shows a chart with data
+  big asked the largest script (plotly.js, loaded only once a chart is to be drawn) was asked for:
+            about when the server's first chart reached the page
+  big in    ... and has arrived
+  scripts   the last of the app's JavaScript files has arrived
+  chart     the first frame that shows a chart with data (after parsing plotly.js and drawing)
 
 Medians over the visits; the cold row is one visit. Not a test: the machine is shared and noisy.
 """
@@ -50,11 +52,14 @@ CLOCK = """(() => {
 READ = """() => {
   const nav = performance.getEntriesByType('navigation')[0];
   const js = performance.getEntriesByType('resource').filter(r => r.name.split('?')[0].endsWith('.js'));
+  const size = r => r.decodedBodySize || r.encodedBodySize || 0;
+  const big = js.reduce((a, r) => (size(r) > size(a) ? r : a), js[0]);
   return {html: nav.responseEnd, scripts: Math.max(0, ...js.map(r => r.responseEnd)),
+          big_asked: big.startTime, big_in: big.responseEnd, big_kb: size(big) / 1024,
           kb: js.reduce((s, r) => s + (r.encodedBodySize || 0), 0) / 1024,
           cached: js.every(r => r.transferSize === 0), ...window.__visit};
 }"""
-STAGES = ("html", "scripts", "socket", "message", "chart")
+STAGES = ("html", "socket", "message", "big_asked", "big_in", "scripts", "chart")
 
 
 def visit(page, url: str, reload: bool = False) -> dict:
@@ -76,8 +81,8 @@ def main() -> None:
     ap.add_argument("--visits", type=int, default=5)
     ap.add_argument("lessons", nargs="*", default=["attention", "padding", "masking"])
     args = ap.parse_args()
-    print("| visit | n | html | scripts | socket (app booted) | first message | first chart |")
-    print("|---|---|---|---|---|---|---|")
+    print("| visit | n | html | socket (app booted) | first message | plotly.js asked | in | all scripts in | chart |")
+    print("|---|---|---|---|---|---|---|---|---|")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for lesson in args.lessons:
@@ -94,7 +99,7 @@ def main() -> None:
                     ctx.add_init_script(CLOCK)
                     page = ctx.new_page()
                     firsts.append(visit(page, url))
-                    sizes.add(round(firsts[-1]["kb"]))
+                    sizes.add((round(firsts[-1]["kb"]), round(firsts[-1]["big_kb"])))
                     if i == args.visits:
                         for _ in range(args.visits):
                             reloads.append(visit(page, url, reload=True))
@@ -107,7 +112,8 @@ def main() -> None:
                 server.terminate()
                 server.wait(timeout=10)
         browser.close()
-    print(f"\nscripts downloaded on a first visit: {', '.join(f'{kb:,} KB' for kb in sorted(sizes))} (encoded)")
+    for kb, big in sorted(sizes):
+        print(f"\nscripts downloaded on a first visit: {kb:,} KB encoded; the largest {big:,} KB decoded")
 
 
 if __name__ == "__main__":
