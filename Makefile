@@ -21,8 +21,11 @@ setup-dev: setup
 browser:
 	bash scripts/ensure_test_packages.sh
 
+# The warm-up (in the background, it ends by itself) runs every page once as soon as the server
+# answers, so the first student does not wait for torch, plotly and the models to load.
 run: setup
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
+	$(BIN)/python -m scripts.warm_up --port $(PORT) & \
+	exec $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
 
 lint: setup-dev
 	$(BIN)/ruff check .

@@ -35,9 +35,10 @@ with st.sidebar:
         format_func=MODEL_LABELS.get,
         help="small: seeded random weights (d=64, 4 heads, 2 layers); the lab's MLM: the same shape, trained "
         "here on WordNet's English and the lab's sentences; all-MiniLM-L6-v2: pretrained (d=384, 12 heads, "
-        "6 layers). All three read BERT's English vocabulary. Attention, Padding and Heads run on this model; "
-        "Masked LM uses the lab's MLM (the one with an MLM head); The block builds post- and pre-norm small "
-        "models from the seed.",
+        "6 layers). All three read BERT's English vocabulary. Attention, Padding, Heads and Trade-offs run on "
+        "this model. Masked LM needs an MLM head: it fills in with MiniLM under the lab's head when MiniLM is "
+        "picked, and with the lab's MLM otherwise. The block builds post- and pre-norm small models from the "
+        "seed; Using the outputs fine-tunes copies of the lab's MLM.",
     )
     st.number_input(
         "Seed",

@@ -1,10 +1,12 @@
 """Where a first visit spends its time, from the page's own clock, with the server cold and warm.
 
-    .venv/bin/python -m benchmarks.first_visit [--visits 5] [lesson ...]
+    .venv/bin/python -m benchmarks.first_visit [--visits 5] [--warm-up] [lesson ...]
 
 For each lesson: one visit to a freshly started server (its models not loaded yet: "cold"), then
 `--visits` first visits from new browser profiles (nothing cached) to the now warm server, then
-as many reloads of one tab (the app's scripts cached). Every time is read in the page, in ms
+as many reloads of one tab (the app's scripts cached). With --warm-up, the server is first warmed
+as `make run` warms it (scripts/warm_up.py: every page run once over the protocol), and the first
+visit meets a server that has just started and been warmed, instead of a cold one. Every time is read in the page, in ms
 from the start of navigation (performance.now()):
 
   html      the page's HTML has arrived
@@ -24,9 +26,11 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from playwright.sync_api import sync_playwright
 
+from scripts.warm_up import warm_up
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
 
 # Before the app's own scripts: note when the socket opens, when its first message arrives, and
@@ -79,6 +83,7 @@ def row(name: str, visits: list[dict]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--visits", type=int, default=5)
+    ap.add_argument("--warm-up", action="store_true", help="warm the server as `make run` does first")
     ap.add_argument("lessons", nargs="*", default=["attention", "padding", "masking"])
     args = ap.parse_args()
     print("| visit | n | html | socket (app booted) | first message | plotly.js asked | in | all scripts in | chart |")
@@ -92,9 +97,16 @@ def main() -> None:
             try:
                 wait_healthy(port)
                 started = time.perf_counter() - t0
+                first_state = "server cold"
+                if args.warm_up:
+                    w0 = time.perf_counter()
+                    with ThreadPoolExecutor(1) as pool:  # playwright's sync API holds this thread's event loop
+                        runs = pool.submit(warm_up, port).result()
+                    assert all(r.ok for r in runs), "a page failed in the warm-up"
+                    first_state = f"server just warmed (warm-up {time.perf_counter() - w0:.1f} s)"
                 url = f"http://127.0.0.1:{port}/{lesson}"
                 firsts, reloads, sizes = [], [], set()
-                for i in range(args.visits + 1):  # the first one meets a cold server
+                for i in range(args.visits + 1):  # the first one meets a cold (or just warmed) server
                     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
                     ctx.add_init_script(CLOCK)
                     page = ctx.new_page()
@@ -104,7 +116,7 @@ def main() -> None:
                         for _ in range(args.visits):
                             reloads.append(visit(page, url, reload=True))
                     ctx.close()
-                print(row(f"{lesson}: server cold (started in {started:.1f} s)", firsts[:1]))
+                print(row(f"{lesson}: {first_state} (started in {started:.1f} s)", firsts[:1]))
                 print(row(f"{lesson}: first visit, server warm", firsts[1:]))
                 print(row(f"{lesson}: reload", reloads))
                 assert all(v["cached"] for v in reloads), "a reload downloaded scripts again"

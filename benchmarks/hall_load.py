@@ -29,11 +29,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks.browser import pct, rss_mb
+from scripts.streamlit_protocol import Session
 from tests.browser.conftest import free_port, start_server, wait_healthy
 
 MAX_STUDENTS = 300
@@ -55,38 +54,6 @@ class Student:
     changes: list[float] = field(default_factory=list)  # seconds, change -> script_finished
     first_run: float | None = None  # seconds, page asked for -> script_finished
     errors: int = 0
-
-
-class Session:
-    """One WebSocket session, as Streamlit's front end holds it."""
-
-    def __init__(self, ws, lesson: str, query: str):
-        self.ws, self.lesson, self.query = ws, lesson, query
-        self.widget_ids: dict[str, tuple[str, str]] = {}  # key -> (widget id, element type)
-        self.code_texts: list[str] = []  # every code block of the last run (the token strip is one)
-
-    async def run(self, states: list[WidgetState]) -> bool:
-        """Ask for a rerun with these widget states; wait for its script_finished. True if it succeeded."""
-        msg = BackMsg()
-        msg.rerun_script.query_string = self.query
-        msg.rerun_script.page_name = self.lesson
-        msg.rerun_script.widget_states.widgets.extend(states)
-        await self.ws.send(msg.SerializeToString())
-        self.code_texts = []
-        while True:
-            fwd = ForwardMsg.FromString(await self.ws.recv())
-            kind = fwd.WhichOneof("type")
-            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                element = fwd.delta.new_element
-                widget = getattr(element, element.WhichOneof("type") or "", None)
-                widget_id = getattr(widget, "id", "")
-                if element.WhichOneof("type") == "code":
-                    self.code_texts.append(element.code.code_text)
-                if widget_id.startswith("$$ID"):
-                    self.widget_ids[widget_id.rsplit("-", 1)[-1]] = (widget_id, element.WhichOneof("type"))
-            elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                # a run that ended early for a rerun (the app's own st.rerun) is followed by that rerun
-                return fwd.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
 
 
 def change(session: Session, r: random.Random) -> list[WidgetState]:

@@ -12,7 +12,7 @@ from ui.frame import sections as lesson
 from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, usable_sentence
-from ui.frame.modes import sidebar_seed
+from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import MAX_TEXT, Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, narrative
@@ -96,6 +96,8 @@ step = st.session_state["block_step"]
 model = small_model(seed, norm)
 tokenizer = word_tokenizer()
 enc = tokenizer.encode(sentence, max_length=model.config.max_positions, truncate=True)
+if model_note := fb.model_choice_note(sidebar_model(), seed):
+    st.info(model_note, icon=":material/info:")
 report_encoding(enc, model.config.max_positions)
 tokens = enc.tokens
 walk = core.walk_block(model, enc.ids, enc.segments, layer)

@@ -136,6 +136,22 @@ def test_every_other_control():
     np.testing.assert_allclose(post, study.post.residual_norms, rtol=1e-6)
 
 
+@pytest.mark.parametrize("choice", ["mlm", "minilm"])
+def test_another_encoder_in_the_sidebar_is_said_and_the_small_seeded_model_still_drawn(choice):
+    at = open_page({"model": choice, "seed": "3"})
+    assert not at.exception
+    [note] = [el.value for el in at.info if "whatever the sidebar's encoder" in el.value]
+    assert note == fb.model_choice_note(choice, 3) and "seed 3" in note
+    walk, _ = expected(seed=3)
+    assert_stage_drawn(at, walk, "input")
+
+
+def test_the_small_model_in_the_sidebar_needs_no_note():
+    at = open_page()
+    assert fb.model_choice_note("small", 0) is None
+    assert not [el for el in at.info if "whatever the sidebar's encoder" in el.value]
+
+
 def test_a_link_sets_every_control():
     query = {
         "block_sentence": "the bird flew",

@@ -91,6 +91,17 @@ def stage_note(walk: BlockWalk, stage: str) -> str:
     return notes[stage]
 
 
+def model_choice_note(choice: str, seed: int) -> str | None:
+    """Why this lesson stays on the small seeded model when the sidebar asks for another encoder."""
+    if choice == "small":
+        return None
+    return (
+        f"This lesson runs on the small model with seed {seed}, whatever the sidebar's encoder: it compares a "
+        "post-norm and a pre-norm block with the very same weights, and only the seeded model can be built "
+        "both ways. Attention, Padding, Heads and Trade-offs run on the encoder you picked."
+    )
+
+
 def same_weights_note(match: WeightMatch, seed: int) -> str:
     """Why the post- vs pre-norm comparison is fair: the two models share every weight."""
     return (

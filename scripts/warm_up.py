@@ -1,0 +1,94 @@
+"""Warm a freshly started app server, so that its first student does not wait for the first run.
+
+    .venv/bin/python -m scripts.warm_up [--port 8501] [--timeout 180]
+
+A server's very first run imports torch and plotly and builds the models, about 2 s that the first
+visitor would otherwise wait on top of a normal first visit. This waits for the server's health
+check, then opens one session over Streamlit's own protocol (no browser) and runs the home page and
+every lesson once with its defaults: the imports, the models and the default pages' caches are then
+ready for everyone. `make run` starts it beside the server. Loopback only; it gives up, saying so,
+after --timeout seconds, and it never changes anything a student sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from encoder_core.lessons import LESSON_IDS  # noqa: E402
+from scripts.streamlit_protocol import Session  # noqa: E402
+
+PAGES = ("", *LESSON_IDS)  # "" is the home page
+
+
+@dataclass
+class PageRun:
+    page: str
+    seconds: float
+    ok: bool
+    exceptions: list[str]
+
+
+def wait_healthy(port: int, deadline: float) -> bool:
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.25)
+    return False
+
+
+async def run_pages(port: int, pages: tuple[str, ...]) -> list[PageRun]:
+    """One session that runs each page once, in order, with its defaults."""
+    runs = []
+    async with websockets.connect(
+        f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=None, open_timeout=60
+    ) as ws:
+        for page in pages:
+            session = Session(ws, page, "")
+            started = time.perf_counter()
+            ok = await session.run([])
+            runs.append(PageRun(page or "home", time.perf_counter() - started, ok, session.exceptions))
+    return runs
+
+
+def warm_up(port: int, timeout: float = 180.0, pages: tuple[str, ...] = PAGES) -> list[PageRun]:
+    """Wait for the server on this loopback port, then run every page once. Raises TimeoutError."""
+    deadline = time.monotonic() + timeout
+    if not wait_healthy(port, deadline):
+        raise TimeoutError(f"no app server answered on port {port} within {timeout:.0f} s")
+    return asyncio.run(asyncio.wait_for(run_pages(port, pages), max(1.0, deadline - time.monotonic())))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--port", type=int, default=8501)
+    ap.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for the server and the runs")
+    args = ap.parse_args()
+    try:
+        runs = warm_up(args.port, args.timeout)
+    except (TimeoutError, OSError, websockets.WebSocketException) as e:
+        print(f"warm-up: skipped ({e or type(e).__name__}); the first visitor will wait for the first run")
+        return 1
+    total = sum(r.seconds for r in runs)
+    failed = [r for r in runs if not r.ok]
+    print(f"warm-up: {len(runs) - len(failed)} of {len(runs)} pages run in {total:.1f} s; the server is ready")
+    for r in failed:
+        print(f"warm-up: {r.page} did not finish cleanly: {'; '.join(r.exceptions) or 'the run failed'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
