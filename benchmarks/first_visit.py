@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from playwright.sync_api import sync_playwright
 
@@ -100,9 +99,7 @@ def main() -> None:
                 first_state = "server cold"
                 if args.warm_up:
                     w0 = time.perf_counter()
-                    with ThreadPoolExecutor(1) as pool:  # playwright's sync API holds this thread's event loop
-                        runs = pool.submit(warm_up, port).result()
-                    assert all(r.ok for r in runs), "a page failed in the warm-up"
+                    assert all(r.ok for r in warm_up(port)), "a page failed in the warm-up"
                     first_state = f"server just warmed (warm-up {time.perf_counter() - w0:.1f} s)"
                 url = f"http://127.0.0.1:{port}/{lesson}"
                 firsts, reloads, sizes = [], [], set()

@@ -8,9 +8,19 @@ Used by the warm-up after the server starts (scripts/warm_up.py) and by the hall
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+
+def run_coroutine(coro):
+    """asyncio.run(coro) on a thread of its own: callers may already hold a running event loop
+    (playwright's sync API keeps one on the main thread), where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 class Session:

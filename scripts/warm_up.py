@@ -25,7 +25,7 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from encoder_core.lessons import LESSON_IDS  # noqa: E402
-from scripts.streamlit_protocol import Session  # noqa: E402
+from scripts.streamlit_protocol import Session, run_coroutine  # noqa: E402
 
 PAGES = ("", *LESSON_IDS)  # "" is the home page
 
@@ -69,7 +69,7 @@ def warm_up(port: int, timeout: float = 180.0, pages: tuple[str, ...] = PAGES) -
     deadline = time.monotonic() + timeout
     if not wait_healthy(port, deadline):
         raise TimeoutError(f"no app server answered on port {port} within {timeout:.0f} s")
-    return asyncio.run(asyncio.wait_for(run_pages(port, pages), max(1.0, deadline - time.monotonic())))
+    return run_coroutine(asyncio.wait_for(run_pages(port, pages), max(1.0, deadline - time.monotonic())))
 
 
 def main() -> int:

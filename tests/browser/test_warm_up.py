@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -12,7 +11,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from encoder_core.lessons import LESSON_IDS
 from scripts import warm_up as warm
-from scripts.streamlit_protocol import Session
+from scripts.streamlit_protocol import Session, run_coroutine
 from tests.browser.conftest import free_port
 
 
@@ -60,16 +59,16 @@ def shown_exception() -> ForwardMsg:
 def test_a_run_that_shows_an_exception_is_not_counted_as_a_clean_run():
     # Streamlit draws a page's uncaught error as an element and still ends the run "successfully"
     clean, failing = ScriptedSocket([finished()]), ScriptedSocket([shown_exception(), finished()])
-    assert asyncio.run(Session(clean, "padding", "").run([])) is True
+    assert run_coroutine(Session(clean, "padding", "").run([])) is True
     session = Session(failing, "padding", "")
-    assert asyncio.run(session.run([])) is False
+    assert run_coroutine(session.run([])) is False
     assert session.exceptions == ["ValueError: bad"]
     assert failing.sent[0].rerun_script.page_name == "padding"
 
 
 def test_a_run_ended_early_for_a_rerun_waits_for_that_rerun():
     socket = ScriptedSocket([finished(ForwardMsg.FINISHED_EARLY_FOR_RERUN), shown_exception(), finished()])
-    assert asyncio.run(Session(socket, "block", "").run([])) is False
+    assert run_coroutine(Session(socket, "block", "").run([])) is False
     assert socket.replies == []
 
 
