@@ -37,7 +37,15 @@ from .masking import IGNORE_INDEX, mask_tokens
 from .model import param_count
 from .pretrained import PretrainedEncoder, load_minilm
 from .probes import run_probes
-from .train import ProgressBar, TrainSettings, loss_curve, seen_ids, training_texts, warmup_linear
+from .train import (
+    ProgressBar,
+    TrainSettings,
+    loss_curve,
+    print_quality,
+    seen_ids,
+    training_texts,
+    warmup_linear,
+)
 
 DEFAULT_DIR = Path(__file__).resolve().parent / "checkpoints" / "minilm_mlm"
 WEIGHTS_FILE, TRAINING_FILE, MANIFEST_FILE = "trained_part.safetensors", "training.json", "SHA256SUMS"
@@ -296,14 +304,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     meta = run(HeadSettings(sentences=args.sentences, epochs=args.epochs), args.out)
-    m = meta["real_metrics"]
     print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
-    print(
-        f"held-out WordNet examples, one word hidden: top-1 {m['top1']:.3f}  top-5 {m['top5']:.3f}  "
-        f"(unigram baseline top-1 {m['baseline_top1']:.3f}  top-5 {m['baseline_top5']:.3f})"
-    )
-    for p in meta["probes"]:
-        print(f"  rank {p['rank']:>5}  {p['best']:<10} {p['text']}")
+    print_quality(meta, {"WordNet examples": "real_metrics"})
     print(f"saved to {args.out}")
 
 

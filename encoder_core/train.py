@@ -402,7 +402,13 @@ def main(argv: list[str] | None = None) -> None:
     settings = TrainSettings(steps=args.steps, seed=args.seed, lr=args.lr, dropout=args.dropout)
     meta = run(settings, args.out)
     print(f"trained {settings.steps} steps in {meta['train_seconds']:.0f}s, final loss {meta['final_loss']:.3f}")
-    for name, key in (("grammar", "metrics"), ("WordNet examples", "real_metrics")):
+    print_quality(meta, {"grammar": "metrics", "WordNet examples": "real_metrics"})
+    print(f"saved to {args.out}")
+
+
+def print_quality(meta: dict, held_out: dict[str, str]) -> None:
+    """A trained checkpoint's held-out scores (name -> its metrics' key in meta) and its probe ranks."""
+    for name, key in held_out.items():
         m = meta[key]
         print(
             f"held-out {name}, one word hidden: top-1 {m['top1']:.3f}  top-5 {m['top5']:.3f}  "
@@ -410,7 +416,6 @@ def main(argv: list[str] | None = None) -> None:
         )
     for p in meta["probes"]:
         print(f"  rank {p['rank']:>5}  {p['best']:<10} {p['text']}")
-    print(f"saved to {args.out}")
 
 
 if __name__ == "__main__":

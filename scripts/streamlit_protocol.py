@@ -9,11 +9,27 @@ Used by the warm-up after the server starts (scripts/warm_up.py) and by the hall
 from __future__ import annotations
 
 import asyncio
+import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+
+def wait_healthy(port: int, timeout: float = 60.0) -> None:
+    """Return once the app server on this loopback port answers its health check; TimeoutError if not."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise TimeoutError(f"no app server answered on port {port} within {timeout:.0f} s")
 
 
 def run_coroutine(coro):

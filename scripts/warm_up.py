@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from encoder_core.lessons import LESSON_IDS  # noqa: E402
-from scripts.streamlit_protocol import Session, run_coroutine  # noqa: E402
+from scripts.streamlit_protocol import Session, run_coroutine, wait_healthy  # noqa: E402
 
 PAGES = ("", *LESSON_IDS)  # "" is the home page
 
@@ -36,18 +35,6 @@ class PageRun:
     seconds: float
     ok: bool
     exceptions: list[str]
-
-
-def wait_healthy(port: int, deadline: float) -> bool:
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return True
-        except OSError:
-            pass
-        time.sleep(0.25)
-    return False
 
 
 async def run_pages(port: int, pages: tuple[str, ...]) -> list[PageRun]:
@@ -67,8 +54,7 @@ async def run_pages(port: int, pages: tuple[str, ...]) -> list[PageRun]:
 def warm_up(port: int, timeout: float = 180.0, pages: tuple[str, ...] = PAGES) -> list[PageRun]:
     """Wait for the server on this loopback port, then run every page once. Raises TimeoutError."""
     deadline = time.monotonic() + timeout
-    if not wait_healthy(port, deadline):
-        raise TimeoutError(f"no app server answered on port {port} within {timeout:.0f} s")
+    wait_healthy(port, timeout)
     return run_coroutine(asyncio.wait_for(run_pages(port, pages), max(1.0, deadline - time.monotonic())))
 
 

@@ -65,19 +65,28 @@ def test_ranks_are_ranks(probe_results, tok):
             assert r.top5[r.rank - 1][0] == r.best
 
 
-def test_no_probe_is_a_training_sentence(trained_mlm):
-    """Rebuild the checkpoint's training text (it needs WordNet) and look for every probe, filled in."""
-    from encoder_core.train import TrainSettings, training_texts
+def assert_probes_unseen(settings, meta: dict):
+    """Rebuild a checkpoint's training text from its settings (it needs WordNet; skip without it), check
+    it is the text the checkpoint counted, and that no probe, filled in, nor held-out sentence is in it."""
+    from encoder_core.train import training_texts
 
-    _, _, meta = trained_mlm
     try:
-        data = training_texts(TrainSettings(**meta["settings"]))
+        data = training_texts(settings)
     except WordNetUnavailable as err:
         pytest.skip(str(err))
     assert len(data.texts) == meta["corpus"]["texts_per_pass"]
     seen = {s.lower().rstrip(" .") for s in data.texts}
     assert not [s for p in PROBES for s in filled(p) if s in seen]
     assert not set(data.examples_held_out) & set(data.texts)
+    return data
+
+
+def test_no_probe_is_a_training_sentence(trained_mlm):
+    """Rebuild the checkpoint's training text (it needs WordNet) and look for every probe, filled in."""
+    from encoder_core.train import TrainSettings
+
+    _, _, meta = trained_mlm
+    data = assert_probes_unseen(TrainSettings(**meta["settings"]), meta)
     assert all(is_held_out(s) for s in data.examples_held_out)
 
 
@@ -144,14 +153,7 @@ def test_readme_quotes_the_minilm_heads_held_out_figures(minilm_mlm, trained_mlm
 
 
 def test_no_probe_is_a_training_sentence_of_the_minilm_head(minilm_mlm):
-    from encoder_core.train import TrainSettings, training_texts
+    from encoder_core.train import TrainSettings
 
     _, _, meta = minilm_mlm
-    try:
-        data = training_texts(TrainSettings(example_copies=1))  # what encoder_core.minilm_mlm draws from
-    except WordNetUnavailable as err:
-        pytest.skip(str(err))
-    assert len(data.texts) == meta["corpus"]["texts_per_pass"]
-    seen = {s.lower().rstrip(" .") for s in data.texts}
-    assert not [s for p in PROBES for s in filled(p) if s in seen]
-    assert not set(data.examples_held_out) & set(data.texts)
+    assert_probes_unseen(TrainSettings(example_copies=1), meta)  # what encoder_core.minilm_mlm draws from

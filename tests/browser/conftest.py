@@ -11,12 +11,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from scripts.streamlit_protocol import wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
@@ -93,19 +93,6 @@ def serving(root: Path = ROOT):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-
-
-def wait_healthy(port: int, timeout: float = 60.0) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.25)
-    raise RuntimeError(f"app server on port {port} did not become healthy in {timeout:.0f} s")
 
 
 @pytest.fixture(scope="session")
