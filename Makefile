@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test setup setup-dev browser lint bench train train-minilm clean
+.PHONY: run test setup setup-dev browser lint bench figures train train-minilm clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -36,6 +36,10 @@ test: setup-dev browser lint
 
 bench: setup-dev
 	$(BIN)/python -m benchmarks.forward
+
+# Every figure the docs quote from a model, recomputed (docs/figures.json) and written into the docs.
+figures: setup-dev
+	$(BIN)/python -m scripts.figures
 
 train: setup
 	bash scripts/ensure_test_packages.sh wordnet-base

@@ -2,7 +2,7 @@
 
 Measured against `st.plotly_chart` by `benchmarks.chart_component`, and not used by the lessons:
 on a bare page it redraws faster, but inside a lesson the change -> chart time is the same either
-way (README, "Speed and memory"). `st.plotly_chart` derives its element id from the figure, so
+way (docs/performance.md). `st.plotly_chart` derives its element id from the figure, so
 every change of data mounts a new chart and plotly draws it from scratch (`newPlot`), and then a
 second time when the element's config is rebuilt. This component is keyed by the chart's place
 instead: the same <div> receives each new figure, and plotly redraws only what changed. It loads

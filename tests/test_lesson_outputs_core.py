@@ -1,18 +1,10 @@
 """The outputs lesson's core: generated tasks, -100 labels, head shapes, span decoding, fine-tuning."""
 
-import re
-from pathlib import Path
-
 import pytest
 import torch
 
 from encoder_core import tasks
 from encoder_core.masking import IGNORE_INDEX
-
-# Held-out score each head must beat the majority-class baseline by, after only MARGIN_STEPS steps
-# (the page's default is more). Measured at 80 steps: +0.54, +0.44, +0.45, +0.45.
-MARGIN_STEPS = 80
-MARGINS = {"sentence": 0.3, "pair": 0.3, "tagging": 0.3, "qa": 0.3}
 
 
 @pytest.fixture(scope="module")
@@ -163,43 +155,6 @@ def test_frozen_trains_only_the_head_and_scratch_starts_elsewhere(mlm):
     assert all(torch.equal(p, q) for p, q in zip(frozen.model.encoder.parameters(), encoder.parameters()))
     scratch = tasks.fine_tune(encoder, tok, "qa", "scratch", steps=1)
     assert frozen.losses[0] != scratch.losses[0]
-
-
-@pytest.mark.parametrize("task", tasks.TASKS)
-def test_each_head_beats_the_majority_baseline(mlm, task):
-    encoder, tok = mlm
-    run = tasks.fine_tune(encoder, tok, task, steps=MARGIN_STEPS)
-    assert run.held_out >= run.baseline + MARGINS[task], (run.held_out, run.baseline)
-    assert 0.0 < run.baseline < 1.0 and run.n_held_out == tasks.N_HELD_OUT
-
-
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def readme_row() -> str:
-    return next(line for line in README.read_text(encoding="utf-8").splitlines() if "(`/outputs`)" in line)
-
-
-@pytest.mark.slow
-def test_the_readme_quotes_the_default_runs_held_out_scores_and_baselines(mlm):
-    encoder, tok = mlm
-    quoted = re.search(r"<!-- outputs-scores -->(.*)<!-- /outputs-scores -->", readme_row()).group(1)
-    pairs = [(float(a), float(b)) for a, b in re.findall(r"([\d.]+)%[^(]*\(([\d.]+)%\)", quoted)]
-    assert len(pairs) == len(tasks.TASKS)
-    for task, (score, baseline) in zip(tasks.TASKS, pairs):
-        run = tasks.fine_tune(encoder, tok, task)
-        assert baseline == pytest.approx(100 * run.baseline, abs=0.05)
-        assert score == pytest.approx(100 * run.held_out, abs=1.0)  # a held-out example or two across machines
-
-
-def test_the_readme_quotes_minilms_pooling_rank_accuracy(minilm):
-    from encoder_core.lessons.outputs import pooling_ranking
-
-    ranking = pooling_ranking(minilm)
-    cls, mean = re.search(r"rank accuracy on \d+ paraphrase.*?\(([\d.]+)% vs ([\d.]+)%\)", readme_row()).groups()
-    assert float(cls) == pytest.approx(100 * ranking.rank_accuracy["cls"], abs=0.05)
-    assert float(mean) == pytest.approx(100 * ranking.rank_accuracy["mean"], abs=0.05)
-    assert f"on {len(ranking.pairs)} paraphrase" in readme_row()
 
 
 # ---- the lesson module: what the page shows ----

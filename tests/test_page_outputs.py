@@ -149,7 +149,7 @@ def test_pooling_ranking_is_measured_on_minilm(minilm):
             np.mean([c for c, k in zip(expected.cosine[pooling], kinds) if k == kind]) for kind in lesson.PAIR_KINDS
         ]
         np.testing.assert_allclose(trace["y"], means, rtol=1e-9)
-    assert expected.rank_accuracy["mean"] >= expected.rank_accuracy["cls"]  # the README's numbers
+    assert expected.rank_accuracy["mean"] >= expected.rank_accuracy["cls"]  # what docs/models.md quotes
 
 
 def test_a_missing_checkpoint_is_named_and_the_page_carries_on(monkeypatch, tmp_path):

@@ -1,22 +1,10 @@
-"""The lab's trained MLM on real English: the quality bar, the twenty probes and the README's figures."""
-
-import re
-from pathlib import Path
+"""The lab's trained MLM on real English: the quality bar and the twenty probes (their figures: test_figures.py)."""
 
 import pytest
 
 from encoder_core.evaluate import content_word_ranking
-from encoder_core.probes import PROBES, filled, probes_table, run_probes
+from encoder_core.probes import PROBES, filled, run_probes
 from encoder_core.wordnet import WordNetUnavailable, is_held_out
-
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def readme_block(name: str) -> str:
-    text = README.read_text(encoding="utf-8")
-    found = re.search(rf"<!-- {name}:start -->\n(.*?)\n<!-- {name}:end -->", text, re.S)
-    assert found, f"README.md has no {name} block"
-    return found.group(1).strip()
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +20,8 @@ def test_twenty_fixed_probes_each_with_one_mask_and_known_answers(tok):
         assert any(word in tok.token_to_id for word in probe.expected)
 
 
-# Probe 2 misses its promised top 5 on the committed checkpoint (README, "The models"). strict=True:
-# the day a retrained checkpoint passes it, this fails and the mark (and the README) must go.
+# Probe 2 misses its promised top 5 on the committed checkpoint (docs/models.md). strict=True:
+# the day a retrained checkpoint passes it, this fails and the mark (and docs/models.md) must go.
 SHORTFALL = {PROBES[1].text: "she put her money in the [MASK]: bank at rank 24, not in the top 5"}
 
 
@@ -50,10 +38,6 @@ def test_the_promised_probes_pass(probe_results, index):
     assert [p.text for p in PROBES if p.required_top is not None] == [p.text for p in PROBES[:3]]
     r = probe_results[index]
     assert r.passed, f"{r.probe.text}: best expected word {r.best!r} at rank {r.rank}"
-
-
-def test_the_readme_probe_table_is_the_one_the_model_gives(probe_results):
-    assert readme_block("probes") == probes_table(probe_results)
 
 
 def test_ranks_are_ranks(probe_results, tok):
@@ -90,15 +74,6 @@ def test_no_probe_is_a_training_sentence(trained_mlm):
     assert all(is_held_out(s) for s in data.examples_held_out)
 
 
-def test_readme_quotes_the_held_out_figures(trained_mlm):
-    _, _, meta = trained_mlm
-    m = meta["real_metrics"]
-    block = readme_block("mlm-quality")
-    for value in (m["top1"], m["top5"], m["baseline_top1"], m["baseline_top5"]):
-        assert f"{value:.3f}" in block
-    assert f"{m['n_examples']:,}" in block
-
-
 def test_unigram_baseline_counts_words(tok):
     ranking = content_word_ranking(["The cat sat", "the cat ran", "a dog sat down"], tok)
     assert ranking[:2] == ["cat", "sat"] and "the" not in ranking and "a" not in ranking
@@ -130,26 +105,6 @@ def minilm_probe_results(minilm_mlm):
 def test_the_promised_probes_pass_on_minilm_with_the_labs_head(minilm_probe_results, index):
     r = minilm_probe_results[index]
     assert r.passed, f"{r.probe.text}: best expected word {r.best!r} at rank {r.rank}"
-
-
-def test_the_readme_minilm_probe_table_is_the_one_the_model_gives(minilm_probe_results):
-    assert readme_block("probes-minilm") == probes_table(minilm_probe_results)
-
-
-def test_the_minilm_heads_metadata_holds_what_it_gives_now(minilm_mlm, minilm_probe_results):
-    """The ranks recorded at training time are the committed weights' own (nothing changed since)."""
-    _, _, meta = minilm_mlm
-    assert [(p["text"], p["rank"], p["best"]) for p in meta["probes"]] == [
-        (r.probe.text, r.rank, r.best) for r in minilm_probe_results
-    ]
-
-
-def test_readme_quotes_the_minilm_heads_held_out_figures(minilm_mlm, trained_mlm):
-    _, _, meta = minilm_mlm
-    m = meta["real_metrics"]
-    assert m["n_examples"] == trained_mlm[2]["real_metrics"]["n_examples"]  # the same held-out sentences
-    block = readme_block("mlm-quality")
-    assert f"| all-MiniLM-L6-v2 + the lab's MLM head | {m['top1']:.3f} | {m['top5']:.3f} |" in block
 
 
 def test_no_probe_is_a_training_sentence_of_the_minilm_head(minilm_mlm):

@@ -33,7 +33,6 @@ from encoder_core.quiz import (
 )
 from encoder_core.quiz.base import Mistake, precision
 from encoder_core.quiz.block import STAGE_NAMES, block_param_formula
-from encoder_core.quiz.table import fixed_questions, quiz_table
 from encoder_core.tokenizer import english_tokenizer
 
 SEEDS = range(20)
@@ -557,7 +556,7 @@ def test_choice_grading_refuses_text_that_is_not_an_option():
     assert not g.correct and not g.valid and "pick one" in g.message
 
 
-# ---------------------------------------------------------------- tolerances, mistakes, coverage, the README table
+# ---------------------------------------------------------------- tolerances, mistakes, coverage
 
 
 @pytest.mark.parametrize("answer", [0.009, 0.0004, -0.003, 0.05, 0.35, 3.09, 66.5, 1234.5])
@@ -623,20 +622,6 @@ def test_quiz_42_has_a_question_from_the_block_and_reproduces():
     first = [question_for(None, 42, i) for i in range(10)]
     assert "block" in {q.lesson for q in first}
     assert [q.id for q in first] == [question_for(None, 42, i).id for i in range(10)]
-
-
-README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-def test_the_readme_quiz_table_is_the_one_the_generators_give():
-    text = README.read_text(encoding="utf-8")
-    found = re.search(r"<!-- quiz-table:start -->\n(.*?)\n<!-- quiz-table:end -->", text, re.S)
-    assert found, "README.md has no quiz-table block"
-    questions_ = fixed_questions()
-    assert found.group(1).strip() == quiz_table(questions_)
-    per_lesson = {lesson: [q.lesson for q in questions_].count(lesson) for lesson in {q.lesson for q in questions_}}
-    assert per_lesson == {lesson: 2 for lesson in ("attention", "padding", "masking", "block", "heads")}
-    assert all(q.mistakes for q in questions_)
 
 
 # ---------------------------------------------------------------- named mistakes, recomputed by hand

@@ -58,15 +58,3 @@ def test_the_limiter_stops_a_session_an_address_then_everyone_and_forgets_after_
     limiter.failed("d", None, now=3)
     assert not limiter.allowed("e", "ip3", now=4)  # the process's limit, whoever asks
     assert limiter.allowed("a", "ip1", now=61) and limiter.allowed("e", "ip3", now=64)
-
-
-def test_the_readme_quotes_these_figures():
-    from pathlib import Path
-
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme[readme.index("### Class room") :]
-    assert f"8 characters from {len(codes.ALPHABET)}" in section and f"31^{codes.CODE_LENGTH}" in section
-    assert f"about {codes.CODE_SPACE:.1e}".replace("e+", "e") in section
-    assert f"{limits.PER_SESSION} a minute per browser session, {limits.PER_ADDRESS} per address" in section
-    assert f"{limits.PER_PROCESS} a minute per" in section
-    assert f"1 in {round(1 / limits.day_hit_chance(100), -3):,.0f}" in section

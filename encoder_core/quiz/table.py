@@ -1,7 +1,7 @@
-"""Ten held-fixed questions, their answers and the mistakes they diagnose, as the README's Markdown table.
+"""Ten held-fixed questions, their answers and the mistakes they diagnose, as a Markdown table.
 
-python -m encoder_core.quiz.table prints it; a test checks the README holds the same table, so a change
-to a generator that moves an answer or a diagnosis shows up there.
+python -m encoder_core.quiz.table prints it; `make figures` writes it into docs/lecturers.md and a test
+checks it there, so a change to a generator that moves an answer or a diagnosis shows up there.
 """
 
 from __future__ import annotations

@@ -25,6 +25,21 @@ LOAD_MS = 90_000  # a cold lesson builds its model on first use; the test machin
 LESSONS = [*LESSON_IDS, "quiz"]  # every page in the navigation with a URL path
 
 
+SETTLED = """k => new Promise(done => {
+  let last = null, still = 0;
+  const started = performance.now();
+  const tick = () => {
+    const h = [...document.querySelectorAll('[data-testid=stMain] h3')]
+      .find(h => h.innerText.trim().startsWith(`Step ${k} of `));
+    const top = h ? Math.round(h.getBoundingClientRect().top) : null;
+    still = top === last ? still + 1 : 0;
+    last = top;
+    if (still >= 6 || performance.now() - started > 3000) done(); else setTimeout(tick, 50);
+  };
+  tick();
+})"""
+
+
 def step_headings(page) -> list[str]:
     texts = page.locator("[data-testid=stMain] h1, [data-testid=stMain] h2, [data-testid=stMain] h3").all_inner_texts()
     return [t.strip() for t in texts if STEP_TEXT.match(t.strip())]
@@ -49,7 +64,9 @@ def wait_for_step(page, k: int) -> int:
         page.wait_for_function("() => !document.querySelector('[data-testid^=stSkeleton]')", timeout=30_000)
     except PlaywrightTimeout:
         pass
-    page.wait_for_timeout(1_500)  # the step's heading is scrolled into view, and again once content settles
+    # The step's heading is scrolled into view, and again once content settles: wait until it has
+    # stood still for 300 ms (3 s at most), so a screenshot shows the step from its heading.
+    page.evaluate(SETTLED, k)
     headings = step_headings(page)
     assert len(headings) == 1, headings
     return int(STEP_TEXT.match(headings[0]).group(2))
