@@ -43,11 +43,11 @@ figures: setup-dev
 
 train: setup
 	bash scripts/ensure_test_packages.sh wordnet-base
-	$(BIN)/python -m encoder_core.train
+	$(BIN)/python -m encoder_core.training.train
 
 train-minilm: setup
 	bash scripts/ensure_test_packages.sh wordnet-base
-	$(BIN)/python -m encoder_core.minilm_mlm
+	$(BIN)/python -m encoder_core.pretrained.minilm_mlm
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache artifacts

@@ -5,7 +5,14 @@ import streamlit as st
 from encoder_core.lessons import LESSONS
 from ui.frame.modes import lecture_mode
 from ui.frame.quiz_widget import QUIZ_PAGE
-from ui.frame.shell import enter_page, leave_legacy_pages_mode, page_style, presenting_controls, share_link
+from ui.frame.shell import (
+    LESSON_ICONS,
+    enter_page,
+    leave_legacy_pages_mode,
+    page_style,
+    presenting_controls,
+    share_link,
+)
 from ui.frame.state import GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_url, show_notices
 
 leave_legacy_pages_mode()  # the first session after a restart would otherwise skip this frame
@@ -15,7 +22,12 @@ st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layo
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     *(
-        st.Page(f"pages/{lesson.id}.py", title=lesson.title, icon=f":material/{lesson.icon}:", url_path=lesson.id)
+        st.Page(
+            f"pages/{lesson.id}.py",
+            title=lesson.title,
+            icon=f":material/{LESSON_ICONS[lesson.id]}:",
+            url_path=lesson.id,
+        )
         for lesson in LESSONS
     ),
     st.Page(QUIZ_PAGE, title="Quiz", icon=":material/quiz:", url_path="quiz"),

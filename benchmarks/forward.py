@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from encoder_core import EncoderConfig, build_encoder
-from encoder_core.reference import to_torch_layer
+from encoder_core.model.reference import to_torch_layer
 
 MODELS = {
     "d64 h4 L2": EncoderConfig(vocab_size=200, d_model=64, n_heads=4, n_layers=2),

@@ -17,10 +17,10 @@ import time
 import torch
 
 from encoder_core import teaching_model
-from encoder_core.head_patterns import label_heads
 from encoder_core.lessons.heads import head_mechanics, run_encoder
-from encoder_core.pretrained import load_minilm
-from encoder_core.tokenizer import english_tokenizer
+from encoder_core.model.head_patterns import label_heads
+from encoder_core.model.tokenizer import english_tokenizer
+from encoder_core.pretrained.minilm import load_minilm
 from ui.views import heads as views
 from ui.views.heads import head_grid
 

@@ -12,8 +12,8 @@ import argparse
 
 import torch
 
-from encoder_core.checkpoint import load_small_mlm
-from encoder_core.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
+from encoder_core.finetune.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
+from encoder_core.training.checkpoint import load_small_mlm
 
 
 def main() -> None:

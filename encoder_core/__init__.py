@@ -1,22 +1,7 @@
 """encoder_core: a small, inspectable BERT-style encoder. torch + numpy only."""
 
-from .attention import SelfAttention, additive_mask, attention
-from .config import MAX_SEED, PRESETS, TEACHING_INIT_STD, EncoderConfig, preset
-from .heads import MaskedLanguageModel, MLMHead, SequenceClassifier, SpanHead, TokenClassifier, cls_pool, mean_pool
-from .loss import LossBreakdown, loss_breakdown
-from .masking import (
-    IGNORE_INDEX,
-    KEPT,
-    MASKED,
-    NOT_CHOSEN,
-    RANDOM,
-    MaskCounts,
-    MaskingResult,
-    exact_counts,
-    mask_tokens,
-    round_half_up,
-)
-from .model import (
+from .model.config import MAX_SEED, PRESETS, TEACHING_INIT_STD, EncoderConfig, preset
+from .model.model import (
     POST_NORM_STAGES,
     PRE_NORM_STAGES,
     Embeddings,
@@ -29,7 +14,30 @@ from .model import (
     sinusoidal_table,
     teaching_model,
 )
-from .tokenizer import Batch, Encoding, WordPieceTokenizer, WordTokenizer, clean_text, english_tokenizer
+from .model.output_heads import (
+    MaskedLanguageModel,
+    MLMHead,
+    SequenceClassifier,
+    SpanHead,
+    TokenClassifier,
+    cls_pool,
+    mean_pool,
+)
+from .model.self_attention import SelfAttention, additive_mask, attention
+from .model.tokenizer import Batch, Encoding, WordPieceTokenizer, WordTokenizer, clean_text, english_tokenizer
+from .objectives.loss import LossBreakdown, loss_breakdown
+from .objectives.mlm_masking import (
+    IGNORE_INDEX,
+    KEPT,
+    MASKED,
+    NOT_CHOSEN,
+    RANDOM,
+    MaskCounts,
+    MaskingResult,
+    exact_counts,
+    mask_tokens,
+    round_half_up,
+)
 
 __all__ = [
     "MAX_SEED",

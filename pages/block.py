@@ -6,8 +6,8 @@ import streamlit as st
 
 from encoder_core import POST_NORM_STAGES, EncoderBlock, preset
 from encoder_core.lessons import block as core
-from encoder_core.model import Embeddings, sinusoidal_table
-from encoder_core.reference import block_equivalence, to_torch_layer
+from encoder_core.model.model import Embeddings, sinusoidal_table
+from encoder_core.model.reference import block_equivalence, to_torch_layer
 from ui.frame import sections as lesson
 from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
@@ -178,7 +178,8 @@ def render_stage() -> None:
     st.markdown(f"**Stage {i} (of 0–{len(walk.stages) - 1}): {STAGE_LABELS[step]}** — layer {layer}, {norm}-norm")
     st.latex(core.STAGE_FORMULAS[norm][step])
     st.caption(
-        f"Computed by encoder_core/model.py, line {src.first_line} (EncoderBlock.forward, read from the running code):"
+        f"Computed by encoder_core/model/model.py, line {src.first_line} "
+        "(EncoderBlock.forward, read from the running code):"
     )
     st.code("\n".join(src.lines), language="python")
     narrative(fb.stage_note(walk, step))

@@ -4,9 +4,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from encoder_core.head_patterns import DEFAULT_THRESHOLD, head_label, label_heads, layer_averages
 from encoder_core.lessons import heads as core
-from encoder_core.pretrained import INSTALL_HINT
+from encoder_core.model.head_patterns import DEFAULT_THRESHOLD, head_label, label_heads, layer_averages
+from encoder_core.pretrained.minilm import INSTALL_HINT
 from ui.frame import sections as lesson
 from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code

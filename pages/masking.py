@@ -7,12 +7,12 @@ from dataclasses import replace
 import streamlit as st
 
 from encoder_core import MAX_SEED
-from encoder_core.checkpoint import fill_mask
-from encoder_core.corpus import nsp_pairs
+from encoder_core.data.corpus import nsp_pairs
 from encoder_core.lessons import masking as lesson
-from encoder_core.loss import loss_breakdown
-from encoder_core.masking import exact_counts, mask_tokens
-from encoder_core.train import train_mlm
+from encoder_core.objectives.loss import loss_breakdown
+from encoder_core.objectives.mlm_masking import exact_counts, mask_tokens
+from encoder_core.training.checkpoint import fill_mask
+from encoder_core.training.train import train_mlm
 from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, usable_sentence

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from encoder_core.finetune.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
 from encoder_core.lessons import outputs as lesson
-from encoder_core.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
 from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import usable_sentence

@@ -4,11 +4,11 @@ from dataclasses import replace
 
 import streamlit as st
 
+from encoder_core.finetune.tasks import make_task
 from encoder_core.lessons import tradeoffs as lesson
 from encoder_core.lessons.masking import summarise_leakage
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak
 from encoder_core.lessons.tradeoffs import MAX_SENTENCE_TOKENS, TIMING_LENGTHS
-from encoder_core.tasks import make_task
 from ui.frame.charts import show_figure, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence

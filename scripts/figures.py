@@ -61,8 +61,8 @@ def fine_tuned_scores(threads: int) -> dict:
     """Held-out scores of the fine-tuned runs the docs quote, on this process's CPU setting."""
     import torch
 
-    from encoder_core import tasks
-    from encoder_core.checkpoint import load_small_mlm
+    from encoder_core.finetune import tasks
+    from encoder_core.training.checkpoint import load_small_mlm
 
     torch.set_num_threads(threads)
     model, tokenizer, _ = load_small_mlm()
@@ -99,7 +99,7 @@ def fine_tuned_bands() -> tuple[dict, dict]:
 
 def outputs_figures() -> dict:
     from encoder_core.lessons.outputs import pooling_ranking
-    from encoder_core.pretrained import load_minilm
+    from encoder_core.pretrained.minilm import load_minilm
 
     runs, bands = fine_tuned_bands()
     ranking = pooling_ranking(load_minilm())
@@ -111,7 +111,7 @@ def outputs_figures() -> dict:
 
 
 def probe_records(model, tokenizer) -> list[dict]:
-    from encoder_core.probes import run_probes
+    from encoder_core.training.probes import run_probes
 
     return [
         {"text": r.probe.text, "rank": r.rank, "best": r.best, "probability": r.probability, "top5": r.top5}
@@ -120,8 +120,8 @@ def probe_records(model, tokenizer) -> list[dict]:
 
 
 def models_figures() -> dict:
-    from encoder_core.checkpoint import load_small_mlm
-    from encoder_core.minilm_mlm import load_minilm_mlm
+    from encoder_core.pretrained.minilm_mlm import load_minilm_mlm
+    from encoder_core.training.checkpoint import load_small_mlm
 
     small, small_tok, small_meta = load_small_mlm()
     minilm, minilm_tok, minilm_meta = load_minilm_mlm()
@@ -137,9 +137,9 @@ def models_figures() -> dict:
 
 def tradeoffs_figures() -> dict:
     from encoder_core import english_tokenizer, teaching_model
-    from encoder_core.checkpoint import load_small_mlm
-    from encoder_core.costs import append_flops_closed_form
     from encoder_core.lessons.tradeoffs import mask_mismatch
+    from encoder_core.model.costs import append_flops_closed_form
+    from encoder_core.training.checkpoint import load_small_mlm
 
     tok = english_tokenizer()
     ids = tok.encode(TRADEOFFS_SENTENCE).ids
@@ -294,7 +294,7 @@ def render_quality(f: dict) -> str:
 
 
 def render_probes(records: list[dict]) -> str:
-    from encoder_core.probes import PROBES
+    from encoder_core.training.probes import PROBES
 
     lines = ["| # | probe | expected | rank | five best guesses |", "|---|---|---|---|---|"]
     for n, (probe, r) in enumerate(zip(PROBES, records, strict=True), start=1):

@@ -31,7 +31,7 @@ def small_model():
 @pytest.fixture(scope="session")
 def minilm():
     """all-MiniLM-L6-v2 from its PyPI package. Skipped off CI when the package is missing; on CI it must load."""
-    from encoder_core.pretrained import INSTALL_HINT, load_minilm
+    from encoder_core.pretrained.minilm import INSTALL_HINT, load_minilm
 
     if importlib.util.find_spec(MINILM_PACKAGE) is None and os.environ.get("CI") != "true":
         pytest.skip(f"pretrained MiniLM not installed: {INSTALL_HINT}")
@@ -41,7 +41,7 @@ def minilm():
 @pytest.fixture(scope="session")
 def trained_mlm():
     """(model, tokenizer, metadata) of the lab's committed masked-language model, checked against its hashes."""
-    from encoder_core.checkpoint import load_small_mlm
+    from encoder_core.training.checkpoint import load_small_mlm
 
     return load_small_mlm()
 
@@ -61,6 +61,6 @@ def lesson_model(request) -> LessonModel:
 @pytest.fixture(scope="session")
 def minilm_mlm(minilm):
     """(model, tokenizer, metadata): all-MiniLM-L6-v2 under the lab's committed MLM head."""
-    from encoder_core.minilm_mlm import load_minilm_mlm
+    from encoder_core.pretrained.minilm_mlm import load_minilm_mlm
 
     return load_minilm_mlm(pre=minilm)

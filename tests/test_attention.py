@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from encoder_core import EncoderConfig, SelfAttention, additive_mask, attention
-from encoder_core.examples import seed001_example, seed002_scores
+from encoder_core.data.examples import seed001_example, seed002_scores
 
 
 def test_seed001_published_numbers():

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from encoder_core import EncoderConfig, build_encoder
-from encoder_core.reference import FLOAT32_TOLERANCE, block_equivalence, to_torch_layer
+from encoder_core.model.reference import FLOAT32_TOLERANCE, block_equivalence, to_torch_layer
 
 TOL = 1e-5
 

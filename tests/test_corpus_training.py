@@ -8,18 +8,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from encoder_core.checkpoint import (
-    DEFAULT_DIR,
-    MANIFEST_FILE,
-    TIED_KEY,
-    WEIGHTS_FILE,
-    CheckpointError,
-    fill_mask,
-    load_small_mlm,
-    verify_checkpoint,
-)
-from encoder_core.config import EncoderConfig, preset
-from encoder_core.corpus import (
+from encoder_core.data.corpus import (
     ANIMALS,
     BANK_MONEY,
     BANK_RIVER,
@@ -32,10 +21,21 @@ from encoder_core.corpus import (
     nsp_pairs,
     split_corpus,
 )
-from encoder_core.evaluate import evaluate_checkpoint, masked_examples
-from encoder_core.leakage import leakage_experiment
-from encoder_core.tokenizer import WordTokenizer, english_tokenizer
-from encoder_core.train import new_mlm, train_mlm
+from encoder_core.model.config import EncoderConfig, preset
+from encoder_core.model.tokenizer import WordTokenizer, english_tokenizer
+from encoder_core.objectives.leakage import leakage_experiment
+from encoder_core.training.checkpoint import (
+    DEFAULT_DIR,
+    MANIFEST_FILE,
+    TIED_KEY,
+    WEIGHTS_FILE,
+    CheckpointError,
+    fill_mask,
+    load_small_mlm,
+    verify_checkpoint,
+)
+from encoder_core.training.evaluate import evaluate_checkpoint, masked_examples
+from encoder_core.training.train import new_mlm, train_mlm
 
 
 @pytest.fixture(scope="module")
@@ -164,11 +164,11 @@ def test_corrupted_or_missing_checkpoint_is_refused(tmp_path):
     weights.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="model.safetensors") as err:
         load_small_mlm(bad)
-    assert "python -m encoder_core.train" in str(err.value)
+    assert "python -m encoder_core.training.train" in str(err.value)
     assert isinstance(err.value, ValueError)
 
     weights.unlink()
-    with pytest.raises(CheckpointError, match="model.safetensors.*missing.*python -m encoder_core.train"):
+    with pytest.raises(CheckpointError, match="model.safetensors.*missing.*python -m encoder_core.training.train"):
         load_small_mlm(bad)
     (bad / MANIFEST_FILE).unlink()
     with pytest.raises(CheckpointError, match="SHA256SUMS"):

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from encoder_core.files import file_sha256
-from encoder_core.tokenizer import ENGLISH_VOCAB, WordPieceTokenizer, english_tokenizer
+from encoder_core.model.tokenizer import ENGLISH_VOCAB, WordPieceTokenizer, english_tokenizer
+from encoder_core.training.files import file_sha256
 
 # bert-base-uncased's vocab.txt, byte for byte the file all-MiniLM-L6-v2 ships.
 VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
@@ -105,7 +105,7 @@ def test_a_vocabulary_without_the_special_tokens_is_refused(tmp_path):
 
 def test_every_grammar_word_is_one_piece():
     """The quizzes and the grammar's lessons count one token per word: true for every word they use."""
-    from encoder_core.lexicon import default_vocabulary
+    from encoder_core.data.lexicon import default_vocabulary
 
     tok = english_tokenizer()
     assert all(word in tok.token_to_id for word in default_vocabulary())

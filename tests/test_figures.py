@@ -14,8 +14,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from encoder_core import tasks
-from encoder_core.probes import PROBES
+from encoder_core.finetune import tasks
+from encoder_core.training.probes import PROBES
 from scripts.figures import (
     COMPARED_STARTS_TASKS,
     CPU_SETTINGS,
@@ -92,7 +92,7 @@ def test_quality_figures_are_the_checkpoints_own_metadata(figures, trained_mlm, 
 
 
 def test_append_flops_are_the_closed_form(figures, small_model, tok):
-    from encoder_core.costs import append_flops_closed_form
+    from encoder_core.model.costs import append_flops_closed_form
 
     t = figures["tradeoffs"]
     ids = tok.encode(TRADEOFFS_SENTENCE).ids

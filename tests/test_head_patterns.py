@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from encoder_core.head_patterns import (
+from encoder_core.model.head_patterns import (
     BROAD,
     NEIGHBOUR_PATTERNS,
     PATTERNS,

@@ -129,3 +129,29 @@ def test_every_lesson_has_its_three_layers(lesson):
 
 def test_every_page_file_is_in_the_navigation():
     assert {p.stem for p in PAGES} == {"home", "quiz", "room", *LESSON_IDS}
+
+
+def test_every_lesson_has_a_navigation_icon():
+    from ui.frame.shell import LESSON_ICONS
+
+    assert set(LESSON_ICONS) == set(LESSON_IDS)
+
+
+MAX_TOP_LEVEL_CORE_MODULES = 10
+MIRRORED = {"lessons", "quiz"}  # one module per lesson in each: the same file names by design
+
+
+def test_encoder_core_is_grouped_by_role():
+    """encoder_core's modules live in subpackages by role (model, objectives, data, training, ...):
+    few at the top, and outside lessons/ and quiz/ no two share a file name."""
+    top = sorted(p.name for p in (ROOT / "encoder_core").glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL_CORE_MODULES, top
+    seen: dict[str, Path] = {}
+    for path in python_files("encoder_core"):
+        rel = path.relative_to(ROOT / "encoder_core")
+        if path.name == "__init__.py" or rel.parts[0] in MIRRORED:
+            continue
+        assert path.name not in seen, f"{rel} and {seen[path.name]} share a file name"
+        seen[path.name] = rel
+    lesson_names = {p.name for folder in MIRRORED for p in (ROOT / "encoder_core" / folder).glob("*.py")}
+    assert not set(seen) & lesson_names, f"named like a lesson module: {sorted(set(seen) & lesson_names)}"

@@ -14,9 +14,9 @@ import torch
 import torch.nn.functional as F
 
 from encoder_core import Encoder, EncoderBlock, build_encoder, param_count, preset, sinusoidal_table
-from encoder_core import reference as reference_module
 from encoder_core.lessons import block as core
-from encoder_core.reference import block_equivalence
+from encoder_core.model import reference as reference_module
+from encoder_core.model.reference import block_equivalence
 
 SENTENCE = "the cat sat on the mat"
 TEACHING_STD = 0.2  # the pages' init std for the seeded model

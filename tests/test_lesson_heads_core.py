@@ -14,7 +14,6 @@ import torch
 import torch.nn.functional as F
 
 from encoder_core import build_encoder, preset
-from encoder_core.head_patterns import label_heads
 from encoder_core.lessons.heads import (
     BANK_MONEY,
     BANK_RIVER,
@@ -34,7 +33,8 @@ from encoder_core.lessons.heads import (
     word_index,
     word_vector_cosines,
 )
-from encoder_core.pretrained import sentence_embeddings
+from encoder_core.model.head_patterns import label_heads
+from encoder_core.pretrained.minilm import sentence_embeddings
 
 EXAMPLE = ("the cat sat on the mat", "it was happy")
 

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from encoder_core import IGNORE_INDEX, KEPT, MASKED, NOT_CHOSEN, RANDOM, MaskedLanguageModel, preset
 from encoder_core.lessons import masking as lesson
-from encoder_core.masking import MaskCounts, MaskingResult, exact_counts, mask_tokens
+from encoder_core.objectives.mlm_masking import MaskCounts, MaskingResult, exact_counts, mask_tokens
 from ui.views import masking as figs
 
 SENTENCE = "the cat sat on the mat and the dog slept on the floor"
@@ -287,7 +287,7 @@ def test_running_mean_matches_numpy():
 
 def leakage_runs(steps: int = 40):
     """A made-up pair of runs: the correct one learns slowly, the leaky one is perfect by step 6."""
-    from encoder_core.leakage import LeakageResult, LeakageRun
+    from encoder_core.objectives.leakage import LeakageResult, LeakageRun
 
     correct = LeakageRun(False, [3.0 - 0.01 * i for i in range(steps)], [0.01 * i for i in range(steps)], 0.1, 0.3, 2.0)
     leaky = LeakageRun(

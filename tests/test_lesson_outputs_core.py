@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from encoder_core import tasks
-from encoder_core.masking import IGNORE_INDEX
+from encoder_core.finetune import tasks
+from encoder_core.objectives.mlm_masking import IGNORE_INDEX
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from encoder_core.examples import seed001_example
+from encoder_core.data.examples import seed001_example
 from encoder_core.lessons.padding import (
     fast_path_pad_outputs,
     pad_leak,

@@ -14,15 +14,6 @@ import torch
 import torch.nn.functional as F
 
 from encoder_core import exact_counts, teaching_model
-from encoder_core.costs import (
-    CausalCache,
-    FlopCounter,
-    append_flops_closed_form,
-    fitted_exponent,
-    layer_flops,
-    split_windows,
-    windows_closed_form,
-)
 from encoder_core.lessons.attention import ROUNDING
 from encoder_core.lessons.tradeoffs import (
     CASES,
@@ -44,7 +35,16 @@ from encoder_core.lessons.tradeoffs import (
     rtd_labels,
     time_lengths,
 )
-from encoder_core.masking import IGNORE_INDEX
+from encoder_core.model.costs import (
+    CausalCache,
+    FlopCounter,
+    append_flops_closed_form,
+    fitted_exponent,
+    layer_flops,
+    split_windows,
+    windows_closed_form,
+)
+from encoder_core.objectives.mlm_masking import IGNORE_INDEX
 
 SENTENCE = "the cat sat on the mat and the dog slept"
 # The source documents sit in shared/ beside the checkout (CI lays a copy there too).
@@ -289,7 +289,7 @@ def test_averaging_over_every_position_shrinks_the_loss_and_its_gradient(lesson_
 
 
 def test_the_right_mean_is_cross_entropys(lesson_model, trained_mlm):
-    from encoder_core.masking import mask_tokens
+    from encoder_core.objectives.mlm_masking import mask_tokens
 
     tok = lesson_model.tokenizer  # the trained MLM reads the sidebar model's tokens, as on the page
     ids = sentence_ids(tok)
@@ -308,8 +308,8 @@ def test_the_right_mean_is_cross_entropys(lesson_model, trained_mlm):
 
 
 def test_truncation_keeps_the_answer_only_from_the_shortest_length_on(lesson_model):
+    from encoder_core.finetune.tasks import make_task
     from encoder_core.lessons.tradeoffs import answer_truncation
-    from encoder_core.tasks import make_task
 
     tok = lesson_model.tokenizer  # the page truncates with the sidebar model's tokenizer
     for ex in make_task("qa").held_out[:5]:

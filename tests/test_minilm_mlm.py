@@ -6,8 +6,7 @@ import shutil
 import pytest
 import torch
 
-from encoder_core.checkpoint import CheckpointError, fill_mask
-from encoder_core.minilm_mlm import (
+from encoder_core.pretrained.minilm_mlm import (
     DEFAULT_DIR,
     WEIGHTS_FILE,
     HeadSettings,
@@ -18,6 +17,7 @@ from encoder_core.minilm_mlm import (
     train_top,
     trained_keys,
 )
+from encoder_core.training.checkpoint import CheckpointError, fill_mask
 
 
 def test_the_frozen_part_is_the_published_model_itself(minilm_mlm, minilm):

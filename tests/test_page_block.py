@@ -10,8 +10,8 @@ from apptest_helpers import all_text, figures
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import POST_NORM_STAGES, TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
-from encoder_core import reference as reference_module
 from encoder_core.lessons import block as core
+from encoder_core.model import reference as reference_module
 from ui.views import block as fb
 from ui.views.figures import matrix_heatmap
 

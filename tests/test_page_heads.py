@@ -12,7 +12,6 @@ from apptest_helpers import all_text, figures
 from streamlit.testing.v1 import AppTest
 
 import ui.models as minilm_model
-from encoder_core.head_patterns import label_heads
 from encoder_core.lessons.heads import (
     SameWordMass,
     SentenceSplits,
@@ -25,7 +24,8 @@ from encoder_core.lessons.heads import (
     sink_summary,
     word_index,
 )
-from encoder_core.pretrained import INSTALL_HINT, PACKAGE, PretrainedUnavailable
+from encoder_core.model.head_patterns import label_heads
+from encoder_core.pretrained.minilm import INSTALL_HINT, PACKAGE, PretrainedUnavailable
 from ui.views import heads as views
 from ui.views.heads import grid_gaps
 

@@ -13,9 +13,9 @@ from test_lesson_masking_core import reference_draw
 
 import ui.models
 from encoder_core import KEPT, MASKED, NOT_CHOSEN, RANDOM
-from encoder_core.checkpoint import fill_mask, load_small_mlm
 from encoder_core.lessons import masking as lesson
-from encoder_core.masking import exact_counts
+from encoder_core.objectives.mlm_masking import exact_counts
+from encoder_core.training.checkpoint import fill_mask, load_small_mlm
 
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
 
@@ -257,7 +257,7 @@ def test_broken_checkpoint_keeps_the_masking_table(monkeypatch, tmp_path, damage
     at = open_page("masking")
     no_exception(at)
     message = " ".join(e.value for e in at.error)
-    assert "python -m encoder_core.train" in message
+    assert "python -m encoder_core.training.train" in message
     if damage == "missing":
         assert str(folder / "SHA256SUMS") in message
     else:

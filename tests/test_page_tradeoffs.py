@@ -6,9 +6,9 @@ import pytest
 from apptest_helpers import all_text, figures, open_page
 
 from encoder_core import english_tokenizer, teaching_model
-from encoder_core.checkpoint import load_small_mlm
+from encoder_core.finetune.tasks import make_task
 from encoder_core.lessons import tradeoffs as lesson
-from encoder_core.tasks import make_task
+from encoder_core.training.checkpoint import load_small_mlm
 
 TOK = english_tokenizer()
 DEFAULT = "the cat sat on the mat and the dog slept"

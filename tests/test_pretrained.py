@@ -15,9 +15,9 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from encoder_core import pretrained  # noqa: E402
-from encoder_core.heads import mean_pool  # noqa: E402
-from encoder_core.pretrained import (  # noqa: E402
+from encoder_core.model.output_heads import mean_pool  # noqa: E402
+from encoder_core.pretrained import minilm as pretrained  # noqa: E402
+from encoder_core.pretrained.minilm import (  # noqa: E402
     EXPECTED_SHA256,
     INSTALL_HINT,
     PretrainedUnavailable,

@@ -2,9 +2,9 @@
 
 import pytest
 
-from encoder_core.evaluate import content_word_ranking
-from encoder_core.probes import PROBES, filled, run_probes
-from encoder_core.wordnet import WordNetUnavailable, is_held_out
+from encoder_core.data.wordnet import WordNetUnavailable, is_held_out
+from encoder_core.training.evaluate import content_word_ranking
+from encoder_core.training.probes import PROBES, filled, run_probes
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +52,7 @@ def test_ranks_are_ranks(probe_results, tok):
 def assert_probes_unseen(settings, meta: dict):
     """Rebuild a checkpoint's training text from its settings (it needs WordNet; skip without it), check
     it is the text the checkpoint counted, and that no probe, filled in, nor held-out sentence is in it."""
-    from encoder_core.train import training_texts
+    from encoder_core.training.train import training_texts
 
     try:
         data = training_texts(settings)
@@ -67,7 +67,7 @@ def assert_probes_unseen(settings, meta: dict):
 
 def test_no_probe_is_a_training_sentence(trained_mlm):
     """Rebuild the checkpoint's training text (it needs WordNet) and look for every probe, filled in."""
-    from encoder_core.train import TrainSettings
+    from encoder_core.training.train import TrainSettings
 
     _, _, meta = trained_mlm
     data = assert_probes_unseen(TrainSettings(**meta["settings"]), meta)
@@ -92,7 +92,7 @@ def test_the_masking_lesson_quotes_the_checkpoints_own_scores(trained_mlm):
     assert model_quality_text({}, model.config, tok.vocab_size) is None
 
 
-# ---- all-MiniLM-L6-v2 under the lab's MLM head (encoder_core.minilm_mlm) ----
+# ---- all-MiniLM-L6-v2 under the lab's MLM head (encoder_core.pretrained.minilm_mlm) ----
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def test_the_promised_probes_pass_on_minilm_with_the_labs_head(minilm_probe_resu
 
 
 def test_no_probe_is_a_training_sentence_of_the_minilm_head(minilm_mlm):
-    from encoder_core.train import TrainSettings
+    from encoder_core.training.train import TrainSettings
 
     _, _, meta = minilm_mlm
-    assert_probes_unseen(TrainSettings(example_copies=1), meta)  # what encoder_core.minilm_mlm draws from
+    assert_probes_unseen(TrainSettings(example_copies=1), meta)  # what encoder_core.pretrained.minilm_mlm draws from

@@ -18,7 +18,8 @@ import torch
 from torch import nn
 
 from encoder_core import TEACHING_INIT_STD, build_encoder, preset
-from encoder_core.model import POST_NORM_STAGES, PRE_NORM_STAGES
+from encoder_core.model.model import POST_NORM_STAGES, PRE_NORM_STAGES
+from encoder_core.model.tokenizer import english_tokenizer
 from encoder_core.quiz import (
     CHOICE_KINDS,
     LESSONS,
@@ -33,7 +34,6 @@ from encoder_core.quiz import (
 )
 from encoder_core.quiz.base import Mistake, precision
 from encoder_core.quiz.block import STAGE_NAMES, block_param_formula
-from encoder_core.tokenizer import english_tokenizer
 
 SEEDS = range(20)
 VOCAB = english_tokenizer().vocab  # the small model's vocabulary, id = index

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from encoder_core.lexicon import ANIMALS, OBJECTS, PEOPLE, PLACES, VERBS_INTRANSITIVE, VERBS_TRANSITIVE
+from encoder_core.data.lexicon import ANIMALS, OBJECTS, PEOPLE, PLACES, VERBS_INTRANSITIVE, VERBS_TRANSITIVE
 from encoder_core.quiz import generators, grade
 
 SEEDS = range(20)

@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from encoder_core.lexicon import OBJECTS
+from encoder_core.data.lexicon import OBJECTS
+from encoder_core.model.tokenizer import english_tokenizer
 from encoder_core.quiz import CHOICE_KINDS, LESSONS, Question, generators, grade
 from encoder_core.quiz.base import format_number, normalise
 from encoder_core.quiz.sentences import sentence
-from encoder_core.tokenizer import english_tokenizer
 
 N_QUESTIONS = 1000
 # "they move..": two full stops (an ellipsis of three is meant), doubled or clashing marks, a space before one.

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 import streamlit as st
 import torch
 
-from encoder_core import leakage, teaching_model
-from encoder_core.checkpoint import DEFAULT_DIR, CheckpointError, load_small_mlm
+from encoder_core import teaching_model
 from encoder_core.lessons.heads import (
     AttentionRun,
     Similarities,
@@ -26,10 +25,12 @@ from encoder_core.lessons.heads import (
     similarities,
     word_vector_cosines,
 )
-from encoder_core.minilm_mlm import DEFAULT_DIR as MINILM_MLM_DEFAULT_DIR
-from encoder_core.minilm_mlm import load_minilm_mlm
-from encoder_core.pretrained import PretrainedEncoder, PretrainedUnavailable, load_minilm
-from encoder_core.tokenizer import WordPieceTokenizer, english_tokenizer
+from encoder_core.model.tokenizer import WordPieceTokenizer, english_tokenizer
+from encoder_core.objectives import leakage
+from encoder_core.pretrained.minilm import PretrainedEncoder, PretrainedUnavailable, load_minilm
+from encoder_core.pretrained.minilm_mlm import DEFAULT_DIR as MINILM_MLM_DEFAULT_DIR
+from encoder_core.pretrained.minilm_mlm import load_minilm_mlm
+from encoder_core.training.checkpoint import DEFAULT_DIR, CheckpointError, load_small_mlm
 
 
 def _one_thread() -> None:
@@ -242,7 +243,7 @@ def run_fine_tune(task: str, start: str, steps: int, seed: int, pooling: str = "
     The lock lets one run train at a time on the server; a second click, from any session, waits and
     reuses the result. A run stopped half-way (the student left the page) stores nothing.
     """
-    from encoder_core.tasks import fine_tune
+    from encoder_core.finetune.tasks import fine_tune
 
     store, lock = _fine_tune_store()
     key = (task, start, int(steps), int(seed), pooling)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from ..examples import SeedExample, seed001_example
-from ..model import Encoder, EncoderBlock
+from ..data.examples import SeedExample, seed001_example
+from ..model.model import Encoder, EncoderBlock
 
 # Two runs of different lengths that must agree mathematically (a causal token cannot see what comes
 # after it) agree to float32 rounding, not always bit for bit: a vectorised CPU kernel may add up a

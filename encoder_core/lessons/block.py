@@ -19,8 +19,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..config import EncoderConfig, preset
-from ..model import (
+from ..model.config import EncoderConfig, preset
+from ..model.model import (
     POST_NORM_STAGES,
     PRE_NORM_STAGES,
     EmbeddingParts,
@@ -29,8 +29,8 @@ from ..model import (
     build_encoder,
     sinusoidal_table,
 )
-from ..reference import FLOAT32_TOLERANCE, block_equivalence
-from ..tokenizer import WordPieceTokenizer
+from ..model.reference import FLOAT32_TOLERANCE, block_equivalence
+from ..model.tokenizer import WordPieceTokenizer
 
 BERT_INIT_STD = 0.02
 BERT_BASE_WIDTH = 768
@@ -246,7 +246,7 @@ def stage_source(stage: str, norm: str) -> SourceLines:
     stage's `# stage:` marker (so the layout of forward is free to change)."""
     if stage not in stages_for(norm):
         raise ValueError(f"unknown stage {stage!r}; choose one of {stages_for(norm)}")
-    path = inspect.getsourcefile(EncoderBlock) or "encoder_core/model.py"
+    path = inspect.getsourcefile(EncoderBlock) or "encoder_core/model/model.py"
     lines, start = inspect.getsourcelines(EncoderBlock.forward)
     first, last = marked_span(lines, stage, norm)
     shown = textwrap.dedent("".join(lines[first : last + 1])).splitlines()

@@ -18,10 +18,10 @@ from itertools import groupby
 import torch
 import torch.nn.functional as F
 
-from ..head_patterns import HeadLabel
-from ..heads import cls_pool, mean_pool
-from ..model import Encoder
-from ..tokenizer import Encoding
+from ..model.head_patterns import HeadLabel
+from ..model.model import Encoder
+from ..model.output_heads import cls_pool, mean_pool
+from ..model.tokenizer import Encoding
 
 SPECIALS = ("[CLS]", "[SEP]", "[PAD]", "[MASK]")
 # The tokens an encoding puts around the text. A [MASK] typed by hand is part of the text.
@@ -348,7 +348,7 @@ def cosine_matrix(vectors: torch.Tensor) -> torch.Tensor:
 def similarities(pretrained, texts: Sequence[str]) -> Similarities:
     """Sentence vectors by mean pooling (over real tokens, [CLS] and [SEP] included, as the model
     was trained) and by the [CLS] vector, from one forward pass of the batch."""
-    from ..pretrained import SENTENCE_MAX_LENGTH
+    from ..pretrained.minilm import SENTENCE_MAX_LENGTH
 
     texts = list(texts)
     if not texts:

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from ..checkpoint import fill_mask
-from ..config import EncoderConfig
-from ..corpus import nsp_pairs
-from ..heads import MaskedLanguageModel
-from ..lexicon import SPECIAL_TOKENS
-from ..loss import LossBreakdown, loss_breakdown
-from ..masking import (
+from ..data.corpus import nsp_pairs
+from ..data.lexicon import SPECIAL_TOKENS
+from ..model.config import EncoderConfig
+from ..model.output_heads import MaskedLanguageModel
+from ..model.tokenizer import MASK, WordPieceTokenizer
+from ..objectives.loss import LossBreakdown, loss_breakdown
+from ..objectives.mlm_masking import (
     IGNORE_INDEX,
     KEPT,
     MASKED,
@@ -30,7 +30,7 @@ from ..masking import (
     exact_counts,
     mask_tokens,
 )
-from ..tokenizer import MASK, WordPieceTokenizer
+from ..training.checkpoint import fill_mask
 
 # Seed 004's counting example: "the cat went home" is six positions with [CLS] and [SEP];
 # hiding "cat" and "went" leaves two positions that carry a loss.
@@ -383,7 +383,7 @@ def fill_mask_view(model, tokenizer: WordPieceTokenizer, text: str, position: in
     return FillMaskView(query, enc.tokens, predictions, enc.unknown, enc.truncated)
 
 
-# The two runs of encoder_core.leakage, in the order they are trained.
+# The two runs of encoder_core.objectives.leakage, in the order they are trained.
 LEAKAGE_RUNS = ("correct", "leaky")
 
 
@@ -409,7 +409,7 @@ def running_mean(values: list[float], window: int) -> list[float]:
 
 @dataclass
 class LeakageSummary:
-    """encoder_core.leakage's two runs, boiled down to what the page plots and states."""
+    """encoder_core.objectives.leakage's two runs, boiled down to what the page plots and states."""
 
     steps: list[int]  # 1..n
     window: int
@@ -425,7 +425,7 @@ class LeakageSummary:
 
 
 def summarise_leakage(result, window: int = 20, threshold: float = 0.9) -> LeakageSummary:
-    """result: encoder_core.leakage.LeakageResult (both runs from the same start and the same batches)."""
+    """result: encoder_core.objectives.leakage.LeakageResult (both runs from the same start and the same batches)."""
     runs = {"correct": result.correct, "leaky": result.leaky}
     n = len(result.correct.accuracy)
     window = max(1, min(window, n))

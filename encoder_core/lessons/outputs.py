@@ -1,6 +1,6 @@
 """The outputs lesson: what the heads read from the encoder, and what a fine-tuned head says.
 
-Training lives in encoder_core.tasks; here are the shapes, the trained heads' predictions on a
+Training lives in encoder_core.finetune.tasks; here are the shapes, the trained heads' predictions on a
 student's own text (under inference_mode, on the run's private model), the three starting points
 compared, and [CLS] against mean pooling as sentence vectors of the real all-MiniLM-L6-v2.
 """
@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..heads import cls_pool, mean_pool
-from ..tasks import (
+from ..finetune.tasks import (
     BASE_FORM,
     MAX_LENGTH,
     STARTS,
@@ -26,6 +25,7 @@ from ..tasks import (
     passage_mask,
     tag_of,
 )
+from ..model.output_heads import cls_pool, mean_pool
 from .masking import shape_exercise
 
 SHAPE_EXERCISE = {"batch": 8, "length": 20, "d_model": 48, "vocab_size": 1000, "n_masked": 12}  # seed 004's "Try it"

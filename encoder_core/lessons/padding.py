@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..attention import attention
-from ..model import Encoder
-from ..tokenizer import Batch
+from ..model.model import Encoder
+from ..model.self_attention import attention
+from ..model.tokenizer import Batch
 
 
 def _check_row(batch: Batch, row: int) -> None:
@@ -119,7 +119,7 @@ def pad_leak(model: Encoder, batch: Batch, row: int, *, max_points: int = 21) ->
 
 
 def seed001_tensors() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """X (4, 3), Wq, Wk (3, 3), Wv (3, 2) of the seed-7 worked example (encoder_core.examples)."""
+    """X (4, 3), Wq, Wk (3, 3), Wv (3, 2) of the seed-7 worked example (encoder_core.data.examples)."""
     g = torch.Generator().manual_seed(7)
     X = torch.randn(4, 3, generator=g)
     return X, torch.randn(3, 3, generator=g), torch.randn(3, 3, generator=g), torch.randn(3, 2, generator=g)

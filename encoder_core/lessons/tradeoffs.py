@@ -2,7 +2,7 @@
 
 Functions take a model (read only: run in eval mode under torch.inference_mode, never changed)
 and token ids, and return small dataclasses. FLOPs are counted from a real run's shapes
-(encoder_core.costs) and checked against closed forms by the tests; wall times are measured
+(encoder_core.model.costs) and checked against closed forms by the tests; wall times are measured
 only when asked (time_lengths, append_costs' seconds) and never asserted on.
 """
 
@@ -15,9 +15,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..attention import attention
-from ..config import EncoderConfig
-from ..costs import (
+from ..model.config import EncoderConfig
+from ..model.costs import (
     CausalCache,
     FlopCounter,
     Windows,
@@ -27,11 +26,12 @@ from ..costs import (
     layer_flops,
     split_windows,
 )
-from ..heads import MaskedLanguageModel
-from ..loss import LossBreakdown, loss_breakdown
-from ..masking import NOT_CHOSEN, exact_counts, mask_tokens
-from ..model import Encoder
-from ..tokenizer import WordPieceTokenizer
+from ..model.model import Encoder
+from ..model.output_heads import MaskedLanguageModel
+from ..model.self_attention import attention
+from ..model.tokenizer import WordPieceTokenizer
+from ..objectives.loss import LossBreakdown, loss_breakdown
+from ..objectives.mlm_masking import NOT_CHOSEN, exact_counts, mask_tokens
 
 MAX_SENTENCE_TOKENS = 64  # the lesson reads at most this many tokens of the sentence
 TIMING_LENGTHS = (16, 32, 64, 128, 256, 512)

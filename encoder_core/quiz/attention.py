@@ -1,4 +1,4 @@
-"""Questions for the attention lesson: bidirectional vs causal weights, computed with encoder_core.attention."""
+"""Questions for the attention lesson: bidirectional vs causal weights, from encoder_core.model.self_attention."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import torch
 
-from ..attention import attention
+from ..model.self_attention import attention
 from .base import Mistake, Question, QuizFigure, fmt_list, generator, grid, options, precision, sentence
 
 

@@ -22,8 +22,8 @@ from fractions import Fraction
 import torch
 
 from ..lessons import LESSON_IDS
-from ..model import Encoder, teaching_model
-from ..tokenizer import WordPieceTokenizer, english_tokenizer
+from ..model.model import Encoder, teaching_model
+from ..model.tokenizer import WordPieceTokenizer, english_tokenizer
 from .sentences import sentence  # noqa: F401  (the generators import it from here)
 
 LESSONS = LESSON_IDS

@@ -7,8 +7,8 @@ import random
 
 import torch
 
-from ..config import TEACHING_INIT_STD, EncoderConfig
-from ..model import EncoderBlock, build_encoder, param_count
+from ..model.config import TEACHING_INIT_STD, EncoderConfig
+from ..model.model import EncoderBlock, build_encoder, param_count
 from .base import Mistake, Question, generator, options, precision
 
 STAGE_NAMES = {

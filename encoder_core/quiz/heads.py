@@ -7,10 +7,10 @@ import random
 
 import torch
 
-from ..attention import attention
-from ..config import EncoderConfig
-from ..head_patterns import BROAD, PATTERNS, label_heads
-from ..model import EncoderBlock, param_count
+from ..model.config import EncoderConfig
+from ..model.head_patterns import BROAD, PATTERNS, label_heads
+from ..model.model import EncoderBlock, param_count
+from ..model.self_attention import attention
 from .base import (
     Mistake,
     Question,

@@ -9,11 +9,20 @@ from math import floor as floor_of
 
 import torch
 
-from ..attention import attention
-from ..config import EncoderConfig
-from ..heads import MaskedLanguageModel
-from ..loss import loss_breakdown
-from ..masking import IGNORE_INDEX, KEPT, MASKED, NOT_CHOSEN, RANDOM, exact_counts, mask_tokens, round_half_up
+from ..model.config import EncoderConfig
+from ..model.output_heads import MaskedLanguageModel
+from ..model.self_attention import attention
+from ..objectives.loss import loss_breakdown
+from ..objectives.mlm_masking import (
+    IGNORE_INDEX,
+    KEPT,
+    MASKED,
+    NOT_CHOSEN,
+    RANDOM,
+    exact_counts,
+    mask_tokens,
+    round_half_up,
+)
 from .base import Mistake, Question, count_of, generator, options, precision, sentence, tokenizer
 
 ROUNDING = "Counts are rounded half up (2.5 → 3)"

@@ -6,12 +6,12 @@ import random
 
 import torch
 
-from ..config import EncoderConfig
-from ..heads import mean_pool
+from ..finetune.tasks import TAGS, TaskModel, best_spans, make_task
 from ..lessons.outputs import tagging_labels
-from ..masking import IGNORE_INDEX
-from ..model import build_encoder
-from ..tasks import TAGS, TaskModel, best_spans, make_task
+from ..model.config import EncoderConfig
+from ..model.model import build_encoder
+from ..model.output_heads import mean_pool
+from ..objectives.mlm_masking import IGNORE_INDEX
 from .base import (
     Mistake,
     Question,

@@ -6,8 +6,8 @@ import random
 
 import torch
 
-from ..attention import additive_mask, attention
-from ..heads import mean_pool
+from ..model.output_heads import mean_pool
+from ..model.self_attention import additive_mask, attention
 from .base import (
     Mistake,
     Question,

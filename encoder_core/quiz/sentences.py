@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from ..lexicon import ANIMALS, OBJECTS, PEOPLE
+from ..data.lexicon import ANIMALS, OBJECTS, PEOPLE
 
 LAND_ANIMALS = tuple(a for a in ANIMALS if a != "fish")  # a fish does not sit, walk or wait
 PERSON_ADJECTIVES = ("big", "small", "old", "young", "happy", "sad", "tired", "hungry", "quiet", "loud", "little")

@@ -7,12 +7,12 @@ import random
 
 import torch
 
-from ..config import EncoderConfig
-from ..costs import append_flops_closed_form, split_windows
 from ..lessons.attention import ROUNDING
 from ..lessons.tradeoffs import append_one_token, attention_scaling, expected_distinct, rtd_labels
-from ..loss import loss_breakdown
-from ..masking import IGNORE_INDEX, exact_counts
+from ..model.config import EncoderConfig
+from ..model.costs import append_flops_closed_form, split_windows
+from ..objectives.loss import loss_breakdown
+from ..objectives.mlm_masking import IGNORE_INDEX, exact_counts
 from .base import Mistake, Question, count_of, generator, options, precision, sentence, small_model, tokenizer
 
 MB = 1024 * 1024

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from encoder_core import TEACHING_INIT_STD, build_encoder, preset
 from encoder_core.lessons import LESSON_IDS
 from encoder_core.lessons.attention import compare_masks
-from encoder_core.tokenizer import english_tokenizer
+from encoder_core.model.tokenizer import english_tokenizer
 from tests.apptest_helpers import decode
 
 from .driver import CHART, assert_no_exception, chart_data, wait_chart_change, wait_charts, wait_idle

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from encoder_core.tokenizer import clean_text
+from encoder_core.model.tokenizer import clean_text
 
 
 def usable_sentence(text: str, default: str) -> str:

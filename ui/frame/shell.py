@@ -1,5 +1,6 @@
 """The parts of the app frame every lesson shares: presenting toggles, the link to this view,
-page styling for lecture and high-contrast mode, and where a lecture starts on a new lesson.
+page styling for lecture and high-contrast mode, where a lecture starts on a new lesson, and
+each lesson's icon in the navigation.
 
 app.py calls these around st.navigation; the test fixture app calls the same ones.
 """
@@ -12,6 +13,17 @@ from .state import ALL_SECTIONS, CONTRAST, LECTURE, STEP, current_link
 
 CURRENT_PAGE_KEY = "_current_page"  # the page of the previous run, to tell a move to another lesson
 LONG_LINK = 300  # characters: past this the link box scrolls instead of growing down the sidebar
+
+# Each lesson's icon in the navigation (a Material Symbols name), by lesson id (encoder_core.lessons.LESSONS).
+LESSON_ICONS = {
+    "attention": "visibility",
+    "padding": "space_bar",
+    "masking": "masks",
+    "block": "layers",
+    "heads": "grid_view",
+    "outputs": "model_training",
+    "tradeoffs": "balance",
+}
 
 # Our own stylesheets, never user text. Selectors are Streamlit's stable data-testids.
 # The room below the page in lecture mode lets a short step's heading scroll to the top of the window.

@@ -12,7 +12,7 @@ from urllib.parse import quote, urlencode
 
 import streamlit as st
 
-from encoder_core.config import MAX_SEED
+from encoder_core.model.config import MAX_SEED
 
 from .params import Param, snippet
 

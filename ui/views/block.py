@@ -23,7 +23,7 @@ from encoder_core.lessons.block import (
     TokenStats,
     WeightMatch,
 )
-from encoder_core.model import EmbeddingParts
+from encoder_core.model.model import EmbeddingParts
 
 from .figures import PAIR, after_layer_names, as_array, esc, line_chart, matrix_heatmap, token_labels
 

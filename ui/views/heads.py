@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from encoder_core.head_patterns import NEIGHBOUR_PATTERNS, HeadLabel
 from encoder_core.lessons.heads import (
     HeadMechanics,
     SameWordMass,
@@ -20,6 +19,7 @@ from encoder_core.lessons.heads import (
     SinkSummary,
     WordVectorCosines,
 )
+from encoder_core.model.head_patterns import NEIGHBOUR_PATTERNS, HeadLabel
 
 from .figures import (
     COLORBAR_X,

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from encoder_core.config import EncoderConfig
 from encoder_core.lessons.masking import (
     COUNT_EXAMPLE_TEXT,
     FATES,
@@ -24,8 +23,9 @@ from encoder_core.lessons.masking import (
     MLMForward,
     NSPExample,
 )
-from encoder_core.loss import LossBreakdown
-from encoder_core.masking import MaskCounts
+from encoder_core.model.config import EncoderConfig
+from encoder_core.objectives.loss import LossBreakdown
+from encoder_core.objectives.mlm_masking import MaskCounts
 
 from .figures import PAIR, as_array, esc, label_room, token_labels
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
+from encoder_core.finetune.tasks import ENCODER_LR, HEAD_LR, MAX_ANSWER_TOKENS, STARTS, TAGS, FineTuneRun
 from encoder_core.lessons.outputs import (
     PAIR_KINDS,
     ClassPrediction,
@@ -18,8 +19,7 @@ from encoder_core.lessons.outputs import (
     StartComparison,
     TagPrediction,
 )
-from encoder_core.masking import IGNORE_INDEX
-from encoder_core.tasks import ENCODER_LR, HEAD_LR, MAX_ANSWER_TOKENS, STARTS, TAGS, FineTuneRun
+from encoder_core.objectives.mlm_masking import IGNORE_INDEX
 
 from .figures import CATEGORICAL, PAIR, as_array, esc, grouped_bars, token_labels
 

@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from encoder_core.lessons.padding import FastPathPads, PaddedAttention, PadLeak, ZeroKeyPadCheck
-from encoder_core.tokenizer import Batch
+from encoder_core.model.tokenizer import Batch
 
 from .attention import pair_long_table
 from .figures import as_array, esc, grouped_bars, heatmap_pair, label_room, line_chart, token_labels

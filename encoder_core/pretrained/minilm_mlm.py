@@ -1,12 +1,12 @@
 """A masked-language-model head for all-MiniLM-L6-v2, trained by the lab.
 
-    python -m encoder_core.minilm_mlm          (or: make train-minilm; needs Debian's wordnet-base)
+    python -m encoder_core.pretrained.minilm_mlm  (or: make train-minilm; needs Debian's wordnet-base)
 
 all-MiniLM-L6-v2 is published without an MLM head: it was tuned to produce sentence vectors, so
 it cannot fill in [MASK] as it comes. The lab gives it one. Its word embeddings and its first
 FROZEN_LAYERS layers stay exactly as published; the last layers and the head (a dense layer, GELU,
 LayerNorm, then the word-embedding table itself as the decoder, plus a bias per token) learn the
-cloze game on the same text as the small MLM (encoder_core.train). Because the lower layers are
+cloze game on the same text as the small MLM (encoder_core.training.train). Because the lower layers are
 fixed, their output is computed once per (masked) sentence and kept, and only the top layers run
 during training: that is what keeps it inside a few minutes on two cores.
 
@@ -29,15 +29,14 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from torch import nn
 
-from .checkpoint import CheckpointError, fill_mask
-from .evaluate import evaluate_real
-from .files import file_sha256
-from .heads import MaskedLanguageModel
-from .masking import IGNORE_INDEX, mask_tokens
-from .model import param_count
-from .pretrained import PretrainedEncoder, load_minilm
-from .probes import run_probes
-from .train import (
+from ..model.model import param_count
+from ..model.output_heads import MaskedLanguageModel
+from ..objectives.mlm_masking import IGNORE_INDEX, mask_tokens
+from ..training.checkpoint import CheckpointError, fill_mask
+from ..training.evaluate import evaluate_real
+from ..training.files import file_sha256
+from ..training.probes import run_probes
+from ..training.train import (
     ProgressBar,
     TrainSettings,
     loss_curve,
@@ -46,11 +45,12 @@ from .train import (
     training_texts,
     warmup_linear,
 )
+from .minilm import PretrainedEncoder, load_minilm
 
-DEFAULT_DIR = Path(__file__).resolve().parent / "checkpoints" / "minilm_mlm"
+DEFAULT_DIR = Path(__file__).resolve().parents[1] / "checkpoints" / "minilm_mlm"
 WEIGHTS_FILE, TRAINING_FILE, MANIFEST_FILE = "trained_part.safetensors", "training.json", "SHA256SUMS"
 CHECKED_FILES = (WEIGHTS_FILE, TRAINING_FILE)
-REBUILD_HINT = "rebuild it with: python -m encoder_core.minilm_mlm  (or: make train-minilm)"
+REBUILD_HINT = "rebuild it with: python -m encoder_core.pretrained.minilm_mlm  (or: make train-minilm)"
 HEAD_PREFIX = "cls.predictions."
 TIED_KEY = "cls.predictions.decoder.weight"  # the published word embeddings: not trained, not saved
 

@@ -1,6 +1,6 @@
 """Fine-tuning tasks the lab writes itself, the heads that read them, and a short training loop.
 
-Four labelled tasks, generated from the grammar's word lists (lexicon.py), so every answer is
+Four labelled tasks, generated from the grammar's word lists (data/lexicon.py), so every answer is
 known exactly; each is seeded and deterministic, with a train / held-out split of distinct texts:
 
 - sentence: is the sentence's mood positive or negative? "the dog was not happy" is negative,
@@ -28,11 +28,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .heads import SequenceClassifier, SpanHead, TokenClassifier, mean_pool
-from .lexicon import ANIMALS, OBJECTS, PEOPLE, PLACES, VERBS_INTRANSITIVE, VERBS_TRANSITIVE
-from .masking import IGNORE_INDEX
-from .model import Encoder, build_encoder
-from .tokenizer import Encoding
+from ..data.lexicon import ANIMALS, OBJECTS, PEOPLE, PLACES, VERBS_INTRANSITIVE, VERBS_TRANSITIVE
+from ..model.model import Encoder, build_encoder
+from ..model.output_heads import SequenceClassifier, SpanHead, TokenClassifier, mean_pool
+from ..model.tokenizer import Encoding
+from ..objectives.mlm_masking import IGNORE_INDEX
 
 TASKS = ("sentence", "pair", "tagging", "qa")
 STARTS = ("finetune", "frozen", "scratch")  # the lab's MLM end to end; its encoder frozen; random weights
@@ -164,7 +164,7 @@ def _pair_example(r: random.Random) -> Example:
 
 
 def _tagging_example(r: random.Random) -> Example:
-    from .corpus import TEMPLATES  # the grammar's own sentence templates
+    from ..data.corpus import TEMPLATES  # the grammar's own sentence templates
 
     funcs, weights = [f for f, _ in TEMPLATES], [w for _, w in TEMPLATES]
     text = r.choices(funcs, weights=weights)[0](r)

@@ -23,7 +23,7 @@ import torch
 from tokenizers import Tokenizer
 from tokenizers.implementations import BertWordPieceTokenizer
 
-from .lexicon import SPECIAL_TOKENS, default_vocabulary
+from ..data.lexicon import SPECIAL_TOKENS, default_vocabulary
 
 PAD, UNK, CLS, SEP, MASK = SPECIAL_TOKENS
 _SPECIAL_RE = "|".join(re.escape(t.lower()) for t in SPECIAL_TOKENS)
@@ -33,7 +33,7 @@ _TOKEN_RE = re.compile(rf"{_SPECIAL_RE}|[^\W_]+|[^\w\s]|_", re.UNICODE)
 _TYPED_SPECIAL_RE = re.compile(_SPECIAL_RE, re.IGNORECASE)
 
 # bert-base-uncased's vocabulary, the one all-MiniLM-L6-v2 reads with (Apache-2.0, see NOTICE).
-ENGLISH_VOCAB = Path(__file__).parent / "vocab" / "bert-base-uncased-vocab.txt"
+ENGLISH_VOCAB = Path(__file__).resolve().parents[1] / "vocab" / "bert-base-uncased-vocab.txt"
 
 
 @dataclass

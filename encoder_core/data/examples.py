@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .attention import attention
+from ..model.self_attention import attention
 
 
 @dataclass

@@ -66,7 +66,7 @@ class EncoderConfig:
 # "small" is what the pages run on; the last two are real published shapes.
 PRESETS: dict[str, EncoderConfig] = {
     "tiny": EncoderConfig(vocab_size=6, max_positions=5, d_model=12, n_heads=3, n_layers=2, d_ff=24),
-    # BERT's uncased WordPiece vocabulary (encoder_core.tokenizer.english_tokenizer), so any English sentence fits.
+    # BERT's uncased WordPiece vocabulary (encoder_core.model.tokenizer.english_tokenizer): any English sentence fits.
     "small": EncoderConfig(vocab_size=30522, d_model=64, n_heads=4, n_layers=2),
     "minilm": EncoderConfig(vocab_size=30522, d_model=384, n_heads=12, n_layers=6, d_ff=1536),
     "bert-base": EncoderConfig(vocab_size=30522, d_model=768, n_heads=12, n_layers=12, d_ff=3072),

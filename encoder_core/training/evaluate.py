@@ -1,6 +1,6 @@
 """How well the small model fills in a hidden word it has never seen in that sentence.
 
-    python -m encoder_core.evaluate
+    python -m encoder_core.training.evaluate
 
 Every held-out sentence (none of them in the training set) gets ONE content word - a
 noun, verb or adjective - replaced by [MASK]. Top-1 / top-5 accuracy: is the original
@@ -19,11 +19,11 @@ from pathlib import Path
 
 import torch
 
+from ..data.corpus import CONTENT_WORDS, DEFAULT_SEED, corpus_and_split
+from ..data.wordnet import FUNCTION_WORDS, hide_one_word
+from ..model.output_heads import MaskedLanguageModel
+from ..model.tokenizer import MASK
 from .checkpoint import DEFAULT_DIR, load_small_mlm
-from .corpus import CONTENT_WORDS, DEFAULT_SEED, corpus_and_split
-from .heads import MaskedLanguageModel
-from .tokenizer import MASK
-from .wordnet import FUNCTION_WORDS, hide_one_word
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ them (`make figures`; tests/test_figures.py checks them). The first three are th
 seed 003's "the [MASK] sat on the mat." should give an animal among the five best guesses,
 and both "bank" sentences should give "bank". A probe's expected word may be any of several
 ("an animal"): its rank is the best rank among them. No probe, filled in with an expected
-word, is a training sentence (encoder_core.train leaves such sentences out).
+word, is a training sentence (encoder_core.training.train leaves such sentences out).
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def probes_table(results: list[ProbeResult]) -> str:
 
 
 def main() -> None:
-    """Print the probes table for the committed checkpoint (python -m encoder_core.probes)."""
+    """Print the probes table for the committed checkpoint (python -m encoder_core.training.probes)."""
     from .checkpoint import load_small_mlm
 
     torch.set_num_threads(1)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from .masking import IGNORE_INDEX
+from .mlm_masking import IGNORE_INDEX
 
 
 @dataclass

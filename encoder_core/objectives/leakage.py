@@ -14,11 +14,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .config import EncoderConfig
-from .corpus import DEFAULT_SEED, corpus_and_split
-from .evaluate import masked_examples, predict_top_k
-from .tokenizer import WordTokenizer
-from .train import new_mlm, train_mlm
+from ..data.corpus import DEFAULT_SEED, corpus_and_split
+from ..model.config import EncoderConfig
+from ..model.tokenizer import WordTokenizer
+from ..training.evaluate import masked_examples, predict_top_k
+from ..training.train import new_mlm, train_mlm
 
 N_TRAIN_SENTENCES = 3000  # plenty for a few hundred steps, and cheap to tokenize
 N_HELD_OUT = 400

@@ -1,9 +1,9 @@
 """Pre-train the lab's small masked-language model on real English and the generated corpus.
 
-    python -m encoder_core.train          (or: make train; needs Debian's wordnet-base)
+    python -m encoder_core.training.train  (or: make train; needs Debian's wordnet-base)
 
-The training text is WordNet 3.0's example sentences and definitions (encoder_core.wordnet)
-plus the grammar's generated sentences (encoder_core.corpus), read with BERT's uncased
+The training text is WordNet 3.0's example sentences and definitions (encoder_core.data.wordnet)
+plus the grammar's generated sentences (encoder_core.data.corpus), read with BERT's uncased
 WordPiece vocabulary, so the model has seen ordinary English and the lessons' own sentences.
 
 Masking is dynamic, as in RoBERTa: every batch is masked afresh, so the same sentence is
@@ -25,16 +25,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..data.corpus import DEFAULT_SEED, DEFAULT_SIZE, HELD_OUT_FRACTION, bank_pairs, build_corpus, split_corpus
+from ..data.wordnet import read_wordnet, split_examples
+from ..model.config import EncoderConfig, preset
+from ..model.model import init_bert_weights, param_count
+from ..model.output_heads import MaskedLanguageModel
+from ..model.tokenizer import Batch, english_tokenizer
+from ..objectives.mlm_masking import IGNORE_INDEX, mask_tokens
 from .checkpoint import DEFAULT_DIR, fill_mask, save_small_mlm
-from .config import EncoderConfig, preset
-from .corpus import DEFAULT_SEED, DEFAULT_SIZE, HELD_OUT_FRACTION, bank_pairs, build_corpus, split_corpus
 from .evaluate import evaluate_model, evaluate_real
-from .heads import MaskedLanguageModel
-from .masking import IGNORE_INDEX, mask_tokens
-from .model import init_bert_weights, param_count
 from .probes import PROBES, filled, run_probes
-from .tokenizer import Batch, english_tokenizer
-from .wordnet import read_wordnet, split_examples
 
 
 @dataclass(frozen=True)
@@ -287,7 +287,7 @@ class TrainingText:
 def training_texts(settings: TrainSettings) -> TrainingText:
     """What run() trains and tests on: the grammar's split, WordNet's split, the definitions.
 
-    No probe (encoder_core.probes), filled in with its expected word, is left in the training text.
+    No probe (encoder_core.training.probes), filled in with its expected word, is left in the training text.
     """
     grammar_train, grammar_held = split_corpus(
         build_corpus(settings.corpus_size, settings.corpus_seed), settings.held_out_fraction, settings.corpus_seed

@@ -15,19 +15,19 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from .config import EncoderConfig
+from ..model.config import EncoderConfig
+from ..model.output_heads import MaskedLanguageModel
+from ..model.tokenizer import MASK, WordPieceTokenizer
 from .files import file_sha256
-from .heads import MaskedLanguageModel
-from .tokenizer import MASK, WordPieceTokenizer
 
-DEFAULT_DIR = Path(__file__).resolve().parent / "checkpoints" / "small_mlm"
+DEFAULT_DIR = Path(__file__).resolve().parents[1] / "checkpoints" / "small_mlm"
 WEIGHTS_FILE, VOCAB_FILE, CONFIG_FILE, TRAINING_FILE = "model.safetensors", "vocab.txt", "config.json", "training.json"
 MANIFEST_FILE = "SHA256SUMS"
 CHECKED_FILES = (WEIGHTS_FILE, VOCAB_FILE, CONFIG_FILE, TRAINING_FILE)
 # The MLM decoder shares the embedding table's tensor; safetensors refuses shared storage, so the
 # file holds the table once and loading ties the decoder back to it.
 TIED_KEY = "cls.predictions.decoder.weight"
-REBUILD_HINT = "rebuild it with: python -m encoder_core.train  (or: make train)"
+REBUILD_HINT = "rebuild it with: python -m encoder_core.training.train  (or: make train)"
 
 
 class CheckpointError(ValueError):

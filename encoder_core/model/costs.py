@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .attention import SelfAttention, attention
 from .config import EncoderConfig
 from .model import Encoder, EncoderBlock
+from .self_attention import SelfAttention, attention
 
 
 def layer_flops(config: EncoderConfig, n_queries: int, n_keys: int) -> int:

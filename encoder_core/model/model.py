@@ -14,8 +14,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .attention import SelfAttention
 from .config import TEACHING_INIT_STD, EncoderConfig, preset
+from .self_attention import SelfAttention
 
 # The stages a block's trace records, in the order they are computed.
 POST_NORM_STAGES = (

@@ -1,0 +1,1 @@
+"""Pre-training objectives: masked-LM corruption, its loss, and the answer-leakage experiment."""
