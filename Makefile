@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: run test setup setup-dev browser lint bench figures train train-minilm clean
+.PHONY: run test setup setup-dev browser lint bench figures screenshots train train-minilm clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -40,6 +40,10 @@ bench: setup-dev
 # Every figure the docs quote from a model, recomputed (docs/figures.json) and written into the docs.
 figures: setup-dev
 	$(BIN)/python -m scripts.figures
+
+# docs/screenshots/ from the browser tests that take them.
+screenshots: setup-dev browser
+	bash scripts/screenshots.sh
 
 train: setup
 	bash scripts/ensure_test_packages.sh wordnet-base

@@ -1,11 +1,11 @@
 """Does the server's memory stay flat? N reruns of one lesson in one session.
 
-    .venv/bin/python -m benchmarks.memory [--reruns 500] [--lesson heads] [--all] [--browser]
+    .venv/bin/python -m benchmarks.memory [--reruns 500] [--lesson heads] [--all]
 
 Each rerun sends a different sentence and waits for the run to finish, so every cache on the way
 (tokenizer, model runs, figures) sees new input. The session is held over Streamlit's own protocol
 (scripts.streamlit_protocol), as a browser holds it, without drawing the charts: the server does
-the same work, at less than half the wall time. --browser types into headless Chromium instead. The server's RSS is
+the same work, at less than half the wall time of typing into a browser. The server's RSS is
 read after a warm-up of 20 reruns and then every 100; the growth from the warm-up is the figure
 to watch (target: under 20 MB for 500 reruns of the heaviest lesson).
 """
@@ -18,15 +18,12 @@ import time
 from dataclasses import dataclass
 
 import websockets
-from playwright.sync_api import sync_playwright
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks.browser import MAIN_INPUT, press_enter, rss_mb
+from benchmarks.browser import rss_mb
 from benchmarks.hall_load import LESSON_WIDGETS
-from benchmarks.latency_breakdown import Frames, open_watched
 from scripts.streamlit_protocol import Session, run_coroutine
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
-from tests.browser.driver import wait_idle
+from tests.browser.conftest import free_port, start_server, wait_healthy
 
 WORDS = "the a cat dog bird man woman sat ran sang read on in to park river book garden old small".split()
 WARM_UP = 20
@@ -39,75 +36,21 @@ def sentences():
         yield " ".join(words)
 
 
-def finish_run(page, frames: Frames, started: float, timeout_s: float = 120.0) -> None:
-    """Wait for the server's "script finished" message of the run this change started."""
-    deadline = started + timeout_s
-    while not frames.since(started, "script_finished"):
-        if time.perf_counter() > deadline:
-            raise TimeoutError("the run did not finish")
-        page.wait_for_timeout(10)  # Playwright delivers WebSocket events while it waits
-    wait_idle(page)
-
-
 @dataclass
 class Growth:
     rss_first_load: float  # MB, after the page first drew
     rss_warm: float  # MB, after WARM_UP reruns
     rss_final: float  # MB, after every rerun
     seconds: float
-    error_elements: int  # runs that showed an exception (protocol), or exception elements left on the page
+    errors: int  # runs that did not finish or showed an exception
 
     @property
     def grown(self) -> float:
         return self.rss_final - self.rss_warm
 
 
-def rerun_growth(
-    lesson: str, reruns: int, every_section: bool = False, report=lambda line: None, browser=None
-) -> Growth:
-    """A fresh server, one session on `lesson`, `reruns` typed sentences; the server's RSS along the way.
-
-    browser: a Playwright browser to use (the test suite passes its own); else one is launched.
-    """
-    if browser is None:
-        with sync_playwright() as p:
-            launched = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                return rerun_growth(lesson, reruns, every_section, report, launched)
-            finally:
-                launched.close()
-    port = free_port()
-    server = start_server(port)
-    try:
-        wait_healthy(port)
-        url = f"http://127.0.0.1:{port}/{lesson}{'?all=1' if every_section else ''}"
-        context, page, frames = open_watched(browser, url, timeout_ms=180_000)
-        first = rss_mb(server.pid)
-        report(f"/{lesson}{' (every section)' if every_section else ''}: RSS after first load {first:.1f} MB")
-        text, base, t0 = sentences(), first, time.perf_counter()
-        for i in range(1, reruns + 1):
-            box = page.locator(MAIN_INPUT).first
-            box.fill(next(text))
-            started = time.perf_counter()
-            press_enter(box)
-            finish_run(page, frames, started)
-            if i == min(WARM_UP, reruns):
-                base = rss_mb(server.pid)
-                report(f"after {i} reruns (warm-up): {base:.1f} MB")
-            elif i % 100 == 0 or i == reruns:
-                now = rss_mb(server.pid)
-                report(f"after {i} reruns: {now:.1f} MB ({now - base:+.1f} MB since warm-up)")
-        errors = page.locator('[data-testid="stException"]').count()
-        final = rss_mb(server.pid)
-        context.close()
-        return Growth(first, base, final, time.perf_counter() - t0, errors)
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
-def rerun_growth_protocol(lesson: str, reruns: int, every_section: bool = False, report=lambda line: None) -> Growth:
-    """rerun_growth over Streamlit's protocol: a fresh server, one session, `reruns` new sentences."""
+def rerun_growth(lesson: str, reruns: int, every_section: bool = False, report=lambda line: None) -> Growth:
+    """A fresh server, one session on `lesson`, `reruns` new sentences; the server's RSS along the way."""
     port = free_port()
     server = start_server(port)
     query = "all=1" if every_section else ""
@@ -145,12 +88,10 @@ def main() -> None:
     ap.add_argument("--reruns", type=int, default=500)
     ap.add_argument("--lesson", default="heads")
     ap.add_argument("--all", action="store_true", help="every section on one page (the heaviest view)")
-    ap.add_argument("--browser", action="store_true", help="type into headless Chromium instead of the protocol")
     args = ap.parse_args()
-    measure = rerun_growth if args.browser else rerun_growth_protocol
-    g = measure(args.lesson, args.reruns, args.all, report=lambda line: print(line, flush=True))
+    g = rerun_growth(args.lesson, args.reruns, args.all, report=lambda line: print(line, flush=True))
     summary = f"{args.reruns} reruns in {g.seconds:.0f} s; grown {g.grown:+.1f} MB since warm-up"
-    print(f"{summary}; error elements on the page: {g.error_elements}")
+    print(f"{summary}; runs with an error: {g.errors}")
 
 
 if __name__ == "__main__":

@@ -100,12 +100,17 @@ class ScaleOutRun:
         return len(self.served) == 1
 
 
+def app_port(app: subprocess.Popen) -> int:
+    """The loopback port an app process started by start_server listens on."""
+    return int(app.args[app.args.index("--server.port") + 1])
+
+
 @contextmanager
-def behind_nginx(n_apps: int = 2):
-    """n app processes with nginx in front of them, on loopback: yields (the proxy's URL, the app
-    processes, nginx's prefix folder with its logs); stops them all afterwards."""
+def behind_nginx(n_apps: int = 2, env: dict | None = None):
+    """n app processes (with `env` added to their environment) and nginx in front of them, on loopback:
+    yields (the proxy's URL, the app processes, nginx's prefix folder with its logs); stops them all after."""
     app_ports = [free_port() for _ in range(n_apps)]
-    apps = [start_server(p) for p in app_ports]
+    apps = [start_server(p, env) for p in app_ports]
     prefix = Path(tempfile.mkdtemp(prefix="encoder-lab-nginx-"))
     proxy_port = free_port()
     proxy = None
@@ -144,8 +149,7 @@ def run_scale_out(browser=None) -> ScaleOutRun:
             raise RuntimeError(f"session through nginx failed; nginx error.log:\n{nginx_errors(prefix)}") from err
         elapsed = time.perf_counter() - t0
         served, problems = served_and_problems(prefix)
-        app_ports = [int(a.args[a.args.index("--server.port") + 1]) for a in apps]
-        return ScaleOutRun(app_ports, int(url.rsplit(":", 1)[1]), elapsed, served, problems)
+        return ScaleOutRun([app_port(a) for a in apps], int(url.rsplit(":", 1)[1]), elapsed, served, problems)
 
 
 def main() -> int:

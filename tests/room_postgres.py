@@ -14,7 +14,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
+from tests.needs import missing
 
 UNPRIVILEGED = "nobody"
 
@@ -51,9 +51,10 @@ def postgres_server():
     """Yields a SQLAlchemy URL of a fresh, empty database; stops the server and deletes its files after."""
     bindir = pg_bin()
     if bindir is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("PostgreSQL is missing: scripts/ensure_test_packages.sh installs it")
-        pytest.skip("PostgreSQL not installed (run `bash scripts/ensure_test_packages.sh postgresql`)")
+        missing(
+            "PostgreSQL",
+            "scripts/ensure_test_packages.sh installs it (or: bash scripts/ensure_test_packages.sh postgresql)",
+        )
     root = Path(tempfile.mkdtemp(prefix="encoder-lab-pg-"))
     data = root / "data"
     if os.geteuid() == 0:

@@ -5,6 +5,7 @@ import pytest
 from encoder_core.data.wordnet import WordNetUnavailable, is_held_out
 from encoder_core.training.evaluate import content_word_ranking
 from encoder_core.training.probes import PROBES, filled, run_probes
+from tests.needs import missing
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +58,7 @@ def assert_probes_unseen(settings, meta: dict):
     try:
         data = training_texts(settings)
     except WordNetUnavailable as err:
-        pytest.skip(str(err))
+        missing("WordNet", str(err))
     assert len(data.texts) == meta["corpus"]["texts_per_pass"]
     seen = {s.lower().rstrip(" .") for s in data.texts}
     assert not [s for p in PROBES for s in filled(p) if s in seen]

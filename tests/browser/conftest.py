@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from scripts.streamlit_protocol import wait_healthy
+from tests.needs import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
@@ -42,9 +43,7 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(scope="session", autouse=True)
 def _require_chromium():
     if not Path(CHROMIUM).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"chromium not found at {CHROMIUM}: browser tests must run in CI")
-        pytest.skip("chromium not installed (run `bash scripts/ensure_test_packages.sh`)")
+        missing(f"chromium (looked for {CHROMIUM})")
 
 
 @pytest.fixture(scope="session")

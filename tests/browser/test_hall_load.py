@@ -1,16 +1,15 @@
 """The hall load generator speaks Streamlit's protocol: its changes reach the page and rerun it, and
 30 sessions at once through nginx (two app processes) all finish their reruns: none lost, no error."""
 
-import os
 import random
 from pathlib import Path
 
-import pytest
 import websockets
 
 from benchmarks.hall_load import LESSON_WIDGETS, Session, change, level
 from scripts.scale_out import NGINX, behind_nginx, served_and_problems
 from scripts.streamlit_protocol import run_coroutine
+from tests.needs import missing
 
 
 async def typed_sentence_is_drawn(url: str) -> tuple[str, list[str]]:
@@ -41,9 +40,7 @@ def test_a_short_level_runs_every_student_without_errors(app_url):
 
 def test_thirty_protocol_sessions_through_nginx_all_finish_their_reruns():
     if not Path(NGINX).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("nginx is missing: scripts/ensure_test_packages.sh installs it")
-        pytest.skip("nginx not installed")
+        missing("nginx")
     with behind_nginx(2) as (url, _, prefix):
         run_coroutine(level(url, "attention", 1, seconds=2.0, think_s=0.5))  # warm: the model loaded
         students = run_coroutine(level(url, "attention", 30, seconds=15.0, think_s=3.0))

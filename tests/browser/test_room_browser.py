@@ -5,11 +5,7 @@ the lecturer through nginx on one process, the students on the other."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -17,10 +13,10 @@ import pytest
 
 from classroom.store import DATABASE_URL_VAR
 from encoder_core.quiz import CHOICE_KINDS, question_for
-from scripts.scale_out import NGINX, render_config, wait_port
+from scripts.scale_out import NGINX, app_port, behind_nginx, served_and_problems
+from tests.needs import missing
 from tests.room_postgres import postgres_server
 
-from .conftest import free_port, start_server, wait_healthy
 from .driver import assert_no_exception, chart_data, wait_idle
 
 LOAD_MS = 90_000
@@ -44,10 +40,16 @@ def open_room(page, app_url: str, seed: int) -> str:
     return match.group(1)
 
 
-def answer_first_question(browser, app_url: str, code: str, option: int, again: bool = False) -> None:
+PHONE = {"width": 390, "height": 844}
+
+
+def answer_first_question(
+    browser, app_url: str, code: str, option: int, again: bool = False, screenshot: Path | None = None
+) -> None:
     """A new browser answers the room's first question; again: it reloads and answers once more, which
-    the room must not count (the browser's id outlives the session in a cookie)."""
-    context = browser.new_context()
+    the room must not count (the browser's id outlives the session in a cookie). With a screenshot
+    path, the browser is a phone's (390 x 844) and its view before answering is saved there."""
+    context = browser.new_context(viewport=PHONE) if screenshot else browser.new_context()
     page = context.new_page()
     page.goto(f"{app_url}/quiz?room={code}")
     for expected in ["Sent to room", "already has your first answer"][: 2 if again else 1]:
@@ -56,6 +58,8 @@ def answer_first_question(browser, app_url: str, code: str, option: int, again: 
         group = page.get_by_label("Your answer", exact=True).first
         group.wait_for(timeout=LOAD_MS)
         wait_idle(page)
+        if screenshot and expected == "Sent to room":
+            page.screenshot(path=str(screenshot))
         group.get_by_role("radio").nth(option).check(force=True)
         page.get_by_role("button", name="Submit").first.click()
         page.get_by_text(expected).wait_for(timeout=30_000)
@@ -86,7 +90,8 @@ def run_room(browser, lecturer_url: str, student_url: str, screenshot: Path | No
     assert "key" not in student_link
 
     for i, option in enumerate((right, wrong, wrong)):
-        answer_first_question(browser, student_url, code, option, again=i == 0)
+        phone = screenshot.with_name("room_student_phone.png") if screenshot and i == 0 else None
+        answer_first_question(browser, student_url, code, option, again=i == 0, screenshot=phone)
 
     # no reload, no click: the fragment's timer redraws the chart
     page.wait_for_function(
@@ -114,37 +119,17 @@ def test_students_answers_appear_on_the_lecturers_chart_without_a_reload(browser
 @pytest.mark.slow
 def test_two_processes_behind_nginx_share_the_room_through_postgresql(browser):
     if not Path(NGINX).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("nginx is missing: scripts/ensure_test_packages.sh installs it")
-        pytest.skip("nginx not installed")
-    with postgres_server() as database:
-        ports = [free_port(), free_port()]
-        apps = [start_server(p, {DATABASE_URL_VAR: database}) for p in ports]
-        prefix = Path(tempfile.mkdtemp(prefix="encoder-lab-room-nginx-"))
-        proxy = None
-        try:
-            for p in ports:
-                wait_healthy(p)
-            proxy_port = free_port()
-            conf = render_config(prefix, proxy_port, ports)
-            proxy = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf)])
-            wait_port(proxy_port)
-            # Through nginx every loopback client lands on one process (ip_hash); find which by a first
-            # request, then send the students straight to the other one.
-            page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{proxy_port}/_stcore/health")
-            page.close()
-            served = Counter(re.findall(r"upstream=127\.0\.0\.1:(\d+)", (prefix / "access.log").read_text()))
-            lecturer_port = int(served.most_common(1)[0][0])
-            student_port = next(p for p in ports if p != lecturer_port)
-            run_room(browser, f"http://127.0.0.1:{proxy_port}", f"http://127.0.0.1:{student_port}")
-            served = Counter(re.findall(r"upstream=127\.0\.0\.1:(\d+)", (prefix / "access.log").read_text()))
-            assert set(served) == {str(lecturer_port)}  # the lecturer's whole session stayed on its process
-        finally:
-            if proxy:
-                proxy.terminate()
-                proxy.wait(timeout=10)
-            for a in apps:
-                a.terminate()
-                a.wait(timeout=10)
-            shutil.rmtree(prefix, ignore_errors=True)
+        missing("nginx")
+    with postgres_server() as database, behind_nginx(2, {DATABASE_URL_VAR: database}) as (proxy_url, apps, prefix):
+        # Through nginx every loopback client lands on one process (ip_hash); find which by a first
+        # request, then send the students straight to the other one.
+        page = browser.new_page()
+        page.goto(f"{proxy_url}/_stcore/health")
+        page.close()
+        served = Counter(served_and_problems(prefix)[0])
+        lecturer_port = int(served.most_common(1)[0][0])
+        student_port = next(app_port(a) for a in apps if app_port(a) != lecturer_port)
+        run_room(browser, proxy_url, f"http://127.0.0.1:{student_port}")
+        assert set(served_and_problems(prefix)[0]) == {
+            str(lecturer_port)
+        }  # the lecturer's whole session stayed on its process

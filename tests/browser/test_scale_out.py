@@ -3,19 +3,15 @@ the page works through the proxy and every request of the session reaches the sa
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
-
 from scripts.scale_out import NGINX, run_scale_out
+from tests.needs import missing
 
 
 def test_a_session_through_nginx_stays_on_one_process(browser):
     if not Path(NGINX).exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail("nginx is missing: scripts/ensure_test_packages.sh installs it")
-        pytest.skip("nginx not installed")
+        missing("nginx")
     run = run_scale_out(browser)
     assert sum(run.served.values()) > 5  # the page, its scripts and the WebSocket all went through nginx
     assert run.affinity_kept, run.served
