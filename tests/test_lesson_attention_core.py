@@ -10,15 +10,20 @@ import torch
 
 from encoder_core import build_encoder, preset
 from encoder_core.lessons.attention import (
+    DROP_OUTCOMES,
     ROUNDING,
+    DropLastResult,
     compare_masks,
     contrast_word,
     drop_last_token,
+    drop_outcome,
     drop_token,
     last_word_position,
     layer_attention,
+    row_outcome,
     seed001_reading,
     shared_prefix_word,
+    unchanged_rows,
 )
 
 BANK_A = "she sat on the bank of the river"
@@ -212,3 +217,41 @@ def test_seed001_matches_the_published_snippet_run_verbatim():
         Wq, Wk, _ = torch.randn(3, 3), torch.randn(3, 3), torch.randn(3, 2)
         weights = torch.softmax((X @ Wq) @ (X @ Wk).T / math.sqrt(3), dim=-1)
     torch.testing.assert_close(seed001_reading().example.weights_bidirectional, weights)
+
+
+# ---- the answers to the lesson's predictions ----
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_dropping_a_token_moves_earlier_vectors_only_without_the_mask(lesson_model, sentence):
+    ids = lesson_model.tokenizer.encode(sentence).ids
+    for position in (len(ids) - 2, len(ids) - 1):  # the last word piece, and [SEP]
+        result = drop_token(lesson_model.encoder, ids, position)
+        assert drop_outcome(result) == "bidirectional", (result.max_causal, result.max_bidirectional)
+
+
+def test_drop_outcome_names_each_case():
+    def result(causal, bidirectional):
+        return DropLastResult(3, [causal], [bidirectional], causal, bidirectional)
+
+    seen = [drop_outcome(result(c, b)) for c, b in ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.0, 0.0))]
+    assert seen == list(DROP_OUTCOMES)
+    assert drop_outcome(result(ROUNDING / 2, 1.0)) == "bidirectional"  # float rounding is not a move
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_the_rows_the_masks_share_are_the_last_and_the_backward_looking(lesson_model, sentence):
+    cfg = lesson_model.config
+    ids = lesson_model.tokenizer.encode(sentence).ids
+    for layer in range(cfg.n_layers):
+        for head in range(cfg.n_heads):
+            cmp = compare_masks(lesson_model.encoder, ids, layer, head)
+            by_hand = [
+                i
+                for i in range(len(ids))
+                if max(abs(float(a) - float(b)) for a, b in zip(cmp.bidirectional[i], cmp.causal[i])) <= ROUNDING
+            ]
+            assert unchanged_rows(cmp) == by_hand
+            assert len(ids) - 1 in by_hand  # the last token has nothing later to hide
+            if (layer, head) not in BACKWARD_HEADS[lesson_model.choice]:
+                assert row_outcome(cmp) == "last", (layer, head, by_hand)

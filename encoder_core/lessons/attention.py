@@ -120,6 +120,38 @@ def drop_token(model: Encoder, ids, position: int) -> DropLastResult:
     )
 
 
+# ---- what a student is asked to predict (ui.frame.predict asks; these compute the model's answer) ----
+
+# Dropping a token: under which masks do the vectors of the tokens before it move?
+DROP_OUTCOMES = ("causal", "bidirectional", "both", "neither")
+
+
+def drop_outcome(result: DropLastResult, rounding: float = ROUNDING) -> str:
+    """Which runs moved the earlier tokens' vectors by more than float rounding: one of DROP_OUTCOMES."""
+    moved = (result.max_causal > rounding, result.max_bidirectional > rounding)
+    return {(True, False): "causal", (False, True): "bidirectional", (True, True): "both"}.get(moved, "neither")
+
+
+# The two grids of one head: which query rows are the same under both masks?
+ROW_OUTCOMES = ("first", "last", "every", "none")
+
+
+def unchanged_rows(cmp: MaskComparison, rounding: float = ROUNDING) -> list[int]:
+    """The query rows whose weights differ by at most float rounding between the two masks."""
+    diff = (cmp.bidirectional - cmp.causal).abs().amax(dim=-1)  # (T,)
+    return [i for i, d in enumerate(diff.tolist()) if d <= rounding]
+
+
+def row_outcome(cmp: MaskComparison, rounding: float = ROUNDING) -> str:
+    """unchanged_rows as one of ROW_OUTCOMES ("last" whenever the last row is among a few, as it always is)."""
+    rows, n = unchanged_rows(cmp, rounding), cmp.bidirectional.shape[0]
+    if len(rows) == n:
+        return "every"
+    if n - 1 in rows:
+        return "last"
+    return "first" if rows == [0] else "none"
+
+
 def drop_last_token(model: Encoder, ids) -> DropLastResult:
     """Run the input, then the input without its last token; compare each earlier token's final vector."""
     ids = _as_batch(ids)
