@@ -20,11 +20,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import streamlit as st
 
 from .modes import lecture_mode
 
+MAX_WORD = 40  # characters of a typed word kept
 STATE_KEY = "_predictions"  # {question key: Commit}: what this visit committed, per question
 LOG_KEY = "_predictions_log"  # {question key + context: (lesson, concept, right)}: the panel and the review
 
@@ -40,7 +43,8 @@ class Question:
     lesson: str
     name: str
     prompt: str
-    options: tuple[Option, ...] = ()  # a choice; none: the student types a number
+    options: tuple[Option, ...] = ()  # a choice; none: the student types a number (or a word: `word=True`)
+    word: bool = False  # the student types a word; the page passes predict_then_see a `score` for it
     concept: str = ""  # what a wrong answer says the student should practise (the quiz's generator prefix)
     factor: float = 2.0  # a number within this factor of the answer counts as right
     too_high: str = ""  # for a number: the misconception behind a guess far too large
@@ -52,13 +56,13 @@ class Question:
 
     @property
     def numeric(self) -> bool:
-        return not self.options
+        return not self.options and not self.word
 
 
 @dataclass(frozen=True)
 class Commit:
     context: str  # fingerprint of the sentence and settings the prediction was made on
-    guess: int | float | None  # option index or number; None: skipped
+    guess: int | float | str | None  # option index, number or word; None: skipped
 
 
 @dataclass(frozen=True)
@@ -88,11 +92,12 @@ def judge_number(q: Question, guess: float, answer: float) -> Verdict:
     ratio = guess / answer
     right = 1 / q.factor <= ratio <= q.factor
     times = max(ratio, 1 / ratio)
+    times_text = f"{times:,.0f}" if times >= 10 else f"{times:.1f}"
     if right:
-        said = f"Right: within a factor of {times:.2g} of the model's {answer:.3g}."
+        said = f"Right: within a factor of {times_text} of the model's {answer:.3g}."
         return Verdict(True, said, "")
     direction = "too large" if ratio > 1 else "too small"
-    said = f"Not quite: about {times:.2g} times {direction} (the model's value is {answer:.3g})."
+    said = f"Not quite: about {times_text} times {direction} (the model's value is {answer:.3g})."
     return Verdict(False, said, q.too_high if ratio > 1 else q.too_low)
 
 
@@ -115,6 +120,8 @@ def _commit(q: Question, context: str, skip: bool) -> None:
     if q.key in commits and commits[q.key].context == context:
         return
     guess = None if skip else st.session_state.get(_choice_key(q))
+    if isinstance(guess, str):
+        guess = guess.strip()[:MAX_WORD] or None
     if guess is None and not skip:
         st.session_state[f"_predict_empty_{q.key}"] = True
         return
@@ -124,7 +131,9 @@ def _commit(q: Question, context: str, skip: bool) -> None:
 
 
 def _ask(q: Question, context: str) -> None:
-    if q.numeric:
+    if q.word:
+        st.text_input(q.prompt, key=_choice_key(q), placeholder="one word", max_chars=MAX_WORD)
+    elif q.numeric:
         st.number_input(q.prompt, value=None, placeholder="your guess", key=_choice_key(q), format="%g")
     else:
         st.radio(q.prompt, [o.label for o in q.options], index=None, key=_choice_key(q))
@@ -149,18 +158,25 @@ def _ask(q: Question, context: str) -> None:
     )
 
 
-def _said_guess(q: Question, guess: int | float) -> str:
+def _said_guess(q: Question, guess: int | float | str) -> str:
+    if q.word:
+        return str(guess)
     return q.options[int(guess)].label if not q.numeric else f"{guess:g}"
 
 
 def predict_then_see(
-    q: Question, context: str, answer: Callable[[], int | float], reveal: Callable[[int | float], None]
+    q: Question,
+    context: str,
+    answer: Callable[[], Any],
+    reveal: Callable[[Any], None],
+    score: Callable[[Any, Any], Verdict] | None = None,
 ) -> None:
     """Ask q; once the student commits or skips, compute the model's answer and reveal it.
 
     context: fingerprint(...) of the sentence and settings the answer depends on. answer(): the model's
-    answer (an option index, or a number), computed only after the commit. reveal(answer): draws the
-    chart and numbers that prove it, inside the reveal container.
+    answer (an option index, or a number, or whatever `score` reads), computed only after the commit.
+    reveal(answer): draws the chart and numbers that prove it, inside the reveal container.
+    score(guess, answer): the Verdict on a guess; by default `judge` (options and numbers).
     """
     commit = _commits().get(q.key)
     if commit is not None and commit.context != context:
@@ -178,14 +194,14 @@ def predict_then_see(
     value = answer()
     with st.container(key=f"reveal-{q.key}"):
         if commit.guess is not None:
-            verdict = judge(q, commit.guess, value)
+            verdict = (score or partial(judge, q))(commit.guess, value)
             _log(q, context, verdict.right)
             (st.success if verdict.right else st.error)(verdict.said)
             if verdict.misconception:
                 st.markdown(f"**The idea behind that guess:** {verdict.misconception}")
-        elif not q.numeric:
+        elif q.options:
             st.info(f"The model's answer: **{q.options[int(value)].label}**.")
-        else:
+        elif q.numeric:
             st.info(f"The model's value: **{value:.3g}**.")
         reveal(value)
 

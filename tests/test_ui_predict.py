@@ -1,0 +1,48 @@
+"""ui.frame.predict's scoring, which every lesson's predictions share (pure: no page run here)."""
+
+import pytest
+
+from ui.frame.predict import Option, Question, fingerprint, judge
+
+CHOICE = Question(
+    "demo",
+    "pick",
+    "Which?",
+    (Option("a", "the idea behind a"), Option("b"), Option("c", "the idea behind c")),
+)
+NUMBER = Question("demo", "count", "How many?", factor=2.0, too_high="counted too much", too_low="counted too little")
+
+
+def test_a_right_choice_names_no_misconception():
+    v = judge(CHOICE, 1, 1)
+    assert v.right and v.said == "Right." and v.misconception == ""
+
+
+@pytest.mark.parametrize("guess", [0, 2])
+def test_a_wrong_choice_names_its_own_misconception_and_the_models_answer(guess):
+    v = judge(CHOICE, guess, 1)
+    assert not v.right and "“b”" in v.said
+    assert v.misconception == CHOICE.options[guess].misconception
+
+
+@pytest.mark.parametrize(("guess", "right"), [(100, True), (51, True), (199, True), (49, False), (201, False)])
+def test_a_number_within_the_factor_is_right(guess, right):
+    assert judge(NUMBER, guess, 100).right == right
+
+
+def test_a_number_is_scored_on_a_log_scale_with_its_direction():
+    high, low = judge(NUMBER, 1000, 10), judge(NUMBER, 1, 10)
+    assert "100 times too large" in high.said and high.misconception == "counted too much"
+    assert "10 times too small" in low.said and low.misconception == "counted too little"
+
+
+def test_zero_and_the_wrong_sign_are_handled():
+    assert judge(NUMBER, 0, 0).right
+    assert not judge(NUMBER, 0, 5).right and not judge(NUMBER, 5, 0).right
+    assert not judge(NUMBER, -5, 5).right
+
+
+def test_a_context_is_a_short_stable_digest_of_what_it_was_made_on():
+    a, b = fingerprint("the cat sat", 0, 1), fingerprint("the cat sat", 0, 2)
+    assert a == fingerprint("the cat sat", 0, 1) and a != b and len(a) == 16
+    assert len(fingerprint("x" * 100_000)) == 16
