@@ -24,10 +24,34 @@ def with_sections(query: dict | None, every_section: bool) -> dict:
     return {**(EVERY_SECTION if every_section else {}), **(query or {})}
 
 
+PREDICT_SKIP_PREFIX = "_predict_skip_"  # ui.frame.predict's "Skip: just show me" buttons
+
+
+def skip_predictions(at: AppTest, rounds: int = 3) -> AppTest:
+    """Press every "Skip: just show me" on the page, so every reveal is drawn (a student who skips).
+
+    A reveal may hold a further prediction, so it presses again, up to `rounds` times."""
+    for _ in range(rounds):
+        buttons = [b for b in at.button if str(b.key or "").startswith(PREDICT_SKIP_PREFIX)]
+        if not buttons:
+            break
+        for b in buttons:
+            b.click()
+        at.run()
+    return at
+
+
 def open_page(
-    page: str | None = None, query: dict | None = None, timeout: float = 60, every_section: bool = True
+    page: str | None = None,
+    query: dict | None = None,
+    timeout: float = 60,
+    every_section: bool = True,
+    skip: bool = True,
 ) -> AppTest:
-    """Run app.py (optionally with URL parameters), then switch to pages/<page>.py."""
+    """Run app.py (optionally with URL parameters), then switch to pages/<page>.py.
+
+    skip: press every prediction's "Skip: just show me", so the page shows all it computes (tests of
+    the predictions themselves pass skip=False)."""
     query = with_sections(query, every_section and page is not None)
     at = AppTest.from_file(APP, default_timeout=timeout)
     for k, v in query.items():
@@ -39,17 +63,21 @@ def open_page(
         for k, v in query.items():
             at.query_params[k] = v
         at.switch_page(f"pages/{page}.py").run()
-    return at
+    return skip_predictions(at) if skip else at
 
 
-def open_linked(page: str, query: dict | None = None, timeout: float = 90, every_section: bool = True) -> AppTest:
+def open_linked(
+    page: str, query: dict | None = None, timeout: float = 90, every_section: bool = True, skip: bool = True
+) -> AppTest:
     """Open a page straight from a link, as a browser does: the link's parameters reach the page
-    (open_page runs the home page first, and home rewrites the URL without the lesson's parameters)."""
+    (open_page runs the home page first, and home rewrites the URL without the lesson's parameters).
+    skip: as for open_page."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     for k, v in with_sections(query, every_section).items():
         at.query_params[k] = v
     at.switch_page(f"pages/{page}.py")
-    return at.run()
+    at.run()
+    return skip_predictions(at) if skip else at
 
 
 def open_numbers(at: AppTest, *chart_keys: str) -> AppTest:

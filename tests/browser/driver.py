@@ -47,3 +47,16 @@ def wait_chart_change(page, before, index: int = 0, timeout_s: float = 20.0):
 def assert_no_exception(page) -> None:
     errors = page.locator('[data-testid="stException"]')
     assert errors.count() == 0, errors.first.inner_text()
+
+
+SKIP_BUTTON = "[class*='st-key-_predict_skip_'] button"  # ui.frame.predict's "Skip: just show me"
+
+
+def skip_predictions(page, limit: int = 20) -> None:
+    """Press every "Skip: just show me" on the page, one at a time, so the reveals are drawn."""
+    for _ in range(limit):
+        buttons = page.locator(SKIP_BUTTON)
+        if buttons.count() == 0:
+            return
+        buttons.first.click()
+        wait_idle(page)
