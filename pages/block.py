@@ -174,14 +174,13 @@ def render_positions() -> None:
 def render_stage() -> None:
     stats, size = walk.stats[step], core.summarize(walk.trace[step])
     i = walk.stages.index(step)
-    src = core.stage_source(step, norm)
+    code = core.stage_code(step, norm)
     st.markdown(f"**Stage {i} (of 0–{len(walk.stages) - 1}): {STAGE_LABELS[step]}** — layer {layer}, {norm}-norm")
     st.latex(core.STAGE_FORMULAS[norm][step])
     st.caption(
-        f"Computed by encoder_core/model/model.py, line {src.first_line} "
-        "(EncoderBlock.forward, read from the running code):"
+        f"The code of this stage: {code.qualname} in {code.path}, line {code.first_line} (read from the running code):"
     )
-    st.code("\n".join(src.lines), language="python")
+    st.code(code.source, language="python")
     narrative(fb.stage_note(walk, step))
     show_figure(
         fb.stage_heatmap(walk, step, tokens),
@@ -208,7 +207,7 @@ def render_stage() -> None:
             alt=f"Mean token L2 norm at each stage: {', '.join(f'{lab} {v:.2f}' for lab, v in zip(labels, norms))}.",
             table=fb.stage_profile_table(walk.stages, norms),
         )
-    show_code(EncoderBlock.forward)
+    show_code(EncoderBlock)
 
 
 def render_activations() -> None:
@@ -315,7 +314,7 @@ sections = [
     ),
     Section(
         "Inside the block, one stage at a time",
-        "Every intermediate tensor of one layer, with its formula and its line of code.",
+        "Every intermediate tensor of one layer, with its formula and the function that computed it.",
         render_stage,
         tab="Inside the block",
     ),

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import copy
-import inspect
 import math
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from encoder_core import Encoder, EncoderBlock, build_encoder, param_count, preset, sinusoidal_table
 from encoder_core.lessons import block as core
 from encoder_core.model import reference as reference_module
+from encoder_core.model.model import stage_function
 from encoder_core.model.reference import block_equivalence
 
 SENTENCE = "the cat sat on the mat"
@@ -126,131 +127,125 @@ def test_activation_curves():
     assert c.lowest_gelu == float(c.gelu.min()) == pytest.approx(expected.min(), abs=1e-6)
 
 
+# ---- where each stage is computed: one function per stage, its source read with inspect ------------
+
+ROOT = Path(__file__).resolve().parents[1]
+# What each stage's function must do, as its source writes it: the operation the stage is named after.
+# The input stage's function is its placement's method, which returns every stage: it names them all.
+STAGE_OPERATIONS = {
+    "attention": ("self.attention.self(", ".dense("),
+    "residual_1": (" + ",),
+    "norm_1": ("self.attention.output.LayerNorm(",),
+    "ffn_hidden": ("self.intermediate.dense(",),
+    "ffn_activated": ("self.act(",),
+    "ffn_output": ("self.output", ".dense("),
+    "residual_2": (" + ",),
+    "norm_2": ("self.output.LayerNorm(",),
+}
+# The stream each residual stage adds its sublayer's output to, by placement.
+SKIPPED = {
+    ("post", "residual_1"): "input",
+    ("pre", "residual_1"): "input",
+    ("post", "residual_2"): "norm_1",
+    ("pre", "residual_2"): "residual_1",
+}
+
+
+def block_input(model: Encoder, enc) -> torch.Tensor:
+    return core.walk_block(model, enc.ids, enc.segments, 0).trace["input"][None]  # (1, T, D)
+
+
 @pytest.mark.parametrize("norm", ["post", "pre"])
-def test_stage_source_is_the_running_code(norm):
-    path = Path(core.stage_source("input", norm).path)
-    file_lines = path.read_text().splitlines()
-    for stage in core.stages_for(norm):
-        src = core.stage_source(stage, norm)
-        assert file_lines[src.first_line - 1].strip() == src.lines[0]
-        if stage == "input":
-            assert '{"input": x}' in src.lines[0]
-        else:
-            assert src.lines[-1].startswith(f't["{stage}"] =')
-            assert [line.strip() for line in file_lines[src.first_line - 1 : src.first_line - 1 + len(src.lines)]] == (
-                src.lines
-            )
-    # the attention stage includes the call that computes the heads
-    assert "attn.self(" in core.stage_source("attention", norm).lines[0]
-    # the two placements compute residual_1 on different lines
-    assert core.stage_source("residual_1", "post").first_line != core.stage_source("residual_1", "pre").first_line
+def test_every_stage_has_one_function_that_does_its_operation(norm):
+    stages = core.stages_for(norm)
+    functions = [stage_function(stage, norm) for stage in stages]
+    assert len(set(functions)) == len(stages)  # no function stands for two stages
+    for stage, function in zip(stages, functions):
+        code = core.stage_code(stage, norm)
+        assert code.qualname == function.__qualname__ == f"EncoderBlock.{function.__name__}"
+        assert code.source.startswith(f"def {function.__name__}(self, ")
+        for operation in STAGE_OPERATIONS.get(stage, stages):
+            assert operation in code.source, (stage, operation)
+        # the source shown is the file's own lines, from the line the page quotes
+        shown = code.source.splitlines()
+        in_file = (ROOT / code.path).read_text().splitlines()[code.first_line - 1 : code.first_line - 1 + len(shown)]
+        assert textwrap.dedent("\n".join(in_file)).splitlines() == shown, stage
 
 
-def lines_that_add_each_stage(block: EncoderBlock, x: torch.Tensor) -> dict[str, int]:
-    """Run the block under a line tracer: for each stage, the file line whose execution put it in the trace."""
-    forward = EncoderBlock.forward.__code__
-    added: dict[str, int] = {}
-    previous: list[int] = []
+def test_only_the_input_stage_shows_different_code_for_the_two_placements():
+    """Every stage's function serves both placements; what differs (the order, what each reads) is the
+    placement's own method, shown for the input stage."""
+    for stage in core.stages_for("post"):
+        post, pre = core.stage_code(stage, "post"), core.stage_code(stage, "pre")
+        assert (post == pre) == (stage != "input"), stage
+    assert core.stage_code("input", "post").qualname == "EncoderBlock._post_norm"
+    assert core.stage_code("input", "pre").qualname == "EncoderBlock._pre_norm"
 
-    def on_line(frame, event, arg):
-        t = frame.f_locals.get("t")
-        if isinstance(t, dict) and previous:
-            added.update({stage: previous[-1] for stage in t.keys() - added.keys()})
-        previous.append(frame.f_lineno)
-        return on_line
 
-    def on_call(frame, event, arg):
-        return on_line if frame.f_code is forward else None
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_a_traced_run_records_exactly_the_stages_listed(model, enc, need_weights):
+    block, x = model.encoder.layer[0], block_input(model, enc)
+    stages = core.stages_for(model.config.norm)
+    with torch.no_grad():
+        out, weights, trace = block(x, need_weights=need_weights, return_trace=True)
+        fast, fast_weights, no_trace = block(x, need_weights=need_weights)
+    assert list(trace) == list(stages) and no_trace is None
+    assert trace["input"] is x
+    assert torch.equal(out, trace[stages[-1]])
+    assert torch.equal(out, fast)  # keeping the trace changes nothing in what the block computes
+    assert (weights is None) == (fast_weights is None) == (not need_weights)
 
-    old = sys.gettrace()
-    sys.settrace(on_call)
+
+def test_each_stage_function_on_the_previous_stage_gives_the_traced_value(model, enc):
+    norm, block = model.config.norm, model.encoder.layer[0]
+    stages = core.stages_for(norm)
+    with torch.no_grad():
+        _, weights, trace = block(block_input(model, enc), return_trace=True)
+        for previous, stage in zip(stages, stages[1:]):
+            skipped = [trace[SKIPPED[norm, stage]]] if (norm, stage) in SKIPPED else []
+            value = stage_function(stage, norm)(block, *skipped, trace[previous])
+            if stage == "attention":
+                value, stage_weights = value  # attention hands on its weights too
+                assert torch.equal(stage_weights, weights)
+            assert torch.equal(value, trace[stage]), stage
+        # the input stage's function, the placement's method, gives every stage from the input alone
+        every_stage, _ = stage_function("input", norm)(block, trace["input"], {})
+    assert len(every_stage) == len(stages)
+    assert all(torch.equal(value, trace[stage]) for stage, value in zip(stages, every_stage))
+
+
+def functions_called(block: EncoderBlock, x: torch.Tensor) -> list:
+    """The code object of every Python function called while the block runs, in the order called."""
+    called = []
+
+    def on_event(frame, event, arg):
+        if event == "call":
+            called.append(frame.f_code)
+
+    old = sys.getprofile()
+    sys.setprofile(on_event)
     try:
         with torch.no_grad():
             block(x, return_trace=True)
     finally:
-        sys.settrace(old)
-    return added
+        sys.setprofile(old)
+    return called
 
 
-def test_stage_source_lines_are_the_lines_that_compute_each_stage(model, enc):
-    """The lines a page shows for a stage are the ones that, when the block runs, put that stage in its trace."""
+def test_the_function_shown_for_each_stage_is_the_one_that_ran(model, enc):
+    """Run the block under a profiler: each stage's function is called, once, in the order of the stages,
+    and the other placement's method never runs."""
     norm = model.config.norm
-    x = core.walk_block(model, enc.ids, enc.segments, 0).trace["input"][None]
-    added = lines_that_add_each_stage(model.encoder.layer[0], x)
-    assert set(added) == set(core.stages_for(norm))
-    for stage in core.stages_for(norm):
-        src = core.stage_source(stage, norm)
-        assert src.first_line <= added[stage] < src.first_line + len(src.lines), stage
-        traced = 't = {"input": x}' if stage == "input" else f't["{stage}"] ='
-        assert any(traced in line for line in src.lines), stage
+    called = functions_called(model.encoder.layer[0], block_input(model, enc))
+    stage_of = {stage_function(stage, norm).__code__: stage for stage in core.stages_for(norm)}
+    assert [stage_of[code] for code in called if code in stage_of] == list(core.stages_for(norm))
+    other = stage_function("input", "pre" if norm == "post" else "post")
+    assert other.__code__ not in called
 
 
-def test_every_stage_of_both_placements_has_one_marker():
-    lines, _ = inspect.getsourcelines(EncoderBlock.forward)
-    markers = core.stage_markers(lines)
-    for norm in ("post", "pre"):
-        marked = [m.stage for m in markers if m.norm in (None, norm)]
-        assert sorted(marked) == sorted(core.stages_for(norm)), norm  # each stage once, nothing else
-    # the FFN's three stages are written once, shared by both placements
-    assert {m.stage for m in markers if m.norm is None} == {"input", "ffn_hidden", "ffn_activated", "ffn_output"}
-    assert core.stage_source("ffn_hidden", "post") == core.stage_source("ffn_hidden", "pre")
-
-
-FAKE_FORWARD = """\
-def forward(self, x):
-    # stage: input
-    t = {"input": x}
-    if self.post:
-        # stage: attention (post-norm)
-        a = self.attn(x)
-        t["attention"] = self.proj(
-            a
-        )
-    else:
-        # stage: attention (pre-norm)
-        t["attention"] = self.attn(x)
-    # stage: ffn
-    t["ffn"] = self.ffn(t["attention"])
-    # stage: more
-    t["more"] = t["ffn"] + 1
-    t["more_still"] = t["more"] + 1
-    # stage: last
-    if self.post:
-        t["last"] = 1
-    # stage: dangling
-""".splitlines(keepends=True)
-
-
-def test_marked_span_reads_markers_not_layout():
-    assert core.marked_span(FAKE_FORWARD, "input", "post") == (2, 2)  # ends where the if begins
-    assert core.marked_span(FAKE_FORWARD, "attention", "post") == (5, 8)  # a statement over several lines
-    assert core.marked_span(FAKE_FORWARD, "attention", "pre") == (11, 11)
-    assert core.marked_span(FAKE_FORWARD, "ffn", "pre") == (13, 13)  # up to the next marker
-    assert core.marked_span(FAKE_FORWARD, "more", "pre") == (15, 16)
-
-
-@pytest.mark.parametrize(
-    ("stage", "message"),
-    [
-        ("missing", "found 0"),
-        ("last", "must be followed by a simple statement"),
-        ("dangling", "followed by no code"),
-    ],
-)
-def test_marked_span_fails_loudly(stage, message):
-    with pytest.raises(LookupError, match=message):
-        core.marked_span(FAKE_FORWARD, stage, "post")
-
-
-def test_a_repeated_marker_is_refused():
-    doubled = FAKE_FORWARD + ["    # stage: input\n", "    t = {}\n"]
-    with pytest.raises(LookupError, match="found 2"):
-        core.marked_span(doubled, "input", "post")
-
-
-def test_stage_source_refuses_an_unknown_stage():
+def test_stage_code_refuses_an_unknown_stage():
     with pytest.raises(ValueError, match="unknown stage"):
-        core.stage_source("norm_3", "post")
+        core.stage_code("norm_3", "post")
 
 
 def written_out(block: EncoderBlock, x: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -302,7 +297,7 @@ def written_out(block: EncoderBlock, x: torch.Tensor) -> dict[str, torch.Tensor]
 
 @pytest.mark.parametrize("layer", [0, 1])
 def test_trace_is_bit_identical_to_the_block_written_out(model, enc, layer):
-    """The FFN lines are shared by both placements: every stage is still exactly what each formula gives."""
+    """The stage functions are shared by both placements: every stage is still exactly what each formula gives."""
     walk = core.walk_block(model, enc.ids, enc.segments, layer)
     with torch.no_grad():
         expected = written_out(model.encoder.layer[layer], walk.trace["input"][None])

@@ -7,12 +7,10 @@ builds its own throwaway models because it needs a backward pass.
 
 from __future__ import annotations
 
-import ast
 import inspect
 import math
-import re
 import textwrap
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 import torch
@@ -21,13 +19,13 @@ from torch import nn
 
 from ..model.config import EncoderConfig, preset
 from ..model.model import (
-    POST_NORM_STAGES,
-    PRE_NORM_STAGES,
     EmbeddingParts,
     Encoder,
     EncoderBlock,
     build_encoder,
     sinusoidal_table,
+    stage_function,
+    stages_for,
 )
 from ..model.reference import FLOAT32_TOLERANCE, block_equivalence
 from ..model.tokenizer import WordPieceTokenizer
@@ -39,10 +37,6 @@ DEEP_STACK_MAX_TOKENS = 64
 # Largest over smallest per-block gradient norm below which no block's gradient counts as exploding or
 # vanishing: an order of magnitude, the scale at which one learning rate stops suiting every block.
 STABLE_GRAD_SPREAD = 10.0
-
-
-def stages_for(norm: str) -> tuple[str, ...]:
-    return POST_NORM_STAGES if norm == "post" else PRE_NORM_STAGES
 
 
 @dataclass(frozen=True)
@@ -177,80 +171,26 @@ def mean_norm_per_stage(walk: BlockWalk) -> list[float]:
     return [walk.stats[s].mean_l2 for s in walk.stages]
 
 
-# --- where each stage is computed: EncoderBlock.forward's own source ----------------------
-
-# "# stage: attention" marks the statements after it as that stage, for both placements;
-# "# stage: attention (post-norm)" for one placement only.
-STAGE_MARKER = re.compile(r"#\s*stage:\s*(?P<stage>\w+)(?:\s+\((?P<norm>post|pre)-norm\))?")
-
-
-@dataclass
-class SourceLines:
-    path: str
-    first_line: int  # line number in that file
-    lines: list[str]
+# --- where each stage is computed: the source of the function that computes it ---------------
 
 
 @dataclass(frozen=True)
-class StageMarker:
-    stage: str
-    norm: str | None  # None: the line is shared by both placements
-    index: int  # 0-based, into the source's lines
+class StageCode:
+    """What the page shows under a stage: the function that computed it, read from the running code."""
+
+    qualname: str  # e.g. "EncoderBlock._norm_1"
+    path: str  # its file, from the repository's root: "encoder_core/model/model.py"
+    first_line: int  # the line of that file the function starts on
+    source: str  # its source, dedented
 
 
-def stage_markers(lines: Sequence[str]) -> list[StageMarker]:
-    """Every `# stage: ...` comment line, in order."""
-    found = ((i, STAGE_MARKER.fullmatch(line.strip())) for i, line in enumerate(lines))
-    return [StageMarker(m["stage"], m["norm"], i) for i, m in found if m]
-
-
-def _statement_blocks(tree: ast.AST) -> Iterator[list[ast.stmt]]:
-    """Every list of statements in the tree: a function's body, each branch of an if, ..."""
-    for node in ast.walk(tree):
-        for name in ("body", "orelse", "finalbody"):
-            block = getattr(node, name, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                yield block
-
-
-def marked_span(lines: Sequence[str], stage: str, norm: str) -> tuple[int, int]:
-    """(first, last) 0-based indexes of the lines under the one marker of this stage and placement: the
-    simple statements after the marker, up to the next marker, a compound statement or the end of their block."""
-    markers = stage_markers(lines)
-    mine = [m for m in markers if m.stage == stage and m.norm in (None, norm)]
-    if len(mine) != 1:
-        raise LookupError(f"expected one '# stage: {stage}' marker for {norm}-norm, found {len(mine)}")
-    marker = mine[0].index
-    stop = min((m.index for m in markers if m.index > marker), default=len(lines))
-    after = [
-        (stmt.lineno - 1, block, k)
-        for block in _statement_blocks(ast.parse(textwrap.dedent("".join(lines))))
-        for k, stmt in enumerate(block)
-        if stmt.lineno - 1 > marker
-    ]
-    if not after:
-        raise LookupError(f"the '# stage: {stage}' marker is followed by no code")
-    _, block, k = min(after, key=lambda found: found[0])
-    run = []
-    for stmt in block[k:]:
-        if stmt.lineno - 1 >= stop or hasattr(stmt, "body"):  # the next stage, or an if/for/with
-            break
-        run.append(stmt)
-    if not run:
-        raise LookupError(f"the '# stage: {stage}' marker must be followed by a simple statement")
-    return run[0].lineno - 1, run[-1].end_lineno - 1
-
-
-def stage_source(stage: str, norm: str) -> SourceLines:
-    """The line(s) of EncoderBlock.forward that compute this stage, read from the running code by the
-    stage's `# stage:` marker (so the layout of forward is free to change)."""
-    if stage not in stages_for(norm):
-        raise ValueError(f"unknown stage {stage!r}; choose one of {stages_for(norm)}")
-    path = inspect.getsourcefile(EncoderBlock) or "encoder_core/model/model.py"
-    lines, start = inspect.getsourcelines(EncoderBlock.forward)
-    first, last = marked_span(lines, stage, norm)
-    shown = textwrap.dedent("".join(lines[first : last + 1])).splitlines()
-    return SourceLines(path, start + first, shown)
+def stage_code(stage: str, norm: str) -> StageCode:
+    """The source of the one function that computes this stage of a block with this placement (for "input",
+    the placement's method, which runs the others in order)."""
+    function = stage_function(stage, norm)
+    lines, first_line = inspect.getsourcelines(function)
+    path = function.__module__.replace(".", "/") + ".py"
+    return StageCode(function.__qualname__, path, first_line, textwrap.dedent("".join(lines)).rstrip("\n"))
 
 
 # Each stage as a formula (LaTeX). x is the block's input; T tokens, d features.

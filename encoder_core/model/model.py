@@ -8,6 +8,7 @@ with strict=True. Shapes: B batch, T positions, D = d_model, H heads.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -40,6 +41,11 @@ PRE_NORM_STAGES = (
     "ffn_output",
     "residual_2",
 )
+Stages = tuple[torch.Tensor, ...]  # one tensor per stage, in the placement's order
+
+
+def stages_for(norm: str) -> tuple[str, ...]:
+    return POST_NORM_STAGES if norm == "post" else PRE_NORM_STAGES
 
 
 def sinusoidal_table(n_positions: int, d_model: int) -> torch.Tensor:
@@ -94,12 +100,16 @@ class Embeddings(nn.Module):
         return self.dropout(self.LayerNorm(x))
 
 
-class SelfOutput(nn.Module):
-    """No forward: W_O and LayerNorm 1 under BertSelfOutput's names, kept so a BERT checkpoint loads strictly."""
+class SublayerOutput(nn.Module):
+    """No forward: a sublayer's output projection, its dropout and the LayerNorm named with it, kept under
+    BertSelfOutput's and BertOutput's names so a BERT checkpoint loads strictly.
 
-    def __init__(self, config: EncoderConfig):
+    After attention: W_O (d_in = d_model) and LayerNorm 1. After the FFN: W_2 (d_in = d_ff) and LayerNorm 2.
+    """
+
+    def __init__(self, config: EncoderConfig, d_in: int):
         super().__init__()
-        self.dense = nn.Linear(config.d_model, config.d_model)
+        self.dense = nn.Linear(d_in, config.d_model)
         self.LayerNorm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.dropout)
 
@@ -110,7 +120,7 @@ class AttentionSublayer(nn.Module):
     def __init__(self, config: EncoderConfig):
         super().__init__()
         self.self = SelfAttention(config)
-        self.output = SelfOutput(config)
+        self.output = SublayerOutput(config, config.d_model)
 
 
 class Intermediate(nn.Module):
@@ -121,82 +131,121 @@ class Intermediate(nn.Module):
         self.dense = nn.Linear(config.d_model, config.d_ff)
 
 
-class FFNOutput(nn.Module):
-    """No forward: W_2 and LayerNorm 2 under BertOutput's names, kept so a BERT checkpoint loads strictly."""
-
-    def __init__(self, config: EncoderConfig):
-        super().__init__()
-        self.dense = nn.Linear(config.d_ff, config.d_model)
-        self.LayerNorm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps)
-        self.dropout = nn.Dropout(config.dropout)
-
-
 class EncoderBlock(nn.Module):
     """One layer. Post-norm (BERT): x = LN1(x + Attn(x)); x = LN2(x + FFN(x)).
-    Pre-norm: x = x + Attn(LN1(x)); x = x + FFN(LN2(x)).  FFN(x) = W2 act(W1 x + b1) + b2."""
+    Pre-norm: x = x + Attn(LN1(x)); x = x + FFN(LN2(x)).  FFN(x) = W2 act(W1 x + b1) + b2.
+
+    Each traced stage is computed by one small method, the same code for both placements; _post_norm and
+    _pre_norm say in which order the stages run and what each one reads. The block lesson shows a stage by
+    reading its method's source (see stage_function).
+    """
 
     def __init__(self, config: EncoderConfig):
         super().__init__()
         self.config = config
         self.attention = AttentionSublayer(config)
         self.intermediate = Intermediate(config)
-        self.output = FFNOutput(config)
+        self.output = SublayerOutput(config, config.d_ff)
         self.act = F.gelu if config.activation == "gelu" else F.relu
 
-    def forward(
-        self,
-        x: torch.Tensor,
-        *,
-        causal: bool = False,
-        key_padding_mask: torch.Tensor | None = None,
-        need_weights: bool = True,
-        return_trace: bool = False,
-    ):
-        """Returns (output (B,T,D), weights (B,H,T,T) or None, trace dict or None).
+    def forward(self, x: torch.Tensor, *, return_trace: bool = False, **attend):
+        """x (B, T, D) -> (output (B, T, D), weights (B, H, T, T) or None, trace or None).
 
-        Each `# stage: <name>` comment marks the statements that compute that traced stage, up to the
-        next marker or the end of their block; "(post-norm)" / "(pre-norm)" after the name: that placement
-        only. The block lesson finds its code lines by these markers, not by the code's layout.
+        attend: SelfAttention.forward's keywords (causal, key_padding_mask, need_weights), handed on unchanged.
+        The trace maps each stage's name to its tensor, in the order computed (POST_NORM_STAGES or PRE_NORM_STAGES).
         """
-        attn, ffn_in_proj, ffn_out = self.attention, self.intermediate.dense, self.output
-        ln1, ln2 = attn.output.LayerNorm, ffn_out.LayerNorm
-        post_norm = self.config.norm == "post"
-        # stage: input
-        t = {"input": x}
-        if post_norm:
-            # stage: attention (post-norm)
-            a, w = attn.self(x, causal=causal, key_padding_mask=key_padding_mask, need_weights=need_weights)
-            t["attention"] = attn.output.dropout(attn.output.dense(a))
-            # stage: residual_1 (post-norm)
-            t["residual_1"] = x + t["attention"]
-            # stage: norm_1 (post-norm)
-            t["norm_1"] = h = ln1(t["residual_1"])
-        else:
-            # stage: norm_1 (pre-norm)
-            t["norm_1"] = h = ln1(x)
-            # stage: attention (pre-norm)
-            a, w = attn.self(h, causal=causal, key_padding_mask=key_padding_mask, need_weights=need_weights)
-            t["attention"] = attn.output.dropout(attn.output.dense(a))
-            # stage: residual_1 (pre-norm)
-            t["residual_1"] = r = x + t["attention"]
-            # stage: norm_2 (pre-norm)
-            t["norm_2"] = h = ln2(r)
-        # The FFN is the same for both placements: it reads h, the normalised stream.
-        # stage: ffn_hidden
-        t["ffn_hidden"] = ffn_in_proj(h)
-        # stage: ffn_activated
-        t["ffn_activated"] = self.act(t["ffn_hidden"])
-        # stage: ffn_output
-        t["ffn_output"] = ffn_out.dropout(ffn_out.dense(t["ffn_activated"]))
-        if post_norm:
-            # stage: residual_2 (post-norm)
-            t["residual_2"] = h + t["ffn_output"]
-            # stage: norm_2 (post-norm)
-            t["norm_2"] = out = ln2(t["residual_2"])
-        else:
-            # stage: residual_2 (pre-norm)
-            t["residual_2"] = out = r + t["ffn_output"]
-        return out, w, (t if return_trace else None)
+        placement = self._post_norm if self.config.norm == "post" else self._pre_norm
+        stages, weights = placement(x, attend)
+        trace = dict(zip(stages_for(self.config.norm), stages, strict=True)) if return_trace else None
+        return stages[-1], weights, trace
+
+    # ---- the two placements: which stage reads what; each returns every stage, in POST_/PRE_NORM_STAGES order ----
+
+    def _post_norm(self, x: torch.Tensor, attend: dict) -> tuple[Stages, torch.Tensor | None]:
+        """BERT's order, from the input x: a LayerNorm after each residual sum, so the block's output is normalised."""
+        attention, weights = self._attention(x, **attend)
+        residual_1 = self._residual_1(x, attention)
+        norm_1 = self._norm_1(residual_1)
+        ffn_hidden, ffn_activated, ffn_output = self._ffn(norm_1)
+        residual_2 = self._residual_2(norm_1, ffn_output)
+        norm_2 = self._norm_2(residual_2)
+        return (x, attention, residual_1, norm_1, ffn_hidden, ffn_activated, ffn_output, residual_2, norm_2), weights
+
+    def _pre_norm(self, x: torch.Tensor, attend: dict) -> tuple[Stages, torch.Tensor | None]:
+        """Pre-norm, from the input x: each sublayer reads a normalised copy; the stream itself is never normalised."""
+        norm_1 = self._norm_1(x)
+        attention, weights = self._attention(norm_1, **attend)
+        residual_1 = self._residual_1(x, attention)
+        norm_2 = self._norm_2(residual_1)
+        ffn_hidden, ffn_activated, ffn_output = self._ffn(norm_2)
+        residual_2 = self._residual_2(residual_1, ffn_output)
+        return (x, norm_1, attention, residual_1, norm_2, ffn_hidden, ffn_activated, ffn_output, residual_2), weights
+
+    def _ffn(self, h: torch.Tensor) -> Stages:
+        """The FFN's three stages, the same for both placements: h is the normalised stream."""
+        ffn_hidden = self._ffn_hidden(h)
+        ffn_activated = self._ffn_activated(ffn_hidden)
+        return ffn_hidden, ffn_activated, self._ffn_output(ffn_activated)
+
+    # ---- one method per stage ----
+
+    def _attention(self, h: torch.Tensor, **attend) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Multi-head self-attention over h (post-norm: the input x; pre-norm: norm_1), then W_O."""
+        heads, weights = self.attention.self(h, **attend)  # (B, T, D): the heads side by side
+        out = self.attention.output
+        return out.dropout(out.dense(heads)), weights  # (B, T, D), (B, H, T, T) or None
+
+    def _residual_1(self, x: torch.Tensor, attention: torch.Tensor) -> torch.Tensor:
+        """The skip connection around attention: the block's input plus what attention adds."""
+        return x + attention  # (B, T, D)
+
+    def _norm_1(self, stream: torch.Tensor) -> torch.Tensor:
+        """LayerNorm 1, over each token's features (post-norm: of residual_1; pre-norm: of the input x)."""
+        return self.attention.output.LayerNorm(stream)  # (B, T, D)
+
+    def _ffn_hidden(self, h: torch.Tensor) -> torch.Tensor:
+        """W_1: each token on its own, widened from d_model to d_ff."""
+        return self.intermediate.dense(h)  # (B, T, d_ff)
+
+    def _ffn_activated(self, u: torch.Tensor) -> torch.Tensor:
+        """The activation, GELU (BERT) or ReLU, value by value."""
+        return self.act(u)  # (B, T, d_ff)
+
+    def _ffn_output(self, g: torch.Tensor) -> torch.Tensor:
+        """W_2: back from d_ff to d_model."""
+        out = self.output
+        return out.dropout(out.dense(g))  # (B, T, D)
+
+    def _residual_2(self, stream: torch.Tensor, ffn_output: torch.Tensor) -> torch.Tensor:
+        """The skip connection around the FFN (post-norm: to norm_1, what the FFN read; pre-norm: to residual_1)."""
+        return stream + ffn_output  # (B, T, D)
+
+    def _norm_2(self, stream: torch.Tensor) -> torch.Tensor:
+        """LayerNorm 2 (post-norm: of residual_2, the block's output; pre-norm: of residual_1, what the FFN reads)."""
+        return self.output.LayerNorm(stream)  # (B, T, D)
+
+
+# The method that computes each stage after the input, the same code for both placements. The "input" stage's
+# code is the placement's own method: where x comes in and the order every other stage runs in.
+STAGE_METHODS = {
+    "attention": EncoderBlock._attention,
+    "residual_1": EncoderBlock._residual_1,
+    "norm_1": EncoderBlock._norm_1,
+    "ffn_hidden": EncoderBlock._ffn_hidden,
+    "ffn_activated": EncoderBlock._ffn_activated,
+    "ffn_output": EncoderBlock._ffn_output,
+    "residual_2": EncoderBlock._residual_2,
+    "norm_2": EncoderBlock._norm_2,
+}
+PLACEMENT_METHODS = {"post": EncoderBlock._post_norm, "pre": EncoderBlock._pre_norm}
+
+
+def stage_function(stage: str, norm: str) -> Callable:
+    """The function that computes this stage of a block with this placement (for "input", the placement's
+    method). Unbound: call it with the block first, e.g. stage_function("norm_1", "post")(block, residual_1)."""
+    if stage not in stages_for(norm):
+        raise ValueError(f"unknown stage {stage!r}; choose one of {stages_for(norm)}")
+    return PLACEMENT_METHODS[norm] if stage == "input" else STAGE_METHODS[stage]
 
 
 class BlockStack(nn.Module):
