@@ -208,3 +208,91 @@ def test_rank_accuracy_counts_orderings():
 
     kinds = [PAIR_KINDS[0], PAIR_KINDS[0], PAIR_KINDS[1], PAIR_KINDS[2]]
     assert rank_accuracy([0.9, 0.5, 0.7, 0.1], kinds) == 3 / 4  # 0.9 beats both; 0.5 beats only 0.1
+
+
+# ---- the answers to the lesson's predictions, and how far a head's answer can be trusted ----
+
+
+def test_the_tagging_logits_form_is_read_from_a_real_run(mlm):
+    from encoder_core.lessons import outputs as lesson
+
+    encoder, tok = mlm
+    for batch in (
+        [("the old dog was not happy", None), ("the girl was hungry", "she ate the bread")],
+        [("a cat", None), ("the pharmacist sold medicine on thursday afternoon", "it rained")],
+    ):
+        shapes = lesson.head_shapes(encoder, tok, batch)
+        padded = tok.pad([tok.encode(a, b) for a, b in batch])
+        B, T = padded.ids.shape
+        model = tasks.TaskModel(encoder, "tagging", len(tasks.TAGS))
+        with torch.inference_mode():
+            out = model(padded.ids, padded.segments, padded.key_padding_mask)
+        forms = lesson.shape_forms(shapes, "tagging")
+        assert forms["(B, T, C)"] == tuple(out.shape) == (B, T, len(tasks.TAGS))
+        assert forms["(B, T, D)"] == (B, T, encoder.config.d_model) and forms["(B, C)"] == (B, len(tasks.TAGS))
+        assert lesson.logits_form(shapes, "tagging") == "(B, T, C)"
+        assert lesson.logits_form(shapes, "sentence") == "(B, C)"
+        assert len(set(forms.values())) == len(lesson.SHAPE_FORMS)  # every option names a different shape
+
+
+def comparison(frozen: float, scratch: float):
+    from encoder_core.lessons.outputs import StartComparison
+
+    held = {"finetune": 0.9, "frozen": frozen, "scratch": scratch}
+    return StartComparison("qa", 10, held, {}, {}, 0.1, 100)
+
+
+def test_probe_or_scratch_names_the_winner_outside_the_margin():
+    from encoder_core.lessons.outputs import SAME_MARGIN, probe_or_scratch
+
+    assert SAME_MARGIN == 0.02
+    assert probe_or_scratch(comparison(0.80, 0.70)) == "frozen"
+    assert probe_or_scratch(comparison(0.55, 0.70)) == "scratch"
+    assert probe_or_scratch(comparison(0.70, 0.71)) == "same"
+    assert probe_or_scratch(comparison(0.80, 0.78)) == "same"  # exactly 2 points: within, despite float rounding
+    assert probe_or_scratch(comparison(0.7825, 0.76)) == "frozen"  # 2.25 points
+
+
+def test_probe_or_scratch_on_real_runs(mlm):
+    from encoder_core.lessons import outputs as lesson
+
+    runs = {s: tasks.fine_tune(*mlm, "tagging", s, steps=4) for s in tasks.STARTS}
+    gap = runs["frozen"].held_out - runs["scratch"].held_out
+    expected = "same" if abs(gap) <= 0.02 + 1e-9 else ("frozen" if gap > 0 else "scratch")
+    assert lesson.probe_or_scratch(lesson.compare_starts(runs)) == expected
+
+
+def test_task_words_are_every_word_of_the_training_texts(tok):
+    from encoder_core.lessons import outputs as lesson
+
+    for task in tasks.TASKS:
+        data = tasks.make_task(task, 0)
+        by_hand = {w for ex in data.train for t in (ex.text_a, ex.text_b or "") for w in t.split()}
+        assert lesson.task_words(task, 0) == by_hand
+        for ex in data.train[:50]:
+            assert lesson.unseen_words(tok, task, 0, ex.text_a, ex.text_b) == []
+    assert "happy" in lesson.task_words("sentence") and "pharmacist" not in lesson.task_words("tagging")
+    typed = "The Pharmacist was ANGRY, the pharmacist said"
+    assert lesson.unseen_words(tok, "sentence", 0, typed) == ["pharmacist", "angry", ",", "said"]
+
+
+def test_a_head_flags_answers_outside_its_training_as_guesses(mlm, quick_runs):
+    from encoder_core.lessons import outputs as lesson
+
+    tok = mlm[1]
+    inside = lesson.classify(quick_runs["sentence"], tok, "the old dog was not happy")
+    outside = lesson.classify(quick_runs["sentence"], tok, "the pharmacist was angry")
+    assert inside.unseen == [] and outside.unseen == ["pharmacist", "angry"] and outside.guess
+    for pred in (inside, outside):
+        assert pred.confidence == max(pred.probabilities)
+        assert pred.guess == (bool(pred.unseen) or pred.confidence < lesson.CONFIDENT)
+    tags = lesson.tag_words(quick_runs["tagging"], tok, "the girl met a pharmacist on thursday")
+    assert tags.seen == [True, True, False, True, False, True, False]
+    assert tags.unseen == ["met", "pharmacist", "thursday"]
+    assert tags.guessed == [not s or c < lesson.CONFIDENT for s, c in zip(tags.seen, tags.confidence)]
+    assert tags.guess and all(tags.guessed[i] for i in (2, 4, 6))
+    span = lesson.answer_span(quick_runs["qa"], tok, "when does the pharmacy open ?", "the cat slept on the mat")
+    assert span.unseen == ["when", "does", "pharmacy"] and span.guess  # "open" is a QA verb ("opened")
+    assert span.confidence == pytest.approx(span.start_probs[span.start] * span.end_probs[span.end])
+    known = lesson.answer_span(quick_runs["qa"], tok, "where did the cat sleep ?", "the cat slept on the mat")
+    assert known.unseen == [] and known.guess == (known.confidence < lesson.CONFIDENT)

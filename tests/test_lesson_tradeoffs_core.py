@@ -328,3 +328,39 @@ def test_truncation_keeps_the_answer_only_from_the_shortest_length_on(lesson_mod
         after = len(passage_words) - 1 - ex.answer[1]
         if len(passage_words) - after > len(ex.text_a.split()):  # the passage stays the longer part until then
             assert t.shortest_keeping == len(full) - after  # cut everything after the answer and no more
+
+
+# ---- the answers to the lesson's predictions ----
+
+
+@pytest.mark.parametrize("n", [1, 16])
+def test_the_cache_saving_is_the_ratio_of_the_step_by_step_sums(lesson_model, n):
+    """The 'how many times fewer FLOPs' prediction reads AppendCosts.ratio: check it against sums written out."""
+    model, ids = lesson_model.encoder, sentence_ids(lesson_model.tokenizer)
+    cfg, prefix = model.config, len(ids)
+    bi = sum(cfg.n_layers * layer_flops(cfg, prefix + k, prefix + k) for k in range(1, n + 1))
+    cached = sum(cfg.n_layers * layer_flops(cfg, 1, prefix + k) for k in range(1, n + 1))
+    c = append_costs(model, ids, n)
+    assert c.ratio == pytest.approx(bi / cached, rel=1e-12)
+    if n > 1:  # every append reruns about T rows instead of one: the saving is near the mean length
+        assert prefix < c.ratio < prefix + n
+
+
+def test_likeliest_case_is_the_argmax_of_three_independent_runs(lesson_model, trained_mlm):
+    from encoder_core.lessons.tradeoffs import likeliest_case
+
+    tok = lesson_model.tokenizer  # the trained MLM reads the sidebar model's tokens, as on the page
+    mlm = trained_mlm[0]
+    for text, seed in ((SENTENCE, 0), ("a small dog ran to the old house in the rain", 3)):
+        ids = tok.encode(text).ids
+        for position in (1, 3, len(ids) - 2):
+            mm = mask_mismatch(mlm, tok, ids, position, seed)
+            p = {}
+            for case in mm.cases:  # the input the lesson built, run alone
+                row = torch.tensor([ids])
+                row[0, position] = tok.token_to_id[case.input_token]
+                with torch.no_grad():
+                    probs = torch.softmax(mlm(row, need_weights=False)[0][0, position], dim=-1)
+                p[case.case] = float(probs[ids[position]])
+            assert likeliest_case(mm) == max(p, key=p.get)
+            assert likeliest_case(mm) in CASES

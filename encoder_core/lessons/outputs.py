@@ -7,7 +7,8 @@ compared, and [CLS] against mean pooling as sentence vectors of the real all-Min
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import torch
 
@@ -22,6 +23,7 @@ from ..finetune.tasks import (
     best_spans,
     encode,
     first_pieces,
+    make_task,
     passage_mask,
     tag_of,
 )
@@ -40,6 +42,10 @@ EXERCISE_LIMITS = {"batch": (1, 64), "length": (1, 128), "d_model": (4, 256), "v
 class HeadShapes:
     tokens: list[list[str]]  # the batch as the model sees it
     steps: dict[str, list[tuple[str, tuple[int, ...]]]]  # head -> (what, shape) in order
+    classes: dict[str, int] = field(default_factory=dict)  # head -> how many scores it gives a row or token (C)
+
+    def shape(self, head: str, what: str) -> tuple[int, ...]:
+        return dict(self.steps[head])[what]
 
 
 @torch.inference_mode()
@@ -70,7 +76,30 @@ def head_shapes(encoder, tokenizer, texts: list[tuple[str, str | None]], n_label
                 ("start scores", tuple(span_logits[..., 0].shape)),
             ],
         },
+        {"sentence": n_labels, "tagging": n_tags, "qa": 2},
     )
+
+
+# A head's logits could have one of these shapes: one score per class for the row, one per class for every
+# token, a D-wide vector per token (no head at all), or two scores per token (the span head).
+SHAPE_FORMS = ("(B, C)", "(B, T, C)", "(B, T, D)", "(B, T, 2)")
+LOGITS = {"sentence": "logits", "tagging": "logits", "qa": "start/end logits"}
+
+
+def shape_forms(shapes: HeadShapes, head: str) -> dict[str, tuple[int, ...]]:
+    """Each of SHAPE_FORMS with the batch's numbers put in: B and T from the ids, D from the encoder's output,
+    C from the head."""
+    (B, T), D, C = shapes.shape(head, "ids"), shapes.shape(head, "hidden")[-1], shapes.classes[head]
+    return dict(zip(SHAPE_FORMS, ((B, C), (B, T, C), (B, T, D), (B, T, 2))))
+
+
+def logits_form(shapes: HeadShapes, head: str) -> str:
+    """Which of SHAPE_FORMS the head's logits, as measured on the batch, have; an error unless exactly one fits."""
+    measured = shapes.shape(head, LOGITS[head])
+    fits = [form for form, shape in shape_forms(shapes, head).items() if shape == measured]
+    if len(fits) != 1:
+        raise ValueError(f"{head}: logits {measured} fit {len(fits)} of the forms {shape_forms(shapes, head)}")
+    return fits[0]
 
 
 @dataclass
@@ -116,6 +145,40 @@ def check_shapes(typed: dict[str, str], expected: dict[str, tuple[int, ...]]) ->
 
 # ---- predictions of a trained head -------------------------------------------------------------------
 
+# A head trained on the grammar's tasks has met only the grammar's words, in its sentence shapes. On
+# anything else it still answers, often with a high probability: an answer is flagged as a guess when
+# the text holds words the task's training data never used, or when the head's probability for its
+# answer is below CONFIDENT.
+CONFIDENT = 0.8
+
+
+@lru_cache(maxsize=16)
+def task_words(task: str, seed: int = 0) -> frozenset[str]:
+    """Every word (and punctuation mark) of the task's training texts: all the head ever read."""
+    words: set[str] = set()
+    for ex in make_task(task, seed).train:
+        for text in (ex.text_a, ex.text_b):
+            if text:
+                words.update(text.lower().split())
+    return frozenset(words)
+
+
+def unseen_words(tokenizer, task: str, seed: int, *texts: str | None) -> list[str]:
+    """The words of the student's texts that the task's training data never used, each once, in order."""
+    known = task_words(task, seed)
+    out: list[str] = []
+    for text in texts:
+        for word in tokenizer.split(text or ""):
+            w = word.lower()
+            if w not in known and w not in out:
+                out.append(w)
+    return out
+
+
+def is_guess(unseen: list[str], confidence: float) -> bool:
+    """Outside what the head was trained on (unseen words), or unsure of its own answer."""
+    return bool(unseen) or confidence < CONFIDENT
+
 
 @dataclass
 class ClassPrediction:
@@ -124,10 +187,20 @@ class ClassPrediction:
     truncated: int
     labels: tuple[str, ...]
     probabilities: list[float]  # softmax over the classes, sums to 1
+    unseen: list[str] = field(default_factory=list)  # words the task's training data never used
 
     @property
     def best(self) -> str:
         return self.labels[max(range(len(self.labels)), key=self.probabilities.__getitem__)]
+
+    @property
+    def confidence(self) -> float:
+        """The probability of the class the head chose."""
+        return max(self.probabilities)
+
+    @property
+    def guess(self) -> bool:
+        return is_guess(self.unseen, self.confidence)
 
 
 def _encode(tokenizer, a: str, b: str | None = None):
@@ -139,7 +212,8 @@ def _encode(tokenizer, a: str, b: str | None = None):
 def classify(run: FineTuneRun, tokenizer, text_a: str, text_b: str | None = None) -> ClassPrediction:
     enc, ids, segs, mask = _encode(tokenizer, text_a, text_b)
     probs = torch.softmax(run.model(ids, segs, mask)[0], -1)
-    return ClassPrediction(enc.tokens, enc.unknown, enc.truncated, run.labels, probs.tolist())
+    unseen = unseen_words(tokenizer, run.task, run.seed, text_a, text_b)
+    return ClassPrediction(enc.tokens, enc.unknown, enc.truncated, run.labels, probs.tolist(), unseen)
 
 
 @dataclass
@@ -151,6 +225,20 @@ class TagPrediction:
     pieces: list[list[str]]
     tags: list[str]  # one per word, read at its first piece
     confidence: list[float]  # the chosen tag's probability
+    seen: list[bool] = field(default_factory=list)  # per word: did the task's training data use it?
+
+    @property
+    def unseen(self) -> list[str]:
+        return list(dict.fromkeys(w.lower() for w, s in zip(self.words, self.seen) if not s))
+
+    @property
+    def guessed(self) -> list[bool]:
+        """Per word: a guess (a word the tagger never met, or a tag it gives below CONFIDENT)."""
+        return [not s or c < CONFIDENT for s, c in zip(self.seen, self.confidence)]
+
+    @property
+    def guess(self) -> bool:
+        return any(self.guessed)
 
 
 @torch.inference_mode()
@@ -160,14 +248,17 @@ def tag_words(run: FineTuneRun, tokenizer, text: str) -> TagPrediction:
     split = tokenizer.split_words(text)
     firsts = [p for p in first_pieces(tokenizer, text) if p < len(enc) - 1]  # words cut off by truncation drop out
     best = probs[firsts].max(-1)
+    words = [w for w, _ in split[: len(firsts)]]
+    known = task_words(run.task, run.seed)
     return TagPrediction(
         enc.tokens,
         enc.unknown,
         enc.truncated,
-        [w for w, _ in split[: len(firsts)]],
+        words,
         [p for _, p in split[: len(firsts)]],
         [run.labels[int(i)] for i in best.indices],
         best.values.tolist(),
+        [w.lower() in known for w in words],
     )
 
 
@@ -182,10 +273,20 @@ class SpanPrediction:
     unknown: list[str]
     truncated: int
     missing_words: list[str]  # question words naming something the passage never mentions
+    unseen: list[str] = field(default_factory=list)  # words of the question or passage the training data never used
 
     @property
     def answer(self) -> str:
         return " ".join(self.passage_tokens[self.start : self.end + 1]).replace(" ##", "")
+
+    @property
+    def confidence(self) -> float:
+        """The chosen span's probability: its start's times its end's."""
+        return self.start_probs[self.start] * self.end_probs[self.end]
+
+    @property
+    def guess(self) -> bool:
+        return bool(self.missing_words) or is_guess(self.unseen, self.confidence)
 
 
 QUESTION_WORDS = frozenset(("where", "who", "what", "did", "was", "is", "the", "a", "an", "?", "which", "when"))
@@ -218,6 +319,7 @@ def answer_span(run: FineTuneRun, tokenizer, question: str, passage: str) -> Spa
         enc.unknown,
         enc.truncated,
         missing,
+        unseen_words(tokenizer, run.task, run.seed, question, passage),
     )
 
 
@@ -242,6 +344,22 @@ class StartComparison:
     @property
     def buys_little(self) -> bool:
         return self.pretraining_gain < 0.05
+
+
+# Which scores higher on held-out data: the frozen pre-trained encoder with a trained head (a linear
+# probe), or the same architecture trained end to end from random weights? Within SAME_MARGIN (2 points
+# of accuracy or exact match): about the same. Scores differ slightly between CPUs, so the answer is
+# always read from the runs the page just made.
+PROBE_OUTCOMES = ("frozen", "scratch", "same")
+SAME_MARGIN = 0.02
+
+
+def probe_or_scratch(cmp: StartComparison, margin: float = SAME_MARGIN) -> str:
+    """One of PROBE_OUTCOMES: which of the frozen probe and random weights wins on held-out data."""
+    gap = cmp.held_out["frozen"] - cmp.held_out["scratch"]
+    if abs(gap) <= margin + 1e-9:  # a gap of exactly the margin, up to float rounding, is within it
+        return "same"
+    return "frozen" if gap > 0 else "scratch"
 
 
 def compare_starts(runs: dict[str, FineTuneRun]) -> StartComparison:

@@ -395,6 +395,11 @@ def mask_mismatch(
     )
 
 
+def likeliest_case(mm: MaskMismatch) -> str:
+    """The one of CASES under which the original word is likeliest at the chosen position."""
+    return max(mm.cases, key=lambda c: c.p_original).case
+
+
 # ---- 5. RoBERTa: static vs dynamic masking ---------------------------------------------------------
 
 # Seed 002's list of what RoBERTa changed (no change to the architecture).
