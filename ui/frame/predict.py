@@ -240,4 +240,5 @@ def predictions_panel() -> None:
         " · ".join(f"{LESSON_TITLES.get(lesson, lesson)}: {r} of {n} right" for lesson, (r, n) in record.items())
     )
     if missed_concepts():
-        st.page_link("pages/quiz.py", label="Review what I missed", icon=":material/replay:")
+        # The quiz page's third section (step 2): new questions on the ideas missed.
+        st.page_link("pages/quiz.py", label="Review what I missed", icon=":material/replay:", query_params={"step": 2})

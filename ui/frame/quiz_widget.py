@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from encoder_core.lessons import LESSON_TITLES
-from encoder_core.quiz import CHOICE_KINDS, LESSONS, Grade, Question, grade, question_for
+from encoder_core.quiz import CHOICE_KINDS, LESSONS, Grade, Question, generators, grade, question_for
 from ui.views.figures import attention_heatmap, token_labels
 
 from .charts import show_figure, show_table
@@ -224,6 +224,12 @@ def _score_line(lesson: str | None) -> str:
     return f"Your score this session {where}: {right} of {len(done)} right."
 
 
+def review_question(generator_name: str, seed: int) -> Question:
+    """A fresh question from one generator (a concept a student missed), on new numbers and sentences."""
+    by_name = {g.__name__: g for g in generators()}
+    return by_name[generator_name](seed)
+
+
 def check_yourself(
     lesson: str | None,
     *,
@@ -231,10 +237,12 @@ def check_yourself(
     title: str | None = "Check yourself",
     question_key: str | None = None,
     on_answer: OnAnswer | None = None,
+    concept: str | None = None,
 ) -> None:
     """Render one self-check question for a lesson (None: all lessons mixed), its grading and the score.
 
-    key_prefix keeps two widgets on one page apart (default: quiz_<lesson>). The question follows the
+    key_prefix keeps two widgets on one page apart (default: quiz_<lesson>). concept: a generator's name,
+    to draw only from it (the quiz page's review of the predictions a student missed). The question follows the
     session's quiz number, so the same link gives everyone the same questions; question_key (see
     _position) puts the question's number in the link too. on_answer receives every graded answer
     (a class room sends it on) and its line is shown with the feedback.
@@ -244,7 +252,8 @@ def check_yourself(
     prefix = key_prefix or f"quiz_{lesson or 'all'}"
     seed = current_quiz_seed()
     index = _position(prefix, seed, question_key)
-    question = question_for(lesson, seed, index)
+    # A concept (a generator's name) draws from that generator only: a review of what was missed.
+    question = review_question(concept, seed * 1_000 + index) if concept else question_for(lesson, seed, index)
 
     if title:
         st.subheader(title)
