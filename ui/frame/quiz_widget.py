@@ -21,9 +21,9 @@ import streamlit as st
 
 from encoder_core.lessons import LESSON_TITLES
 from encoder_core.quiz import CHOICE_KINDS, LESSONS, Grade, Question, generators, grade, question_for
-from ui.views.figures import attention_heatmap, token_labels
+from ui.views.figures import attention_grid_chart
 
-from .charts import show_figure, show_table
+from .charts import show_chart, show_table
 from .params import Param
 from .sections import Section
 from .state import show_notices
@@ -211,9 +211,8 @@ def results_download(key: str) -> None:
 
 def _figure(question: Question, prefix: str) -> None:
     f = question.figure
-    fig = attention_heatmap(f.weights, f.query_tokens, f.key_tokens, title=f.title)
-    table = pd.DataFrame(f.weights, index=token_labels(f.query_tokens), columns=token_labels(f.key_tokens))
-    show_figure(fig, f"{prefix}_figure", alt=f.alt, table=table.reset_index(names="query \\ key").round(3))
+    chart = attention_grid_chart(f.weights, f.query_tokens, f.key_tokens, title=f.title, alt=f.alt)
+    show_chart(chart, f"{prefix}_figure")
 
 
 def _score_line(lesson: str | None) -> str:
