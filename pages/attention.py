@@ -3,22 +3,29 @@
 import streamlit as st
 
 from encoder_core.lessons.attention import (
+    DROP_OUTCOMES,
     ROUNDING,
+    ROW_OUTCOMES,
     compare_masks,
     contrast_word,
+    drop_outcome,
     drop_token,
     last_word_position,
+    row_outcome,
     seed001_reading,
+    unchanged_rows,
 )
 from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
+from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, side_by_side, start
 from ui.frame.state import ensure_valid
 from ui.models import lesson_model
+from ui.questions import attention as questions
 from ui.views import attention as figs
 from ui.views.figures import numbers_text
 
@@ -75,7 +82,23 @@ seed = seed001_reading()  # tiny (four 3-d vectors), and its number is in a sect
 def render_masks() -> None:
     comparison = compare_masks(model, enc.ids, layer, head)
     charts = figs.mask_pair_charts(comparison, tokens)
+    context = fingerprint(chosen.name, sidebar_seed(), enc.ids, layer, head)
+    if not revealed(questions.SAME_ROWS, context):  # the worked half: the bidirectional grid alone
+        show_chart(charts[0], "attention_bidirectional")
+    predict_then_see(
+        questions.SAME_ROWS,
+        context,
+        answer=lambda: ROW_OUTCOMES.index(row_outcome(comparison)),
+        reveal=lambda _: reveal_masks(comparison, charts),
+    )
+
+
+def reveal_masks(comparison, charts) -> None:
     show_chart_row(charts, ("attention_bidirectional", "attention_causal"), side_by_side(len(tokens)))
+    same = unchanged_rows(comparison)
+    st.markdown(
+        f"Rows the same under both masks (to {ROUNDING:g}): **{', '.join(map(str, same))}** of 0–{len(tokens) - 1}."
+    )
     m1, m2, m3 = st.columns(3)
     m1.metric("Row sums: max |sum − 1|", f"{comparison.max_row_sum_error:.1e}", help="Float rounding only.")
     m2.metric("Causal: max above diagonal", f"{comparison.causal_upper_max:.1f}")
@@ -116,6 +139,15 @@ def render_drop_last() -> None:
     st.radio("Drop", DROP_CHOICES, key="drop", format_func=choices.get, horizontal=True)
     position = word if st.session_state["drop"] == "word" else len(tokens) - 1
     dropped = drop_token(model, enc.ids, position)
+    predict_then_see(
+        questions.DROP,
+        fingerprint(chosen.name, sidebar_seed(), enc.ids, position),
+        answer=lambda: DROP_OUTCOMES.index(drop_outcome(dropped)),
+        reveal=lambda _: reveal_drop(dropped),
+    )
+
+
+def reveal_drop(dropped) -> None:
     show_chart(figs.drop_last_chart(dropped, tokens), "drop_last")
     show_metrics(figs.drop_last_metrics(dropped))
     narrative(

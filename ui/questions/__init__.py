@@ -1,0 +1,1 @@
+"""The questions each lesson asks before it shows (ui.frame.predict): prompts, options and misconceptions."""
