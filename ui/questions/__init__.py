@@ -1,1 +1,1 @@
-"""Predict, then see: the questions each lesson asks before its live model answers (narrative, pure)."""
+"""The questions each lesson asks before it shows (ui.frame.predict): prompts, options and misconceptions."""
