@@ -8,13 +8,15 @@ from encoder_core.finetune.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
 from encoder_core.lessons import outputs as lesson
 from ui.frame.charts import show_chart, show_live_chart, show_table
 from ui.frame.code import show_code
-from ui.frame.inputs import usable_sentence
+from ui.frame.inputs import note_long_text, usable_sentence
 from ui.frame.modes import sidebar_seed
 from ui.frame.params import Param
+from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
 from ui.frame.state import ensure_valid
 from ui.models import cached_fine_tune, minilm_pooling_ranking, run_fine_tune, trained_mlm
+from ui.questions import outputs as questions
 from ui.views import outputs as figs
 
 DEFAULTS = {
@@ -25,6 +27,14 @@ DEFAULTS = {
     "out_question": "where did the cat sleep ?",
     "out_passage": "the old man read the book on the sofa and the cat slept on the mat",
 }
+LABELS = {
+    "out_sentence": "Sentence to classify",
+    "out_pair_a": "Pair: sentence A",
+    "out_pair_b": "Pair: sentence B",
+    "out_tag_sentence": "Sentence to tag",
+    "out_question": "Question",
+    "out_passage": "Passage",
+}
 LENGTHS = {"short": 0.5, "default": 1.0, "long": 2.0}  # times each task's default number of steps
 REQUEST = "_outputs_train_request"  # set by a button's callback: which runs to train on this rerun
 
@@ -34,6 +44,7 @@ PARAMS = [Param(key, text, "text") for key, text in DEFAULTS.items()] + [
     QUIZ_SEED,
 ]
 start("outputs", PARAMS)
+note_long_text(PARAMS, LABELS)
 ensure_valid(PARAMS)
 st.title("Using the outputs")
 narrative(
@@ -52,14 +63,8 @@ tokenizer = trained.tokenizer if trained else None
 seed = sidebar_seed()
 
 with st.container(border=True):
-    c1, c2, c3 = st.columns(3)
-    c1.text_input("Sentence to classify", key="out_sentence", max_chars=2000)
-    c2.text_input("Pair: sentence A", key="out_pair_a", max_chars=2000)
-    c3.text_input("Pair: sentence B", key="out_pair_b", max_chars=2000)
-    c4, c5, c6 = st.columns(3)
-    c4.text_input("Sentence to tag", key="out_tag_sentence", max_chars=2000)
-    c5.text_input("Question", key="out_question", max_chars=2000)
-    c6.text_input("Passage", key="out_passage", max_chars=2000)
+    for column, key in zip(st.columns(3) + st.columns(3), LABELS):
+        column.text_input(LABELS[key], key=key)
     c7, c8 = st.columns(2)
     c7.segmented_control(
         "Training length", list(LENGTHS), key="out_length", help="Half, once or twice each task's default steps."
@@ -80,6 +85,14 @@ def report_input(pred) -> None:
         st.warning(f"The input was cut to {lesson.MAX_LENGTH} tokens, the heads' limit here: {pred.truncated} cut.")
     if pred.unknown:
         st.caption(f"Read as [UNK] (no word piece for them): {escape_md(', '.join(sorted(set(pred.unknown))))}")
+
+
+def report_trust(pred, task: str) -> None:
+    """Next to a head's answer on the student's text: what the toy task covers, and whether this is a guess."""
+    st.caption(figs.TASK_SCOPE[task])
+    guess = figs.guess_text(pred, escape_md)
+    if guess:
+        st.warning(guess)
 
 
 def request(keys: tuple) -> None:
@@ -140,8 +153,13 @@ def render_shapes() -> None:
         return
     batch = [(texts["out_sentence"], None), (texts["out_pair_a"], texts["out_pair_b"])]
     shapes = lesson.head_shapes(trained.model.bert, tokenizer, batch)
-    st.markdown(figs.shapes_text(shapes))
-    show_table(figs.shapes_table(shapes), hide_index=True)
+    forms = lesson.shape_forms(shapes, "tagging")
+    predict_then_see(
+        questions.shape_question(forms, trained.model.bert.config.d_model, shapes.classes["tagging"]),
+        fingerprint(batch),
+        answer=lambda: lesson.SHAPE_FORMS.index(lesson.logits_form(shapes, "tagging")),
+        reveal=lambda i: reveal_shapes(shapes, lesson.SHAPE_FORMS[i]),
+    )
     labels = lesson.tagging_labels(tokenizer, texts["out_tag_sentence"])
     st.markdown(figs.tag_labels_text(labels.tokens))
     show_chart(figs.tag_labels_chart(labels.tokens, labels.labels), "tag_labels")
@@ -152,6 +170,11 @@ def render_shapes() -> None:
     )
     render_exercise()
     show_code(lesson.head_shapes, lesson.tagging_labels)
+
+
+def reveal_shapes(shapes, form: str) -> None:
+    st.markdown(figs.shape_answer_text(shapes, form) + " " + figs.shapes_text(shapes))
+    show_table(figs.shapes_table(shapes), hide_index=True)
 
 
 def render_exercise() -> None:
@@ -191,23 +214,29 @@ def predicted(task: str, predict):
     return pred
 
 
+def answered(pred, task: str, chart, key: str) -> None:
+    """The head's answer on the student's text, with what the task covers and whether it is a guess."""
+    show_chart(chart, key)
+    report_trust(pred, task)
+
+
 def render_sentence() -> None:
     pred = predicted("sentence", lambda run: lesson.classify(run, tokenizer, texts["out_sentence"]))
     if pred is not None:
-        show_chart(figs.class_chart(pred, "sentence"), "predict_sentence")
+        answered(pred, "sentence", figs.class_chart(pred, "sentence"), "predict_sentence")
 
 
 def render_pair() -> None:
     pred = predicted("pair", lambda run: lesson.classify(run, tokenizer, texts["out_pair_a"], texts["out_pair_b"]))
     if pred is not None:
         st.code(" ".join(pred.tokens), language=None)
-        show_chart(figs.class_chart(pred, "pair"), "predict_pair")
+        answered(pred, "pair", figs.class_chart(pred, "pair"), "predict_pair")
 
 
 def render_tagging() -> None:
     pred = predicted("tagging", lambda run: lesson.tag_words(run, tokenizer, texts["out_tag_sentence"]))
     if pred is not None:
-        show_chart(figs.tag_row_chart(pred), "predict_tags")
+        answered(pred, "tagging", figs.tag_row_chart(pred), "predict_tags")
 
 
 def render_qa() -> None:
@@ -217,7 +246,7 @@ def render_qa() -> None:
     if pred.missing_words:
         st.warning(figs.no_answer_text(pred, escape_md))
     st.markdown(figs.span_markdown(pred, escape_md))
-    show_chart(figs.span_chart(pred), "predict_span")
+    answered(pred, "qa", figs.span_chart(pred), "predict_span")
     show_code(lesson.answer_span)
 
 
@@ -239,7 +268,17 @@ def render_starts() -> None:
         return
     by_start = dict(zip(STARTS, runs))
     cmp = lesson.compare_starts(by_start)
-    show_chart(figs.starts_loss_chart(by_start), "starts_loss")
+    show_chart(figs.starts_loss_chart(by_start), "starts_loss")  # the training curves first; the scores wait
+    predict_then_see(
+        questions.probe_question(figs.TASK_NAMES[task], cmp.steps),
+        fingerprint(keys),
+        answer=lambda: lesson.PROBE_OUTCOMES.index(lesson.probe_or_scratch(cmp)),
+        reveal=lambda _: reveal_starts(cmp),
+    )
+
+
+def reveal_starts(cmp) -> None:
+    st.markdown(figs.probe_answer_text(cmp))
     show_chart(figs.starts_scores_chart(cmp), "starts_scores")
     st.markdown(figs.starts_verdict(cmp))
     show_code(fine_tune)

@@ -14,10 +14,12 @@ from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
+from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 from ui.frame.state import ensure_valid
 from ui.models import cached_leakage, lesson_model, minilm, minilm_pooling_ranking, run_leakage, trained_mlm
+from ui.questions import tradeoffs as questions
 from ui.views import masking as masking_figs
 from ui.views import outputs as outputs_figs
 from ui.views import tradeoffs as figs
@@ -128,9 +130,17 @@ def render_reuse() -> None:
     if len(ids) + n_append > model.config.max_positions:
         st.info(f"{len(ids)} + {n_append} tokens would pass the model's {model.config.max_positions} positions.")
         return
-    costs = append_costs(model, cache_key, n_append)
-    charts = figs.append_flops_chart(costs), figs.append_time_chart(costs)
-    show_chart_row(charts, ("append_flops", "append_time"))
+    predict_then_see(  # the costs are counted (and timed) only once the student has committed
+        questions.cache_question(len(ids), n_append),
+        fingerprint(cache_key, n_append),
+        answer=lambda: append_costs(model, cache_key, n_append).ratio,
+        reveal=lambda _: reveal_costs(append_costs(model, cache_key, n_append)),
+    )
+
+
+def reveal_costs(costs) -> None:
+    st.markdown(figs.saving_text(costs))
+    show_chart_row((figs.append_flops_chart(costs), figs.append_time_chart(costs)), ("append_flops", "append_time"))
     narrative(figs.flops_text(costs))
     show_code(lesson.append_costs)
 
@@ -192,6 +202,16 @@ def render_mismatch() -> None:
     if position != asked:
         st.caption(f"Position {asked} holds no word; using position {position}.")
     mm = lesson.mask_mismatch(trained.model, tokenizer, ids, position, seed)
+    predict_then_see(
+        questions.mismatch_question(position, escape_md(mm.original)),
+        fingerprint(cache_key, position, seed),
+        answer=lambda: lesson.CASES.index(lesson.likeliest_case(mm)),
+        reveal=lambda _: reveal_mismatch(mm),
+    )
+
+
+def reveal_mismatch(mm) -> None:
+    st.markdown(figs.mismatch_answer_text(mm, escape_md))
     show_chart(figs.mismatch_chart(mm), "mask_mismatch")
     show_table(figs.mismatch_table(mm), hide_index=True)
     narrative(figs.MISMATCH_TEXT)

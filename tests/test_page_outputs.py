@@ -8,6 +8,9 @@ from apptest_helpers import all_text, figures, open_page
 import ui.models
 from encoder_core.finetune.tasks import DEFAULT_STEPS, TAGS
 from encoder_core.lessons import outputs as lesson
+from ui.frame.quiz_widget import escape_md
+from ui.questions import outputs as questions
+from ui.views import outputs as views
 
 SHORT = {"out_length": "short"}  # half the default steps: the page's training, kept quick for tests
 TIMEOUT = 300
@@ -21,6 +24,7 @@ def trained_page(button: str, query: dict | None = None):
     at = open_page("outputs", query={**SHORT, **(query or {})})
     if any(b.key == button for b in at.button):
         at.button(key=button).click().run(timeout=TIMEOUT)
+        helpers.skip_predictions(at)  # a question that waited for the runs: skipped, as open_page skips the others
     assert not at.exception
     return at
 
@@ -192,3 +196,156 @@ def test_a_run_stopped_half_way_leaves_nothing_in_the_shared_cache():
     assert ui.models.cached_fine_tune(*key) is None
     run = ui.models.run_fine_tune(*key)  # the lock was released: the next click trains and keeps it
     assert ui.models.cached_fine_tune(*key) is run and len(run.losses) == 7
+
+
+# ---- long text, and a head's answer outside its training ----
+
+
+def test_a_pasted_text_longer_than_a_box_keeps_is_cut_with_a_notice():
+    at = open_page("outputs")
+    at.text_input(key="out_passage").input("the cat sat on the mat " * 110).run()  # 2,530 characters
+    assert not at.exception
+    notices = " ".join(w.value for w in at.warning)
+    assert "“Passage” was 2,530 characters long: the lesson keeps the first 2,000." in notices
+    assert at.session_state["out_passage"] == ("the cat sat on the mat " * 110)[:2000]  # the new text, cut: not the old
+
+
+def test_an_answer_outside_the_heads_training_says_it_is_a_guess(trained_mlm):
+    at = trained_page("train_sentence", {"out_sentence": "the pharmacist was angry about the tax"})
+    run = ui.models.cached_fine_tune("sentence", "finetune", short_steps("sentence"), 0, "cls")
+    tok = trained_mlm[1]
+    pred = lesson.classify(run, tok, "the pharmacist was angry about the tax")
+    assert pred.guess and "pharmacist" in pred.unseen
+    warnings = " ".join(w.value for w in at.warning)
+    assert views.guess_text(pred, escape_md) in warnings and "pharmacist, angry, about, tax" in warnings
+    assert "What this head knows: the grammar's mood sentences only" in all_text(at)
+    guesses = sum("Treat this answer as a guess" in w.value for w in at.warning)  # other heads' too
+    at.text_input(key="out_sentence").input("the old dog was not happy").run()
+    inside = lesson.classify(run, tok, "the old dog was not happy")
+    assert inside.unseen == []
+    assert sum("Treat this answer as a guess" in w.value for w in at.warning) == guesses - (not inside.guess)
+
+
+def test_tags_of_words_outside_the_grammar_are_marked_as_guesses(trained_mlm):
+    text = "the girl met a pharmacist on thursday"
+    at = trained_page("train_tagging", {"out_tag_sentence": text})
+    run = ui.models.cached_fine_tune("tagging", "finetune", short_steps("tagging"), 0, "cls")
+    pred = lesson.tag_words(run, trained_mlm[1], text)
+    cells = figures(at)["predict_tags"]["data"][0]["text"][0]
+    assert ["<i>guess</i>" in c for c in cells] == pred.guessed
+    assert pred.guessed[4] and pred.guessed[6]  # pharmacist, thursday: never in the tagging data
+    warnings = " ".join(w.value for w in at.warning)
+    assert "pharmacist (never seen in training)" in warnings and "are guesses" in warnings
+
+
+# ---- predict, then see ----
+
+SHAPE, PROBE = "outputs-tag-shape", "outputs-probe-or-scratch"
+BATCH = [("the old dog was not happy", None), ("the girl was hungry", "she ate the bread")]
+
+
+def test_the_options_fit_what_a_choice_keeps():
+    from ui.frame.predict import MAX_WORD
+
+    forms = {form: (2, 128, 64) for form in lesson.SHAPE_FORMS}
+    for q in (questions.shape_question(forms, 64, 6), questions.probe_question("tagging", 50)):
+        assert all(len(o.label) <= MAX_WORD for o in q.options)
+    assert len(questions.probe_question("qa", 1).options) == len(lesson.PROBE_OUTCOMES)
+
+
+def open_asking(query: dict | None = None):
+    return open_page("outputs", query, skip=False)
+
+
+def commit(at, key: str, label: str | None, timeout: float = 60):
+    if label is not None:
+        at.radio(key=f"_predict_guess_{key}").set_value(label)
+    return at.button(key=f"_predict_commit_{key}").click().run(timeout=timeout)
+
+
+def shape_labels(trained_mlm, batch=BATCH) -> tuple[dict[str, str], str, tuple]:
+    """{form: the option's label} on this batch, the model's answer, and the logits' shape, from encoder_core."""
+    model, tok, _ = trained_mlm
+    shapes = lesson.head_shapes(model.bert, tok, batch)
+    forms = lesson.shape_forms(shapes, "tagging")
+    labels = {form: f"{form} = {shape}" for form, shape in forms.items()}
+    return labels, lesson.logits_form(shapes, "tagging"), shapes.shape("tagging", "logits")
+
+
+def shapes_table_shown(at) -> bool:
+    return any("tensor" in d.value.columns and "head" in d.value.columns for d in at.dataframe)
+
+
+def test_before_a_commit_the_shapes_are_not_shown_but_the_labels_chart_is(trained_mlm):
+    at = open_asking()
+    assert not at.exception
+    assert "tag_labels" in figures(at)  # the first section's chart stays in view
+    _, _, logits = shape_labels(trained_mlm)
+    assert not shapes_table_shown(at)
+    assert "The tagging head's logits" not in all_text(at) and str(logits) not in all_text(at)
+    assert f"_predict_guess_{SHAPE}" in [r.key for r in at.radio]
+
+
+def test_a_right_shape_prediction_reveals_the_measured_shapes(trained_mlm):
+    labels, form, logits = shape_labels(trained_mlm)
+    assert form == "(B, T, C)"
+    at = commit(open_asking(), SHAPE, labels[form])
+    assert not at.exception
+    assert "Right." in [s.value for s in at.success]
+    assert f"The tagging head's logits on your batch: **{logits}**, that is {form}." in all_text(at)
+    assert shapes_table_shown(at)
+
+
+def test_a_wrong_shape_prediction_names_its_misconception(trained_mlm):
+    labels, _, _ = shape_labels(trained_mlm)
+    at = commit(open_asking(), SHAPE, labels["(B, C)"])
+    assert not at.exception and at.error
+    assert "A tagger does not pool" in all_text(at)
+
+
+def test_a_new_sentence_asks_the_shape_again_and_skip_reveals(trained_mlm):
+    labels, form, _ = shape_labels(trained_mlm)
+    at = commit(open_asking(), SHAPE, labels[form])
+    assert shapes_table_shown(at)
+    new = "a much longer sentence to classify , so that the batch has more positions than before"
+    at.text_input(key="out_sentence").input(new).run()
+    assert not shapes_table_shown(at)  # a new batch: the question is back, with its own numbers
+    labels_now, _, logits_now = shape_labels(trained_mlm, [(new, None), BATCH[1]])
+    assert labels_now[form] in at.radio(key=f"_predict_guess_{SHAPE}").options
+    at.button(key=f"_predict_skip_{SHAPE}").click().run()
+    assert shapes_table_shown(at) and str(logits_now) in all_text(at)
+
+
+def test_a_shape_commit_with_nothing_chosen_asks_for_a_choice():
+    at = commit(open_asking(), SHAPE, None)
+    assert "Choose an answer first" in all_text(at)
+    assert not shapes_table_shown(at)
+
+
+def test_the_probe_question_waits_for_the_runs_and_its_answer_is_the_models():
+    at = open_asking({**SHORT, "out_compare": "tagging"})
+    if any(b.key == "train_starts" for b in at.button):  # not trained yet in this process
+        assert f"_predict_guess_{PROBE}" not in [r.key for r in at.radio]  # nothing to ask about before the runs
+        at.button(key="train_starts").click().run(timeout=TIMEOUT)
+    assert not at.exception
+    assert "starts_loss" in figures(at) and "starts_scores" not in figures(at)  # the curves first, the scores wait
+    assert "Held-out accuracy: frozen probe" not in all_text(at)
+    runs = {s: ui.models.cached_fine_tune("tagging", s, short_steps("tagging"), 0, "cls") for s in lesson.STARTS}
+    cmp = lesson.compare_starts(runs)
+    gap = runs["frozen"].held_out - runs["scratch"].held_out
+    outcome = "same" if abs(gap) <= 0.02 + 1e-9 else ("frozen" if gap > 0 else "scratch")
+    assert lesson.probe_or_scratch(cmp) == outcome
+    wrong = next(o for o in lesson.PROBE_OUTCOMES if o != outcome)
+    right_at = commit(at, PROBE, questions.PROBE_LABELS[outcome])
+    assert "Right." in [s.value for s in right_at.success]
+    assert f"frozen probe **{runs['frozen'].held_out:.1%}**, random weights **{runs['scratch'].held_out:.1%}**" in (
+        all_text(right_at)
+    )
+    np.testing.assert_allclose(
+        figures(right_at)["starts_scores"]["data"][0]["y"], [cmp.held_out[s] for s in lesson.STARTS]
+    )
+
+    at = open_asking({**SHORT, "out_compare": "tagging"})  # a new visit: the runs are kept, the question is asked
+    at = commit(at, PROBE, questions.PROBE_LABELS[wrong])
+    assert at.error and questions.PROBE_MISCONCEPTIONS[wrong][:40] in all_text(at)
+    assert "starts_scores" in figures(at)

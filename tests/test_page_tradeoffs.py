@@ -9,6 +9,8 @@ from encoder_core import english_tokenizer, teaching_model
 from encoder_core.finetune.tasks import make_task
 from encoder_core.lessons import tradeoffs as lesson
 from encoder_core.training.checkpoint import load_small_mlm
+from ui.questions import tradeoffs as questions
+from ui.views.tradeoffs import CASE_NAMES
 
 TOK = english_tokenizer()
 DEFAULT = "the cat sat on the mat and the dog slept"
@@ -132,3 +134,103 @@ def test_timings_run_only_when_asked():
     assert list(fig["data"][0]["x"]) == list(lesson.TIMING_LENGTHS)
     assert "log" in fig["layout"]["yaxis"]["title"]["text"]
     assert not [b for b in at.button if b.key == "measure_lengths"]  # measured once, kept
+
+
+# ---- predict, then see ----
+
+CACHE, MISMATCH = "tradeoffs-cache-saving", "tradeoffs-mask-mismatch"
+
+
+def open_asking(query: dict | None = None):
+    return helpers.open_linked("tradeoffs", query, skip=False)
+
+
+def commit(at, key: str, guess=None):
+    if isinstance(guess, str):
+        at.radio(key=f"_predict_guess_{key}").set_value(guess)
+    elif guess is not None:
+        at.number_input(key=f"_predict_guess_{key}").set_value(guess)
+    return at.button(key=f"_predict_commit_{key}").click().run()
+
+
+def saving(text=DEFAULT, n=16) -> float:
+    return lesson.append_costs(teaching_model(0), ids_of(text), n).ratio
+
+
+def mismatch(text=DEFAULT, position=2, seed=0):
+    mlm, mlm_tok, _ = load_small_mlm()
+    return lesson.mask_mismatch(mlm, mlm_tok, ids_of(text), position, seed)
+
+
+def test_the_options_fit_what_a_choice_keeps():
+    from ui.frame.predict import MAX_WORD
+
+    q = questions.mismatch_question(2, "cat")
+    assert len(q.options) == len(lesson.CASES) and all(len(o.label) <= MAX_WORD for o in q.options)
+
+
+def test_before_a_commit_neither_reveal_is_drawn():
+    at = open_asking()
+    assert not at.exception
+    figs = figures(at)
+    assert "append_shift" in figs  # the first chart stays in view
+    assert not {"append_flops", "append_time", "mask_mismatch"} & set(figs)
+    text = all_text(at)
+    assert f"{saving():.1f} times" not in text
+    assert "Likeliest:" not in text and f"p(“{mismatch().original}”)" not in text
+    keys = [k.key for k in at.number_input] + [r.key for r in at.radio]
+    assert f"_predict_guess_{CACHE}" in keys and f"_predict_guess_{MISMATCH}" in keys
+
+
+def test_a_right_cache_guess_reveals_the_counted_flops():
+    ratio = saving()
+    at = commit(open_asking(), CACHE, round(ratio))
+    assert not at.exception
+    assert any(s.value.startswith("Right") for s in at.success)
+    assert f"the encoder spends **{ratio:.1f} times** the FLOPs" in all_text(at)
+    costs = lesson.append_costs(teaching_model(0), ids_of(DEFAULT), 16)
+    np.testing.assert_allclose(figures(at)["append_flops"]["data"][1]["y"], np.array(costs.flops_bidirectional) / 1e6)
+
+
+@pytest.mark.parametrize(("times", "idea"), [(1 / 10, "A cache saves more than the attention"), (10, "not its square")])
+def test_a_cache_guess_far_off_names_its_misconception(times, idea):
+    at = commit(open_asking(), CACHE, saving() * times)
+    assert at.error and idea in all_text(at)
+    assert "append_flops" in figures(at)
+
+
+def test_a_new_sentence_or_n_asks_again_and_skip_reveals():
+    at = commit(open_asking(), CACHE, 20)
+    assert "append_flops" in figures(at)
+    at.number_input(key="n_append").set_value(5).run()
+    assert "append_flops" not in figures(at)  # a new N: the question is back
+    at = commit(at, CACHE, 20)
+    assert "append_flops" in figures(at)
+    at.text_input(key="sentence").input("a small dog ran to the old house").run()
+    assert "append_flops" not in figures(at)  # a new sentence: asked again
+    at.button(key=f"_predict_skip_{CACHE}").click().run()
+    assert "append_flops" in figures(at) and not at.success
+    ratio = lesson.append_costs(teaching_model(0), ids_of("a small dog ran to the old house"), 5).ratio
+    assert f"**{ratio:.1f} times**" in all_text(at)
+
+
+def test_a_commit_with_nothing_chosen_asks_for_a_choice():
+    at = commit(open_asking(), MISMATCH)
+    assert "Choose an answer first" in all_text(at)
+    assert "mask_mismatch" not in figures(at)
+
+
+def test_the_mismatch_answer_is_the_trained_mlms():
+    mm = mismatch()
+    best = lesson.likeliest_case(mm)
+    at = commit(open_asking(), MISMATCH, questions.CASE_LABELS[best])
+    assert not at.exception and "Right." in [s.value for s in at.success]
+    np.testing.assert_allclose(
+        figures(at)["mask_mismatch"]["data"][0]["y"], [c.p_original for c in mm.cases], rtol=1e-5
+    )
+    assert f"Likeliest: **{CASE_NAMES[best]}**" in all_text(at)
+    wrong = next(c for c in lesson.CASES if c != best)
+    at = commit(open_asking(), MISMATCH, questions.CASE_LABELS[wrong])
+    assert at.error and questions.CASE_MISCONCEPTIONS[wrong] in all_text(at)
+    at.number_input(key="word").set_value(3).run()  # another word: asked again
+    assert "mask_mismatch" not in figures(at)

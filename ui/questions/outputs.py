@@ -28,10 +28,10 @@ def shape_question(forms: dict[str, tuple[int, ...]], d_model: int, n_tags: int)
     )
 
 
-PROBE_LABELS = {
-    "frozen": "The frozen probe (pre-trained encoder kept fixed, only the head learns)",
-    "scratch": "Random weights (same architecture, every weight trained on this task)",
-    "same": f"About the same (within {SAME_MARGIN * 100:.0f} points of each other)",
+PROBE_LABELS = {  # short: ui.frame.predict keeps the first 40 characters of a choice
+    "frozen": "The frozen probe",
+    "scratch": "Random weights, trained end to end",
+    "same": f"About the same (within {SAME_MARGIN * 100:.0f} points)",
 }
 PROBE_MISCONCEPTIONS = {
     "frozen": (
@@ -53,8 +53,9 @@ def probe_question(task_name: str, steps: int) -> Question:
     return Question(
         LESSON,
         "probe-or-scratch",
-        f"The three runs on {task_name} are trained ({steps} steps each). Before you see their held-out scores: "
-        "which scores higher, the frozen probe or random weights?",
+        f"The three runs on {task_name} are trained ({steps} steps each), and their training losses are above. "
+        "Before you see their held-out scores: which scores higher, the frozen probe (the pre-trained encoder kept "
+        "fixed, only the head learns) or random weights (the same architecture, every weight trained on this task)?",
         tuple(Option(PROBE_LABELS[o], PROBE_MISCONCEPTIONS[o]) for o in PROBE_OUTCOMES),
         concept="outputs_probe_parameters",
     )

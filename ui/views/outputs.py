@@ -7,9 +7,22 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from encoder_core.finetune.tasks import ENCODER_LR, HEAD_LR, MAX_ANSWER_TOKENS, STARTS, TAGS, FineTuneRun
+from encoder_core.finetune.tasks import (
+    BAD_MOODS,
+    ENCODER_LR,
+    GOOD_MOODS,
+    HEAD_LR,
+    MAX_ANSWER_TOKENS,
+    SITUATIONS,
+    STARTS,
+    TAG_OF,
+    TAGS,
+    FineTuneRun,
+)
 from encoder_core.lessons.outputs import (
+    CONFIDENT,
     PAIR_KINDS,
+    SAME_MARGIN,
     ClassPrediction,
     HeadShapes,
     PoolingRanking,
@@ -289,24 +302,27 @@ def class_chart(pred: ClassPrediction, task: str) -> Chart:
 
 def tag_row_chart(pred: TagPrediction) -> Chart:
     """One coloured cell per word, its tag written in it; colour is never the only cue."""
+    guessed = pred.guessed
     fig = coloured_cells(
         pred.words,
         [TAGS.index(t) for t in pred.tags],
         [TAG_COLOURS[t] for t in TAGS],
-        [f"{esc(w)}<br><b>{t}</b>" for w, t in zip(pred.words, pred.tags)],
+        [f"{esc(w)}<br><b>{t}</b>{'<br><i>guess</i>' if g else ''}" for w, t, g in zip(pred.words, pred.tags, guessed)],
         row="tag",
-        title="A tag for every word, read at its first word piece",
+        title="A tag for every word, read at its first word piece (guess: a word outside the head's training)",
         x_title="word (position in the sentence)",
         hover="%{text} (%{customdata})",
         customdata=[[f"{c:.1%}" for c in pred.confidence]],
     )
-    shown = "; ".join(f"{w} = {t}" for w, t in zip(pred.words[:20], pred.tags[:20]))
+    shown = "; ".join(f"{w} = {t}{' (a guess)' if g else ''}" for w, t, g in zip(pred.words[:20], pred.tags, guessed))
     table = pd.DataFrame(
         {
             "word": pred.words,
             "word pieces": [" ".join(p) for p in pred.pieces],
             "tag": pred.tags,
             "probability": pred.confidence,
+            "in the task's training data": pred.seen,
+            "a guess": guessed,
         }  # fmt: skip
     )
     return Chart(fig, f"Tags: {shown}{' …' if len(pred.words) > 20 else ''}.", table)
@@ -382,6 +398,17 @@ def starts_scores_chart(cmp: StartComparison) -> Chart:
         }
     )
     return Chart(fig, f"{shown}; the majority baseline is {cmp.baseline:.1%}.", table)
+
+
+def probe_answer_text(cmp: StartComparison) -> str:
+    """The prediction's answer, in numbers: the frozen probe's held-out score against random weights'."""
+    frozen, scratch, m = cmp.held_out["frozen"], cmp.held_out["scratch"], metric_name(cmp.task)
+    gap = (frozen - scratch) * 100
+    return (
+        f"Held-out {m}: frozen probe **{frozen:.1%}**, random weights **{scratch:.1%}**, a gap of "
+        f"{abs(gap):.1f} points (within {SAME_MARGIN * 100:.0f} points counts as about the same; scores move a "
+        "little from one processor to another, so the answer is read from these runs)."
+    )
 
 
 def starts_verdict(cmp: StartComparison) -> str:
@@ -566,6 +593,11 @@ def live_alt(key: tuple, step: int, total: int, loss: float) -> str:
     return f"Training in progress: step {step} of {total}, the latest batch's loss is {loss:.3f}."
 
 
+def shape_answer_text(shapes: HeadShapes, form: str) -> str:
+    """The prediction's answer: the tagging head's logits as measured, and the form they have."""
+    return f"The tagging head's logits on your batch: **{shapes.shape('tagging', 'logits')}**, that is {form}."
+
+
 def shapes_text(shapes: HeadShapes) -> str:
     B, T = shapes.steps["sentence"][0][1]
     return (
@@ -586,6 +618,60 @@ def exercise_verdict(checks: Sequence[ShapeCheck]) -> str:
     if right == len(checks):
         return "All three right: computed by running a throwaway model of exactly that size."
     return f"{right} of {len(checks)} right. The computed shapes are in the table, read from a model of that size."
+
+
+# What each toy task covers: the head has learned these and nothing else.
+TASK_SCOPE = {
+    "sentence": (
+        "What this head knows: the grammar's mood sentences only, like “the old dog was not happy”: a person or "
+        f"an animal, *was*, perhaps *not*, and one of {len(GOOD_MOODS + BAD_MOODS)} mood words "
+        f"({', '.join(GOOD_MOODS + BAD_MOODS)})."
+    ),
+    "pair": (
+        f"What this head knows: pairs built from {len(SITUATIONS)} situations only, like “the girl was hungry” → "
+        "“she ate the bread” or “the boy went to the bank” → “he counted the money”."
+    ),
+    "tagging": (
+        "What this head knows: the grammar's sentences only, tagged from its word lists (people, animals, objects, "
+        f"places and verbs: {len(TAG_OF)} words); any other word is “other” to the grammar."
+    ),
+    "qa": (
+        "What this head knows: two-clause passages like “the cat slept on the mat and the dog sat on the sofa”, "
+        "with *where*, *who* and *what* questions about them only; it always picks a span, even when there is none."
+    ),
+}
+
+
+def guess_text(pred: ClassPrediction | TagPrediction | SpanPrediction, escape) -> str | None:
+    """When the head's answer is a guess outside its training: why, in one sentence; None when it is not."""
+    if not pred.guess:
+        return None
+    if isinstance(pred, TagPrediction):
+        why = [
+            f"{escape(w)} ({'never seen in training' if not s else f'only {c:.0%} sure'})"
+            for w, s, c, g in zip(pred.words, pred.seen, pred.confidence, pred.guessed)
+            if g
+        ]
+        return (
+            f"**The tags of {len(why)} word{'s' if len(why) > 1 else ''} are guesses**, outside what the head was "
+            f"trained on: {', '.join(why[:12])}{' …' if len(why) > 12 else ''}. It must pick one of its six tags "
+            "for every word; it has no way to say “I don't know”."
+        )
+    why = []
+    if pred.unseen:
+        shown = ", ".join(escape(w) for w in pred.unseen[:12]) + (" …" if len(pred.unseen) > 12 else "")
+        why.append(f"words it never saw in training: {shown}")
+    if pred.confidence < CONFIDENT:
+        why.append(f"its probability for this answer is only {pred.confidence:.0%}")
+    elif pred.unseen:
+        why.append(f"its {pred.confidence:.0%} means little on input unlike its training")
+    if isinstance(pred, SpanPrediction) and pred.missing_words and not why:
+        why.append("the question asks about something the passage never mentions")
+    return (
+        "**Treat this answer as a guess**, outside what the head was trained on: "
+        + "; ".join(why)
+        + ". It must answer with one of its labels or spans; it has no way to say “I don't know”."
+    )
 
 
 def no_answer_text(pred: SpanPrediction, escape) -> str:

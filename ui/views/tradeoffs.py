@@ -23,6 +23,7 @@ from encoder_core.lessons.tradeoffs import (
     MaskingViews,
     MaskMismatch,
     ObjectiveLabels,
+    likeliest_case,
 )
 
 from . import padding
@@ -604,6 +605,22 @@ def reuse_text(r: AppendReuse, new_token_md: str) -> str:
         f"(layer inputs by up to {short_number(r.layer_input_shift_bidirectional)}), so the whole "
         "sequence is run again."
     )
+
+
+def saving_text(c: AppendCosts) -> str:
+    """The prediction's answer: how many times the cached appends' FLOPs the encoder spends."""
+    return (
+        f"Appending {c.n} tokens to {c.prefix}, the encoder spends **{c.ratio:.1f} times** the FLOPs of the cached "
+        f"causal model: {c.flops_bidirectional[-1]:,} against {c.flops_cached[-1]:,}. Each append reruns about T "
+        "rows instead of one, so the saving is close to the sequence's mean length."
+    )
+
+
+def mismatch_answer_text(mm: MaskMismatch, escape) -> str:
+    """The prediction's answer: p(original) at the chosen position under each input, the likeliest named."""
+    best = likeliest_case(mm)
+    shown = ", ".join(f"{CASE_NAMES[c.case]} {c.p_original:.3f}" for c in mm.cases)
+    return f"p(“{escape(mm.original)}”) at position {mm.position}: {shown}. Likeliest: **{CASE_NAMES[best]}**."
 
 
 def flops_text(c: AppendCosts) -> str:
