@@ -9,7 +9,7 @@ every section on one long page instead, for reading or printing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -52,6 +52,12 @@ def side_by_side(n_tokens: int):
     if lecture_mode():
         open_pair()
     return st.columns(2) if n_tokens <= SIDE_BY_SIDE_MAX_TOKENS else (st.container(), st.container())
+
+
+def show_metrics(metrics: Sequence[tuple[str, object]]) -> None:
+    """A row of metrics, (label, value) each, in equal columns."""
+    for column, (label, value) in zip(st.columns(len(metrics)), metrics):
+        column.metric(label, value)
 
 
 def narrative(text: str) -> None:

@@ -1,1 +1,1 @@
-"""The lessons' predictions: their questions and the wrong idea behind each wrong answer."""
+"""The questions each lesson asks before it shows (ui.frame.predict): prompts, options and misconceptions."""
