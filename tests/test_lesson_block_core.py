@@ -560,7 +560,12 @@ def test_norm_row_reads_the_embedding_layernorm_it_is_given(enc, gain, bias):
         var = row.std_before**2
         assert row.std_after == pytest.approx(math.sqrt(var / (var + norm.eps)), rel=1e-5)
         assert abs(row.mean_after) < 1e-6
+    affine = core.norm_affine(norm)
+    assert affine.identity == ((gain, bias) == (1.0, 0.0))
+    assert affine.gain == core.span(norm.weight.detach())
+    assert affine.bias == core.span(norm.bias.detach())
     if (gain, bias) == (2.0, 0.5):
+        assert (affine.gain, affine.bias) == (core.Span(2.0, 2.0), core.Span(0.5, 0.5))
         row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, 1)
         assert row.std_after == pytest.approx(2.0, rel=1e-3) and row.mean_after == pytest.approx(0.5, abs=1e-5)
 

@@ -192,6 +192,24 @@ def norm_row(before: torch.Tensor, after: torch.Tensor, position: int) -> NormRo
     return NormRow(position, float(stats_before.std[0]), float(stats_after.mean[0]), float(stats_after.std[0]))
 
 
+@dataclass(frozen=True)
+class NormAffine:
+    """A LayerNorm's learned gain gamma and bias beta, as ranges over the features (1 and 0 as initialised)."""
+
+    gain: Span
+    bias: Span
+
+    @property
+    def identity(self) -> bool:
+        """True when gamma is 1 and beta 0 everywhere: the LayerNorm only centres and scales."""
+        return self.gain == Span(1.0, 1.0) and self.bias == Span(0.0, 0.0)
+
+
+def norm_affine(norm: nn.LayerNorm) -> NormAffine:
+    with torch.no_grad():
+        return NormAffine(span(norm.weight), span(norm.bias))
+
+
 def first_word_position(n_tokens: int) -> int:
     """The row a question about one token asks about: the first after [CLS] (the only one if there is none)."""
     return 1 if n_tokens > 1 else 0
