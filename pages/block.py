@@ -272,7 +272,7 @@ def render_params() -> None:
 sections = [
     Section(
         "Input: three embeddings, summed and normalised",
-        "A token's vector is word + position + segment, then LayerNorm.",
+        "A token's vector is word + position + segment, then LayerNorm: what spread does each row leave with?",
         render_input,
         tab="Input",
     ),
@@ -296,8 +296,7 @@ sections = [
     ),
     Section(
         "Post-norm or pre-norm, on the same weights",
-        "Post-norm pins the stream's size at √d; pre-norm leaves it free to drift (little at BERT's start, far with "
-        "louder blocks), so it ends with a final LayerNorm.",
+        "The same weights with the LayerNorm moved: whose residual stream grows through a deep stack?",
         render_norms,
         tab="Post- vs pre-norm",
     ),

@@ -308,8 +308,8 @@ lesson.render_sections(
     [
         lesson.Section(
             "Split d into heads",
-            f"Each head works on its own {cfg.d_head}-dimensional slice of Q, K and V, "
-            "and computes its own attention map.",
+            f"Each head works on its own {cfg.d_head}-dimensional slice of Q, K and V: how many attention "
+            "weights does one layer compute?",
             render_split,
         ),
         lesson.Section(
@@ -319,7 +319,7 @@ lesson.render_sections(
         ),
         lesson.Section(
             "All heads at once",
-            f"{n_layers * n_heads} heads, {n_layers * n_heads} different maps of the same sentence.",
+            f"{n_layers * n_heads} heads, {n_layers * n_heads} maps of the same sentence: which head looks back?",
             render_grid,
         ),
         lesson.Section(
