@@ -10,6 +10,7 @@ result against the block's recorded "attention" stage.
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -253,7 +254,11 @@ def previous_token_choice(labels: Sequence[HeadLabel], n: int = 4) -> HeadChoice
             break
         if (lab.layer, lab.head) not in chosen:
             chosen.append((lab.layer, lab.head))
-    candidates = tuple(sorted(chosen))
+    # Shown in an order drawn from the candidates themselves: reproducible, yet the answer is not always
+    # first (in grid order MiniLM's previous-token head, layer 0, would lead every list).
+    candidates = sorted(chosen)
+    random.Random(repr(candidates)).shuffle(candidates)
+    candidates = tuple(candidates)
     return HeadChoice(candidates, candidates.index(best), tuple(prev[c] for c in candidates))
 
 
