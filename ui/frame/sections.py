@@ -25,7 +25,7 @@ from .state import STEP, read_url, show_notices, write_url
 @dataclass
 class Section:
     title: str
-    takeaway: str  # one line: what the figure shows
+    takeaway: str  # one line: what the step shows; where it asks first, the question (never the answer)
     render: Callable[[], None]
     tab: str | None = None  # a short label for the tab row, where the title is long
 
@@ -98,12 +98,17 @@ def _scroll_to_step_when_it_changes(step: int, where) -> None:
 
 
 def current_step(n: int) -> int:
-    """The lecture step, kept inside 0..n-1 (a link may ask for a step the lesson does not have)."""
+    """The lecture step, kept inside 0..n-1: a link may ask for a step the lesson does not have, and
+    then the page says which step it opened instead."""
     try:
         step = int(st.session_state.get(STEP.key, 0))
     except (TypeError, ValueError):
         step = 0
-    return min(max(step, 0), max(n - 1, 0))
+    kept = min(max(step, 0), max(n - 1, 0))
+    if kept != step:
+        st.session_state[STEP.key] = kept
+        st.info(f"`step={step}` is past this lesson's steps, 0–{n - 1}: opening step {kept}, its last.")
+    return kept
 
 
 def step_heading(step: int, n: int, title: str) -> str:
