@@ -11,7 +11,7 @@ from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, usable_sentence
 from ui.frame.modes import sidebar_seed
 from ui.frame.params import Param
-from ui.frame.predict import fingerprint, predict_then_see
+from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
 from ui.frame.state import ensure_valid
@@ -263,22 +263,30 @@ def render_starts() -> None:
     task = st.session_state["out_compare"]
     narrative(figs.STARTS_TEXT)
     keys = [(task, s, steps_for(task), seed, "cls") for s in STARTS]
-    runs = runs_for(keys, "Train all three", "train_starts")
-    if runs is None:
-        return
+    q, context = questions.probe_question(figs.TASK_NAMES[task], steps_for(task)), fingerprint(keys)
+    runs = [cached_fine_tune(*k) for k in keys]
+    if not all(runs):
+        if trained is not None and not revealed(q, context):  # ask before the click: training waits for it
+            predict_then_see(q, context, answer=lambda: None, reveal=lambda _: None)  # asks only: nothing committed
+            return
+        if trained is not None:
+            st.markdown("**Your prediction is in.** Train the three runs to see the answer:")
+        runs = runs_for(keys, "Train all three", "train_starts")
+        if runs is None:
+            return
     by_start = dict(zip(STARTS, runs))
     cmp = lesson.compare_starts(by_start)
-    show_chart(figs.starts_loss_chart(by_start), "starts_loss")  # the training curves first; the scores wait
     predict_then_see(
-        questions.probe_question(figs.TASK_NAMES[task], cmp.steps),
-        fingerprint(keys),
+        q,
+        context,
         answer=lambda: lesson.PROBE_OUTCOMES.index(lesson.probe_or_scratch(cmp)),
-        reveal=lambda _: reveal_starts(cmp),
+        reveal=lambda _: reveal_starts(by_start, cmp),
     )
 
 
-def reveal_starts(cmp) -> None:
+def reveal_starts(by_start, cmp) -> None:
     st.markdown(figs.probe_answer_text(cmp))
+    show_chart(figs.starts_loss_chart(by_start), "starts_loss")
     show_chart(figs.starts_scores_chart(cmp), "starts_scores")
     st.markdown(figs.starts_verdict(cmp))
     show_code(fine_tune)
@@ -305,7 +313,11 @@ def render_pooling() -> None:
 
 
 sections = [
-    Section("The shapes", "(B,T,D) -> [CLS] (B,D) -> (B,C); every token -> (B,T,C); spans -> (B,T,2).", render_shapes),
+    Section(
+        "The shapes",
+        "The encoder gives (B,T,D); a head on [CLS] gives (B,C). What does a head on every token give?",
+        render_shapes,
+    ),
     Section(
         "Classify a sentence",
         "A linear layer on the [CLS] vector, trained with the encoder: a 'not' flips the label.",
@@ -322,7 +334,7 @@ sections = [
     ),
     Section(
         "Three starting points",
-        "Frozen probe, fine-tuned end to end, or random weights: what pre-training buys here.",
+        "Frozen probe, fine-tuned end to end, or random weights: which does better, and what does pre-training buy?",
         render_starts,
         tab="Starting points",
     ),

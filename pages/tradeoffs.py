@@ -294,7 +294,7 @@ def render_output_pitfalls() -> None:
 sections = [
     Section(
         "No reuse of earlier work",
-        "Append a token: causal vectors stay put, bidirectional ones all move.",
+        "Append a token: causal vectors stay put, bidirectional ones all move. What does a cache save?",
         render_reuse,
         tab="No reuse",
     ),
@@ -315,7 +315,7 @@ sections = [
     ),
     Section(
         "The [MASK] mismatch",
-        "Fine-tuning never shows [MASK]; 80/10/10 softens the gap, not removes it.",
+        "Fine-tuning never shows [MASK]: which input lets the model recover a word best?",
         render_mismatch,
         tab="[MASK] mismatch",
     ),

@@ -322,30 +322,57 @@ def test_a_shape_commit_with_nothing_chosen_asks_for_a_choice():
     assert not shapes_table_shown(at)
 
 
-def test_the_probe_question_waits_for_the_runs_and_its_answer_is_the_models():
-    at = open_asking({**SHORT, "out_compare": "tagging"})
-    if any(b.key == "train_starts" for b in at.button):  # not trained yet in this process
-        assert f"_predict_guess_{PROBE}" not in [r.key for r in at.radio]  # nothing to ask about before the runs
+def probe_runs(task: str = "tagging", train: bool = False) -> dict | None:
+    """The three runs the page makes at the short length, from the shared store (trained here if asked)."""
+    keys = {s: (task, s, short_steps(task), 0, "cls") for s in lesson.STARTS}
+    if train:
+        for key in keys.values():
+            ui.models.run_fine_tune(*key)
+    runs = {s: ui.models.cached_fine_tune(*key) for s, key in keys.items()}
+    return runs if all(runs.values()) else None
+
+
+def probe_outcome(runs: dict) -> str:
+    """Independently of probe_or_scratch: the winner outside 2 points, else about the same."""
+    gap = runs["frozen"].held_out - runs["scratch"].held_out
+    return "same" if abs(gap) <= 0.02 + 1e-9 else ("frozen" if gap > 0 else "scratch")
+
+
+def test_the_probe_question_comes_before_the_training_click():
+    at = open_asking({**SHORT, "out_compare": "pair"})  # settings no other test trains the three runs of
+    assert not at.exception
+    was_trained = probe_runs("pair") is not None
+    assert "train_starts" not in [b.key for b in at.button]  # asked first: the button waits for the prediction
+    assert f"_predict_guess_{PROBE}" in [r.key for r in at.radio]
+    assert not {"starts_loss", "starts_scores"} & set(figures(at)) and "frozen probe **" not in all_text(at)
+    at = commit(at, PROBE, questions.PROBE_LABELS["frozen"])
+    if not was_trained:
+        assert "Your prediction is in" in all_text(at) and "starts_scores" not in figures(at)
         at.button(key="train_starts").click().run(timeout=TIMEOUT)
     assert not at.exception
-    assert "starts_loss" in figures(at) and "starts_scores" not in figures(at)  # the curves first, the scores wait
-    assert "Held-out accuracy: frozen probe" not in all_text(at)
-    runs = {s: ui.models.cached_fine_tune("tagging", s, short_steps("tagging"), 0, "cls") for s in lesson.STARTS}
-    cmp = lesson.compare_starts(runs)
-    gap = runs["frozen"].held_out - runs["scratch"].held_out
-    outcome = "same" if abs(gap) <= 0.02 + 1e-9 else ("frozen" if gap > 0 else "scratch")
-    assert lesson.probe_or_scratch(cmp) == outcome
-    wrong = next(o for o in lesson.PROBE_OUTCOMES if o != outcome)
-    right_at = commit(at, PROBE, questions.PROBE_LABELS[outcome])
-    assert "Right." in [s.value for s in right_at.success]
-    assert f"frozen probe **{runs['frozen'].held_out:.1%}**, random weights **{runs['scratch'].held_out:.1%}**" in (
-        all_text(right_at)
-    )
-    np.testing.assert_allclose(
-        figures(right_at)["starts_scores"]["data"][0]["y"], [cmp.held_out[s] for s in lesson.STARTS]
-    )
+    outcome = probe_outcome(probe_runs("pair"))
+    assert {"starts_loss", "starts_scores"} <= set(figures(at))
+    if outcome == "frozen":
+        assert "Right." in [s.value for s in at.success]
+    else:
+        assert at.error and questions.PROBE_MISCONCEPTIONS["frozen"] in all_text(at)
 
-    at = open_asking({**SHORT, "out_compare": "tagging"})  # a new visit: the runs are kept, the question is asked
-    at = commit(at, PROBE, questions.PROBE_LABELS[wrong])
-    assert at.error and questions.PROBE_MISCONCEPTIONS[wrong][:40] in all_text(at)
-    assert "starts_scores" in figures(at)
+
+def test_the_probe_answer_is_the_models():
+    runs = probe_runs("tagging", train=True)
+    cmp = lesson.compare_starts(runs)
+    outcome = probe_outcome(runs)
+    assert lesson.probe_or_scratch(cmp) == outcome
+    at = open_asking({**SHORT, "out_compare": "tagging"})
+    assert "starts_scores" not in figures(at) and "starts_loss" not in figures(at)  # trained, still asked first
+    at = commit(at, PROBE, questions.PROBE_LABELS[outcome])
+    assert "Right." in [s.value for s in at.success]
+    shown = f"frozen probe **{runs['frozen'].held_out:.1%}**, random weights **{runs['scratch'].held_out:.1%}**"
+    assert shown in all_text(at)
+    scores = figures(at)["starts_scores"]["data"][0]["y"]
+    np.testing.assert_allclose(scores, [cmp.held_out[s] for s in lesson.STARTS])
+    wrong = next(o for o in lesson.PROBE_OUTCOMES if o != outcome)
+    at = commit(open_asking({**SHORT, "out_compare": "tagging"}), PROBE, questions.PROBE_LABELS[wrong])
+    assert at.error and questions.PROBE_MISCONCEPTIONS[wrong] in all_text(at)
+    at.selectbox(key="out_compare").set_value("sentence").run()  # another task: asked again
+    assert "starts_scores" not in figures(at)

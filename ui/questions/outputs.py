@@ -53,9 +53,10 @@ def probe_question(task_name: str, steps: int) -> Question:
     return Question(
         LESSON,
         "probe-or-scratch",
-        f"The three runs on {task_name} are trained ({steps} steps each), and their training losses are above. "
-        "Before you see their held-out scores: which scores higher, the frozen probe (the pre-trained encoder kept "
-        "fixed, only the head learns) or random weights (the same architecture, every weight trained on this task)?",
+        f"Three runs on {task_name}, {steps} steps each, from three starting points (they train once you commit, "
+        "unless someone already has). Which will score higher on held-out data: the frozen probe (the pre-trained "
+        "encoder kept fixed, only the head learns) or random weights (the same architecture, every weight trained "
+        "on this task)?",
         tuple(Option(PROBE_LABELS[o], PROBE_MISCONCEPTIONS[o]) for o in PROBE_OUTCOMES),
         concept="outputs_probe_parameters",
     )
