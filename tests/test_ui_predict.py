@@ -46,3 +46,16 @@ def test_a_context_is_a_short_stable_digest_of_what_it_was_made_on():
     a, b = fingerprint("the cat sat", 0, 1), fingerprint("the cat sat", 0, 2)
     assert a == fingerprint("the cat sat", 0, 1) and a != b and len(a) == 16
     assert len(fingerprint("x" * 100_000)) == 16
+
+
+def test_a_long_option_label_commits(monkeypatch):
+    """Option labels are matched whole: only a typed word is cut to MAX_WORD characters."""
+    import streamlit as st
+
+    from ui.frame import predict
+
+    long = Question("demo", "long", "Which?", (Option("x" * 80), Option("y" * 80, "why not")))
+    state: dict = {predict._choice_key(long): "y" * 80}
+    monkeypatch.setattr(st, "session_state", state)
+    predict._commit(long, "ctx", skip=False)
+    assert state[predict.STATE_KEY][long.key] == predict.Commit("ctx", 1)

@@ -120,7 +120,7 @@ def _commit(q: Question, context: str, skip: bool) -> None:
     if q.key in commits and commits[q.key].context == context:
         return
     guess = None if skip else st.session_state.get(_choice_key(q))
-    if isinstance(guess, str):
+    if q.word and isinstance(guess, str):
         guess = guess.strip()[:MAX_WORD] or None
     if guess is None and not skip:
         st.session_state[f"_predict_empty_{q.key}"] = True
