@@ -4,6 +4,7 @@ import streamlit as st
 
 from encoder_core.lessons import LESSONS
 from ui.frame.modes import lecture_mode
+from ui.frame.predict import predictions_panel
 from ui.frame.quiz_widget import QUIZ_PAGE
 from ui.frame.shell import (
     LESSON_ICONS,
@@ -66,4 +67,6 @@ page_style()
 page = st.navigation(PAGES)
 enter_page(page.url_path)
 page.run()
+with st.sidebar:
+    predictions_panel()  # after the page: it counts the predictions committed on this run too
 share_link(link_slot)  # after the page: the link shows the values the page has just written to the URL

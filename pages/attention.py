@@ -3,24 +3,31 @@
 import streamlit as st
 
 from encoder_core.lessons.attention import (
+    DROP_OUTCOMES,
     ROUNDING,
+    ROW_OUTCOMES,
     compare_masks,
     contrast_word,
+    drop_outcome,
     drop_token,
     last_word_position,
+    row_outcome,
     seed001_reading,
+    unchanged_rows,
 )
-from ui.frame.charts import show_figure, show_table
+from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
+from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.sections import Section, finish, narrative, render_sections, side_by_side, start
+from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, side_by_side, start
 from ui.frame.state import ensure_valid
 from ui.models import lesson_model
+from ui.questions import attention as questions
 from ui.views import attention as figs
-from ui.views.figures import numbers_text, short_number
+from ui.views.figures import numbers_text
 
 DEFAULT_SENTENCE = "the cat sat down"
 BANK_SENTENCES = ("she sat on the bank of the river", "she sat on the bank and counted the money")
@@ -72,28 +79,26 @@ st.code(" ".join(tokens), language="text", wrap_lines=True)
 seed = seed001_reading()  # tiny (four 3-d vectors), and its number is in a section's takeaway
 
 
-def show_masks() -> None:
+def render_masks() -> None:
     comparison = compare_masks(model, enc.ids, layer, head)
-    fig_bi, fig_causal = figs.mask_pair_figures(comparison, tokens)
-    table = figs.mask_pair_table(comparison, tokens)
-    left, right = side_by_side(len(tokens))
-    with left:
-        show_figure(
-            fig_bi,
-            "attention_bidirectional",
-            alt=f"Bidirectional weights at layer {layer}, head {head}: every cell may be non-zero; "
-            f"every row sums to 1 (largest error {comparison.max_row_sum_error:.1e}).",
-            table=table,
-        )
-    with right:
-        show_figure(
-            fig_causal,
-            "attention_causal",
-            alt=f"Causal weights at layer {layer}, head {head}: everything above the diagonal is "
-            f"{comparison.causal_upper_max:.1f}; the last row equals the bidirectional one "
-            f"(max difference {comparison.last_row_max_diff:.1f}).",
-            table=table,
-        )
+    charts = figs.mask_pair_charts(comparison, tokens)
+    context = fingerprint(chosen.name, sidebar_seed(), enc.ids, layer, head)
+    if not revealed(questions.SAME_ROWS, context):  # the worked half: the bidirectional grid alone
+        show_chart(charts[0], "attention_bidirectional")
+    predict_then_see(
+        questions.SAME_ROWS,
+        context,
+        answer=lambda: ROW_OUTCOMES.index(row_outcome(comparison)),
+        reveal=lambda _: reveal_masks(comparison, charts),
+    )
+
+
+def reveal_masks(comparison, charts) -> None:
+    show_chart_row(charts, ("attention_bidirectional", "attention_causal"), side_by_side(len(tokens)))
+    same = unchanged_rows(comparison)
+    st.markdown(
+        f"Rows the same under both masks (to {ROUNDING:g}): **{', '.join(map(str, same))}** of 0–{len(tokens) - 1}."
+    )
     m1, m2, m3 = st.columns(3)
     m1.metric("Row sums: max |sum − 1|", f"{comparison.max_row_sum_error:.1e}", help="Float rounding only.")
     m2.metric("Causal: max above diagonal", f"{comparison.causal_upper_max:.1f}")
@@ -125,7 +130,7 @@ def show_masks() -> None:
     show_code(compare_masks)
 
 
-def show_drop_last() -> None:
+def render_drop_last() -> None:
     word = last_word_position(tokens)
     choices = {
         "word": f"the last word piece, “{tokens[word]}” (token {word})",
@@ -134,17 +139,17 @@ def show_drop_last() -> None:
     st.radio("Drop", DROP_CHOICES, key="drop", format_func=choices.get, horizontal=True)
     position = word if st.session_state["drop"] == "word" else len(tokens) - 1
     dropped = drop_token(model, enc.ids, position)
-    show_figure(
-        figs.drop_last_figure(dropped, tokens),
-        "drop_last",
-        alt=f"Removing token {position} ({tokens[position]}) moves the outputs before it by at most "
-        f"{short_number(dropped.max_causal)} with the causal mask and by up to "
-        f"{short_number(dropped.max_bidirectional)} without it.",
-        table=figs.drop_last_table(dropped, tokens),
+    predict_then_see(
+        questions.DROP,
+        fingerprint(chosen.name, sidebar_seed(), enc.ids, position),
+        answer=lambda: DROP_OUTCOMES.index(drop_outcome(dropped)),
+        reveal=lambda _: reveal_drop(dropped),
     )
-    m1, m2 = st.columns(2)
-    m1.metric("Largest shift, causal mask", f"{short_number(dropped.max_causal)}")
-    m2.metric("Largest shift, bidirectional", f"{short_number(dropped.max_bidirectional)}")
+
+
+def reveal_drop(dropped) -> None:
+    show_chart(figs.drop_last_chart(dropped, tokens), "drop_last")
+    show_metrics(figs.drop_last_metrics(dropped))
     narrative(
         "Run the sentence, then run it again without one token (its last word, or the [SEP] that closes it), and "
         "measure how far the final vector of each token before it moves. With the causal mask nothing moves: no "
@@ -159,23 +164,13 @@ def show_drop_last() -> None:
     show_code(drop_token)
 
 
-def show_bank() -> None:
+def render_bank() -> None:
     bank_a, bank_b = (tokenizer.encode(s) for s in BANK_SENTENCES)
     bank = contrast_word(model, bank_a.ids, bank_b.ids, bank_a.tokens, bank_b.tokens, BANK_WORD)
     st.markdown("Two sentences that agree word for word up to and including “bank”, and differ only after it:")
     show_table(figs.sentence_pair_table(BANK_SENTENCES, (bank_a.tokens, bank_b.tokens)), hide_index=True)
-    show_figure(
-        figs.word_contrast_figure(bank),
-        "bank",
-        alt=f"The final vector of 'bank' is {short_number(bank.final_distance_causal)} apart between the two sentences "
-        f"with the causal mask and {short_number(bank.final_distance_bidirectional)} apart without it.",
-        table=figs.word_contrast_table(bank),
-    )
-    m1, m2, m3, m4 = st.columns(4)
-    m1.metric("Distance, causal", f"{short_number(bank.final_distance_causal)}")
-    m2.metric("Cosine, causal", f"{bank.cosine_causal:.4f}")
-    m3.metric("Distance, bidirectional", f"{short_number(bank.final_distance_bidirectional)}")
-    m4.metric("Cosine, bidirectional", f"{bank.cosine_bidirectional:.4f}")
+    show_chart(figs.word_contrast_chart(bank), "bank")
+    show_metrics(figs.word_contrast_metrics(bank))
     narrative(
         "Under the causal mask, “bank” only sees *she sat on the bank*, identical in both sentences, so its "
         f"vector is the same (up to float rounding, below {ROUNDING:g}): it cannot know whether the sentence is about "
@@ -191,28 +186,9 @@ def show_bank() -> None:
     show_code(contrast_word)
 
 
-def show_seed() -> None:
+def render_seed() -> None:
     ex = seed.example
-    fig_bi, fig_causal = figs.seed001_figures(seed)
-    table = figs.seed001_table(seed)
-    left, right = st.columns(2)
-    with left:
-        show_figure(
-            fig_bi,
-            "seed001_bidirectional",
-            alt=f"Worked example without a mask: row 0 is {numbers_text(ex.row0)}, so {ex.future_mass_row0} "
-            "of its weight "
-            "is on later positions.",
-            table=table,
-        )
-    with right:
-        show_figure(
-            fig_causal,
-            "seed001_causal",
-            alt=f"The same example with the causal mask: row 0 puts all its weight on itself; the last row is "
-            f"unchanged (difference {seed.last_row_max_diff:.1f}).",
-            table=table,
-        )
+    show_chart_row(figs.seed001_charts(seed), ("seed001_bidirectional", "seed001_causal"))
     st.markdown(
         f"**Row 0:** {', '.join(f'{v:.3f}' for v in ex.row0)} &nbsp;·&nbsp; "
         f"**weight on later positions:** {ex.future_mass_row0:.3f}"
@@ -232,25 +208,25 @@ sections = [
     Section(
         "Bidirectional vs causal attention",
         "Same input, two masks: rows sum to 1 in both; only the last row is the same.",
-        show_masks,
+        render_masks,
         tab="Both directions vs causal",
     ),
     Section(
         "Drop the last word, or [SEP]",
         "Causal: the outputs before the dropped token don't move at all. Bidirectional: every one of them changes.",
-        show_drop_last,
+        render_drop_last,
         tab="Drop a token",
     ),
     Section(
         "“bank”: the words after it matter",
         "Causal: the same vector for 'bank' whatever follows. Bidirectional: it depends on what comes after.",
-        show_bank,
+        render_bank,
         tab="“bank”",
     ),
     Section(
         "The worked example (seed 7)",
         f"Without a mask, the first token puts {seed.example.future_mass_row0:.3f} of its attention on later tokens.",
-        show_seed,
+        render_seed,
         tab="Worked example",
     ),
 ]

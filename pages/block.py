@@ -9,7 +9,7 @@ from encoder_core.lessons import block as core
 from encoder_core.model.model import Embeddings, sinusoidal_table
 from encoder_core.model.reference import block_equivalence, to_torch_layer
 from ui.frame import sections as lesson
-from ui.frame.charts import show_figure, show_table
+from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -115,12 +115,9 @@ def render_input() -> None:
         "The three are added, then one LayerNorm rescales each token's vector. "
         "Colours: red negative, blue positive, white 0."
     )
-    figures, tables = fb.embedding_heatmaps(parts, tokens), fb.embedding_tables(parts, tokens)
-    alts = fb.embedding_alts(core.summarize_parts(parts), core.token_stats(parts.normed))
-    for n_columns, keys in ((3, ("emb_token", "emb_position", "emb_segment")), (2, ("emb_sum", "emb_norm"))):
-        for column, key in zip(st.columns(n_columns), keys):
-            with column:
-                show_figure(figures[key], key, alt=alts[key], table=tables[key])
+    charts = fb.embedding_charts(parts, tokens, core.summarize_parts(parts), core.token_stats(parts.normed))
+    for keys in (("emb_token", "emb_position", "emb_segment"), ("emb_sum", "emb_norm")):
+        show_chart_row([charts[key] for key in keys], keys)
     show_code(Embeddings.parts)
 
 
@@ -133,30 +130,9 @@ def render_positions() -> None:
         "used a fixed table of sine and cosine waves, one frequency per pair of features, fast on the left, slow "
         "on the right."
     )
-    left, right = st.columns(2)
-    with left:
-        show_figure(
-            fb.sinusoid_heatmap(pos),
-            "pos_sinusoid",
-            alt=f"Sine and cosine waves for {pos.n_positions} positions and {d} features, values in [-1, 1].",
-            table=fb.position_table(pos.sinusoid),
-        )
-    with right:
-        show_figure(
-            fb.sinusoid_similarity_heatmap(pos),
-            "pos_similarity",
-            alt=f"Neighbouring sinusoid positions are similar (cos(0, 1) = {pos.neighbour_cosine:.3f}), "
-            f"distant ones less so (cos(0, {pos.n_positions - 1}) = {pos.farthest_cosine:.3f}).",
-            table=fb.similarity_table(pos.sinusoid_similarity),
-        )
+    show_chart_row((fb.sinusoid_chart(pos), fb.sinusoid_similarity_chart(pos)), ("pos_sinusoid", "pos_similarity"))
     if pos.learned_similarity is not None:
-        show_figure(
-            fb.learned_similarity_heatmap(pos),
-            "pos_learned_similarity",
-            alt=f"The untrained learned table: off-diagonal similarities average {pos.learned_off_diagonal_mean:.3f} "
-            f"(largest {pos.learned_off_diagonal_largest:.3f}); nearness has to be learned in training.",
-            table=fb.similarity_table(pos.learned_similarity),
-        )
+        show_chart(fb.learned_similarity_chart(pos), "pos_learned_similarity")
     st.markdown(f"**The {cap.max_positions}-position cap.** A learned table has exactly {cap.max_positions} rows.")
     c1, c2, c3 = st.columns(3)
     c1.metric("This sentence repeated: tokens", cap.n_tokens)
@@ -182,31 +158,9 @@ def render_stage() -> None:
     )
     st.code(code.source, language="python")
     narrative(fb.stage_note(walk, step))
-    show_figure(
-        fb.stage_heatmap(walk, step, tokens),
-        "stage_tensor",
-        alt=f"The {STAGE_LABELS[step]} tensor: {size.rows} tokens by {size.cols} features, "
-        f"values from {size.lo:.3f} to {size.hi:.3f}.",
-        table=fb.stage_table(walk, step, tokens),
-    )
-    left, right = st.columns(2)
-    with left:
-        l2, std = stats.l2_span, stats.std_span
-        show_figure(
-            fb.token_stats_chart(stats, tokens, title="per token: mean, std, L2 norm"),
-            "stage_stats",
-            alt=f"Per token at this stage: L2 norm from {l2.lo:.3f} to {l2.hi:.3f}, "
-            f"standard deviation from {std.lo:.3f} to {std.hi:.3f}.",
-            table=fb.stats_table(stats, tokens),
-        )
-    norms, labels = core.mean_norm_per_stage(walk), fb.stage_labels(walk.stages)
-    with right:
-        show_figure(
-            fb.stage_profile_chart(labels, norms, i, title="mean ||x|| at each stage"),
-            "stage_profile",
-            alt=f"Mean token L2 norm at each stage: {', '.join(f'{lab} {v:.2f}' for lab, v in zip(labels, norms))}.",
-            table=fb.stage_profile_table(walk.stages, norms),
-        )
+    show_chart(fb.stage_chart(walk, step, tokens, size), "stage_tensor")
+    profile = fb.stage_profile_chart(walk.stages, core.mean_norm_per_stage(walk), i)
+    show_chart_row((fb.stage_stats_chart(stats, tokens), profile), ("stage_stats", "stage_profile"))
     show_code(EncoderBlock)
 
 
@@ -218,22 +172,12 @@ def render_activations() -> None:
         "positive exactly where u > 0, so they leave the same units *active*. The difference is the negative side: "
         "ReLU outputs exactly 0 there (and passes no gradient back), GELU a small negative value."
     )
-    show_figure(
-        fb.activation_chart(curves),
-        "activations",
-        alt=f"GELU and ReLU on [{curves.x_span.lo:g}, {curves.x_span.hi:g}]; "
-        f"GELU's lowest value is {curves.lowest_gelu:.3f}.",
-        table=fb.activation_table(curves),
-    )
+    show_chart(fb.activation_chart(curves), "activations")
     st.markdown(
         f"On this sentence, layer {layer}'s FFN has {units.total:,} pre-activations "
         f"({len(tokens)} tokens × {d_ff} units):"
     )
-    c = st.columns(4)
-    c[0].metric("GELU > 0", f"{units.gelu_positive:,}")
-    c[1].metric("ReLU > 0", f"{units.relu_positive:,}")
-    c[2].metric("GELU < 0 (kept, small)", f"{units.gelu_negative:,}")
-    c[3].metric("ReLU = 0 exactly", f"{units.relu_zero:,}")
+    lesson.show_metrics(fb.active_units_metrics(units))
     st.caption(f"GELU's most negative output on this input: {units.gelu_min:.4f}.")
     show_table(fb.active_units_table(units, tokens), hide_index=True)
     show_code(core.active_units)
@@ -247,25 +191,7 @@ def render_norms() -> None:
     init = st.session_state["block_init"]
     study = deep_stack(tuple(enc.ids), tuple(enc.segments), depth, seed, core.init_std_for(init, CONFIG.d_model))
     narrative(fb.deep_stack_setup(study))
-    post, pre = study.post, study.pre
-    residual_table, grad_table = fb.deep_stack_tables(study)
-    left, right = st.columns(2)
-    with left:
-        show_figure(
-            fb.deep_stack_chart(study, "residual"),
-            "deep_residual",
-            alt=fb.residual_alt(study),
-            table=residual_table,
-        )
-    with right:
-        show_figure(
-            fb.deep_stack_chart(study, "grad"),
-            "deep_grad",
-            alt=f"Gradient norms per block: post-norm {post.grad_span.lo:.3g} to {post.grad_span.hi:.3g}, "
-            f"pre-norm {pre.grad_span.lo:.3g} to {pre.grad_span.hi:.3g} "
-            f"(first block {pre.grad_norms[0]:.3g}, last {pre.grad_norms[-1]:.3g}).",
-            table=grad_table,
-        )
+    show_chart_row(fb.deep_stack_charts(study), ("deep_residual", "deep_grad"))
     narrative(fb.deep_stack_reading(study, width_scaled=init == "width"))
     show_code(core.deep_stack_study)
 

@@ -8,7 +8,7 @@ from encoder_core.lessons import heads as core
 from encoder_core.model.head_patterns import DEFAULT_THRESHOLD, head_label, label_heads, layer_averages
 from encoder_core.pretrained.minilm import INSTALL_HINT
 from ui.frame import sections as lesson
-from ui.frame.charts import show_figure, show_table
+from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -23,7 +23,6 @@ PIECES_EXAMPLE = "the unbelievably fluffy cat sat on the doormat"
 MAX_SENTENCES = 8
 GRID_MAX_TOKENS = 40  # thumbnails beyond this many tokens are too small to read and slow to draw
 MAP_MAX_TOKENS = 64
-POOLING_NAMES = ("mean pooling", "[CLS] vector")
 
 PARAMS = [
     Param("heads_sentence", DEFAULT_A, "text"),
@@ -124,12 +123,9 @@ def render_split() -> None:
             f"so this step shows its layer {small_layer}, head {small_head}."
         )
     show_table(views.shapes_table(mech), hide_index=True)
-    for col, (name, matrix) in zip(st.columns(3), mech.slices().items()):
-        with col:
-            figure, alt = views.slice_figure(mech, name), views.slice_alt(mech, name)
-            show_figure(figure, f"heads_{name.lower()}", alt=alt, table=views.token_table(matrix, mech.tokens))
-    weights, alt = views.own_weights_figure(mech), views.own_weights_alt(mech)
-    show_figure(weights, "heads_small_weights", alt=alt, table=views.weights_table(mech.weights, mech.tokens))
+    slices = views.slice_charts(mech)
+    show_chart_row(slices.values(), [f"heads_{name.lower()}" for name in slices])
+    show_chart(views.own_weights_chart(mech), "heads_small_weights")
     show_code(core.head_mechanics)
 
 
@@ -141,9 +137,8 @@ def render_concat() -> None:
         "feature reads from every head's block of columns (dashed lines). This is the attention "
         "sublayer's output, before the residual and LayerNorm."
     )
-    concat = views.concatenation_figure(mech)
-    show_figure(concat, "heads_concat", alt=views.concat_alt(mech), table=views.token_table(mech.concat, mech.tokens))
-    show_figure(views.w_o_figure(mech), "heads_w_o", alt=views.w_o_alt(mech), table=views.w_o_table(mech))
+    show_chart(views.concatenation_chart(mech), "heads_concat")
+    show_chart(views.w_o_chart(mech), "heads_w_o")
     st.metric(
         "max |concat · W_Oᵀ + b − the block's attention output|",
         f"{mech.max_abs_error:.1e}",
@@ -169,15 +164,13 @@ def render_grid() -> None:
     )
     if n < T:
         st.info(f"The thumbnails show the first {n} of {T} tokens; the labels use all of them.")
-    title, captions = f"{n_layers} layers × {n_heads} heads", not lesson.lecture_mode()
-    grid = views.head_grid(run.attentions[:, :, :n, :n], labels, (layer, head), title=title, captions=captions)
-    show_figure(grid, "heads_grid", alt=views.grid_alt(chosen_label, n_layers * n_heads, model_name))
+    captions = not lesson.lecture_mode()  # lecture type is too large for a caption over every thumbnail
+    grid = views.grid_chart(run.attentions[:, :, :n, :n], labels, chosen_label, model_name, captions=captions)
+    show_chart(grid, "heads_grid")
     if m < T:
         st.info(f"The large map shows the first {m} of {T} tokens.")
-    weights, tokens = run.attentions[layer, head, :m, :m], run.tokens[:m]
-    large = views.head_map(weights, tokens, title=f"Layer {layer}, head {head}")
-    alt = views.head_map_alt(chosen_label, T, model_name)
-    show_figure(large, "heads_chosen", alt=alt, table=views.weights_table(weights, tokens))
+    large = views.head_map_chart(run.attentions[layer, head, :m, :m], run.tokens[:m], chosen_label, T, model_name)
+    show_chart(large, "heads_chosen")
 
 
 def render_labels() -> None:
@@ -191,8 +184,7 @@ def render_labels() -> None:
     m1.metric(f"Layer {layer}, head {head}: pattern", chosen_label.pattern)
     m2.metric("mass behind the label", f"{chosen_label.mass:.2f}")
     show_table(views.labels_table(labels), hide_index=True, height=300)
-    lines, alt = views.averages_figure(averages, model_name), views.averages_alt(averages)
-    show_figure(lines, "heads_layer_averages", alt=alt, table=views.averages_table(averages))
+    show_chart(views.averages_chart(averages, model_name), "heads_layer_averages")
     st.markdown(views.sinks_text(sinks))
     if use_minilm:
         here = (
@@ -254,12 +246,11 @@ def render_pieces() -> None:
         return
     mini_labels = labels if use_minilm else label_heads(mini_run.attentions, mini_run.tokens)
     st.markdown(views.same_word_text(same, layer, head, head_label(mini_labels, *same.best_head).pattern))
-    same_word, alt = views.same_word_figure(same), views.same_word_alt(same)
-    show_figure(same_word, "heads_same_word", alt=alt, table=views.layer_head_table(same.mass))
+    show_chart(views.same_word_chart(same), "heads_same_word")
     m = min(len(mini_run.tokens), MAP_MAX_TOKENS)
-    tokens, title = mini_run.tokens[:m], f"Layer {layer}, head {head}, with pieces"
-    pieces = views.pieces_map(mini_run.attentions[layer, head, :m, :m], tokens, core.piece_spans(tokens), title=title)
-    show_figure(pieces, "heads_pieces_map", alt=views.pieces_map_alt(same, layer, head))
+    weights, tokens = mini_run.attentions[layer, head, :m, :m], mini_run.tokens[:m]
+    pieces = views.pieces_map_chart(weights, tokens, core.piece_spans(tokens), same, layer, head)
+    show_chart(pieces, "heads_pieces_map")
     show_code(core.same_word_mass)
 
 
@@ -281,11 +272,8 @@ def render_vectors() -> None:
         "directions: 1 means the same direction, 0 unrelated."
     )
     sims = minilm_similarities(tuple(lines))
-    for col, pooling, name, matrix in zip(st.columns(2), ("mean", "cls"), POOLING_NAMES, (sims.mean, sims.cls)):
-        with col:
-            figure = views.similarity_figure(matrix, sims.texts, title=f"Cosine similarity, {name}")
-            table = views.similarity_table(matrix, sims.texts)
-            show_figure(figure, f"heads_sim_{pooling}", alt=views.similarity_alt(matrix, name), table=table)
+    charts = views.similarity_charts(sims)
+    show_chart_row(charts.values(), [f"heads_sim_{pooling}" for pooling in charts])
     st.markdown(views.similarities_text(sims))
     river = minilm_word_cosines(core.BANK_RIVER, core.BANK_MONEY, core.BANK_WORD)
     same_sense = minilm_word_cosines(core.BANK_RIVER, core.BANK_RIVER_AGAIN, core.BANK_WORD)
@@ -297,8 +285,7 @@ def render_vectors() -> None:
     a, b = st.columns(2)
     a.metric("river vs money", f"{river.final:.3f}", help="cosine after the last layer")
     b.metric("river vs stream", f"{same_sense.final:.3f}", help="cosine after the last layer")
-    bank = views.bank_figure(river, same_sense)
-    show_figure(bank, "heads_bank", alt=views.bank_alt(river, same_sense), table=views.bank_table(river, same_sense))
+    show_chart(views.bank_chart(river, same_sense), "heads_bank")
     lesson.narrative(
         "At the embeddings the two vectors are the same token embedding at the same position, so the cosine is 1. "
         "Every layer mixes in the context through attention, and the two “bank”s drift apart when the "

@@ -13,13 +13,13 @@ from encoder_core.objectives.loss import loss_breakdown
 from encoder_core.objectives.mlm_masking import exact_counts, mask_tokens
 from encoder_core.training.checkpoint import fill_mask
 from encoder_core.training.train import train_mlm
-from ui.frame.charts import show_figure, show_table
+from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
-from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
 from ui.frame.state import ensure_valid
 from ui.models import cached_leakage, masked_lm, run_leakage, seconds_per_step, word_tokenizer
 from ui.views import masking as figs
@@ -126,10 +126,6 @@ forward = (
 )
 
 
-def show_chart(key: str, chart: figs.Chart) -> None:
-    show_figure(chart.figure, key, alt=chart.alt, table=chart.table)
-
-
 def needs_model() -> bool:
     if trained is None:
         st.info("This part needs the trained model (see the message at the top of the page).")
@@ -141,10 +137,9 @@ def render_draw() -> None:
     counts = draw.counts
     if counts.chosen == 0:
         st.warning(figs.nothing_chosen_text(draw))
-    for column, (name, value) in zip(st.columns(5), figs.count_metrics(counts)):
-        column.metric(name, value)
+    show_metrics(figs.count_metrics(counts))
     st.markdown(figs.rule_text(draw))
-    show_chart("masking_draw", figs.draw_chart(draw))
+    show_chart(figs.draw_chart(draw), "masking_draw")
     if note := figs.every_fate_text(draw, lesson.rate_showing_every_fate(counts.eligible)):
         st.info(note)
     narrative(
@@ -156,7 +151,7 @@ def render_draw() -> None:
     )
     worked = exact_counts(int(st.session_state["mlm_n"]), draw.rate)
     st.markdown(figs.worked_count_text(worked, draw.rate))
-    show_chart("masking_split", figs.split_chart(worked, draw.rate))
+    show_chart(figs.split_chart(worked, draw.rate), "masking_split")
     show_code(mask_tokens, exact_counts)
 
 
@@ -184,17 +179,16 @@ def render_shapes() -> None:
 def render_loss() -> None:
     if not needs_model():
         return
-    for column, (name, value) in zip(st.columns(3), figs.loss_metrics(forward)):
-        column.metric(name, value)
+    show_metrics(figs.loss_metrics(forward))
     if forward.breakdown.n_counted == 0:
         st.info(
             "No position carries a loss in this draw, so the mean is undefined: there are no positions to "
             "average (PyTorch returns nan here). Raise the rate or draw again."
         )
-    show_chart("masking_loss", figs.loss_chart(forward, draw.tokens, draw.input_tokens))
+    show_chart(figs.loss_chart(forward, draw.tokens, draw.input_tokens), "masking_loss")
     ex = lesson.count_example(trained.model, tokenizer)
     st.markdown(figs.count_example_text(ex))
-    show_chart("masking_count_example", figs.count_example_chart(ex))
+    show_chart(figs.count_example_chart(ex), "masking_count_example")
     show_code(loss_breakdown)
 
 
@@ -220,7 +214,7 @@ def render_fill() -> None:
     columns = st.columns(min(len(shown), 3))
     for i, pred in enumerate(shown):
         with columns[i % len(columns)]:
-            show_chart(f"fill_{i}", figs.fill_chart(view, pred))
+            show_chart(figs.fill_chart(view, pred), f"fill_{i}")
             if pred.hidden_word is not None:
                 st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), tokenizer.vocab_size))
     quality = figs.model_quality_text(trained.metadata, trained.model.config, tokenizer.vocab_size, trained.name)
@@ -242,7 +236,7 @@ def render_leakage() -> None:
     if result is None:
         result = train_on_request(steps, seed)
     if result is not None:
-        show_leakage(lesson.summarise_leakage(result))
+        render_leakage_summary(lesson.summarise_leakage(result))
 
 
 def request_leakage(steps: int, seed: int) -> None:
@@ -273,12 +267,11 @@ def train_on_request(steps: int, seed: int):
     return result
 
 
-def show_leakage(summary) -> None:
-    for column, (name, value) in zip(st.columns(4), figs.leakage_metrics(summary)):
-        column.metric(name, value)
+def render_leakage_summary(summary) -> None:
+    show_metrics(figs.leakage_metrics(summary))
     st.markdown(figs.leakage_text(summary))
-    show_chart("leakage_accuracy", figs.leakage_accuracy_chart(summary))
-    show_chart("leakage_loss", figs.leakage_loss_chart(summary))
+    show_chart(figs.leakage_accuracy_chart(summary), "leakage_accuracy")
+    show_chart(figs.leakage_loss_chart(summary), "leakage_loss")
     show_table(figs.leakage_table(summary), hide_index=True)
     show_code(train_mlm, lesson.summarise_leakage)
 

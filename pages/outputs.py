@@ -6,13 +6,13 @@ import streamlit as st
 
 from encoder_core.finetune.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
 from encoder_core.lessons import outputs as lesson
-from ui.frame.charts import show_figure, show_table
+from ui.frame.charts import show_chart, show_live_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import usable_sentence
 from ui.frame.modes import sidebar_seed
 from ui.frame.params import Param
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
-from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
 from ui.frame.state import ensure_valid
 from ui.models import cached_fine_tune, minilm_pooling_ranking, run_fine_tune, trained_mlm
 from ui.views import outputs as figs
@@ -74,10 +74,6 @@ def steps_for(task: str) -> int:
     return max(10, round(DEFAULT_STEPS[task] * length))
 
 
-def show_chart(key: str, chart: figs.Chart) -> None:
-    show_figure(chart.figure, key, alt=chart.alt, table=chart.table)
-
-
 def report_input(pred) -> None:
     """What the tokenizer did to a student's text: cut it, or met characters it has no piece for."""
     if pred.truncated:
@@ -121,8 +117,7 @@ def live_progress(bar, live, key: tuple, i: int, n: int):
         losses.append(loss)
         if step == total or step % max(1, total // 12) == 0:
             bar.progress((i + step / total) / n, text=figs.progress_text(key, step, total, loss))
-            fig = figs.live_loss_figure(key[0], losses, total)
-            live.plotly_chart(fig, key=f"live_{i}_{step}", alt=figs.live_alt(key, step, total, loss))
+            show_live_chart(figs.live_loss_chart(key, losses, step, total), f"live_{i}_{step}", live.container())
 
     return progress
 
@@ -132,9 +127,8 @@ def fine_tuned(task: str) -> object | None:
     if runs is None:
         return None
     run = runs[0]
-    for column, (name, value) in zip(st.columns(4), figs.run_metrics(run)):
-        column.metric(name, value)
-    show_chart(f"loss_{task}", figs.run_chart(run))
+    show_metrics(figs.run_metrics(run))
+    show_chart(figs.run_chart(run), f"loss_{task}")
     st.caption(figs.run_text(run))
     return run
 
@@ -150,7 +144,7 @@ def render_shapes() -> None:
     show_table(figs.shapes_table(shapes), hide_index=True)
     labels = lesson.tagging_labels(tokenizer, texts["out_tag_sentence"])
     st.markdown(figs.tag_labels_text(labels.tokens))
-    show_chart("tag_labels", figs.tag_labels_chart(labels.tokens, labels.labels))
+    show_chart(figs.tag_labels_chart(labels.tokens, labels.labels), "tag_labels")
     narrative(
         "The span head gives every token two scores. Before the softmax, everything outside the passage "
         "(the question, [CLS], the [SEP]s, pads) is set to −∞, so the start and end distributions cover the "
@@ -186,53 +180,54 @@ def exercise_answers(**sizes) -> dict:
     return lesson.exercise_shapes(**sizes)
 
 
+def predicted(task: str, predict):
+    """The task in words, its head fine-tuned (on request), and predict(run) on the student's text; None
+    until the head is trained, or when predict found nothing to read (it says why)."""
+    narrative(figs.TASK_TEXT[task])
+    run = fine_tuned(task)
+    pred = predict(run) if run is not None else None
+    if pred is not None:
+        report_input(pred)
+    return pred
+
+
 def render_sentence() -> None:
-    narrative(figs.TASK_TEXT["sentence"])
-    run = fine_tuned("sentence")
-    if run is None:
-        return
-    pred = lesson.classify(run, tokenizer, texts["out_sentence"])
-    report_input(pred)
-    show_chart("predict_sentence", figs.class_chart(pred, "sentence"))
+    pred = predicted("sentence", lambda run: lesson.classify(run, tokenizer, texts["out_sentence"]))
+    if pred is not None:
+        show_chart(figs.class_chart(pred, "sentence"), "predict_sentence")
 
 
 def render_pair() -> None:
-    narrative(figs.TASK_TEXT["pair"])
-    run = fine_tuned("pair")
-    if run is None:
-        return
-    pred = lesson.classify(run, tokenizer, texts["out_pair_a"], texts["out_pair_b"])
-    report_input(pred)
-    st.code(" ".join(pred.tokens), language=None)
-    show_chart("predict_pair", figs.class_chart(pred, "pair"))
+    pred = predicted("pair", lambda run: lesson.classify(run, tokenizer, texts["out_pair_a"], texts["out_pair_b"]))
+    if pred is not None:
+        st.code(" ".join(pred.tokens), language=None)
+        show_chart(figs.class_chart(pred, "pair"), "predict_pair")
 
 
 def render_tagging() -> None:
-    narrative(figs.TASK_TEXT["tagging"])
-    run = fine_tuned("tagging")
-    if run is None:
-        return
-    pred = lesson.tag_words(run, tokenizer, texts["out_tag_sentence"])
-    report_input(pred)
-    show_chart("predict_tags", figs.tag_row_chart(pred))
+    pred = predicted("tagging", lambda run: lesson.tag_words(run, tokenizer, texts["out_tag_sentence"]))
+    if pred is not None:
+        show_chart(figs.tag_row_chart(pred), "predict_tags")
 
 
 def render_qa() -> None:
-    narrative(figs.TASK_TEXT["qa"])
-    run = fine_tuned("qa")
-    if run is None:
+    pred = predicted("qa", answer)
+    if pred is None:
         return
-    try:
-        pred = lesson.answer_span(run, tokenizer, texts["out_question"], texts["out_passage"])
-    except ValueError as err:  # nothing in the passage became a token
-        st.warning(f"{str(err).capitalize()}: type a passage for the answer to come from.")
-        return
-    report_input(pred)
     if pred.missing_words:
         st.warning(figs.no_answer_text(pred, escape_md))
     st.markdown(figs.span_markdown(pred, escape_md))
-    show_chart("predict_span", figs.span_chart(pred))
+    show_chart(figs.span_chart(pred), "predict_span")
     show_code(lesson.answer_span)
+
+
+def answer(run):
+    """The span head's answer to the student's question, or None (said why) when the passage has no token."""
+    try:
+        return lesson.answer_span(run, tokenizer, texts["out_question"], texts["out_passage"])
+    except ValueError as err:  # nothing in the passage became a token
+        st.warning(f"{str(err).capitalize()}: type a passage for the answer to come from.")
+        return None
 
 
 def render_starts() -> None:
@@ -244,8 +239,8 @@ def render_starts() -> None:
         return
     by_start = dict(zip(STARTS, runs))
     cmp = lesson.compare_starts(by_start)
-    show_chart("starts_loss", figs.starts_loss_chart(by_start))
-    show_chart("starts_scores", figs.starts_scores_chart(cmp))
+    show_chart(figs.starts_loss_chart(by_start), "starts_loss")
+    show_chart(figs.starts_scores_chart(cmp), "starts_scores")
     st.markdown(figs.starts_verdict(cmp))
     show_code(fine_tune)
 
@@ -255,17 +250,17 @@ def render_pooling() -> None:
     keys = [("sentence", "finetune", steps_for("sentence"), seed, p) for p in ("cls", "mean")]
     runs = runs_for(keys, "Train both", "train_pooling")
     if runs is not None:
-        show_chart("pooling_runs", figs.pooling_runs_chart(dict(zip(("cls", "mean"), runs))))
-        st.markdown(figs.pooling_runs_text(dict(zip(("cls", "mean"), runs))))
+        by_pooling = dict(zip(("cls", "mean"), runs))
+        show_chart(figs.pooling_runs_chart(by_pooling), "pooling_runs")
+        st.markdown(figs.pooling_runs_text(by_pooling))
     st.markdown("**Sentence vectors from a real encoder.** " + figs.MINILM_TEXT)
     ranking = minilm_pooling_ranking()
     if ranking is None:
         st.info("all-MiniLM-L6-v2 is not installed, so this comparison is skipped.")
         return
     st.markdown(figs.ranking_text(ranking))
-    for column, (name, value) in zip(st.columns(4), figs.ranking_metrics(ranking)):
-        column.metric(name, value)
-    show_chart("pooling_ranking", figs.ranking_chart(ranking))
+    show_metrics(figs.ranking_metrics(ranking))
+    show_chart(figs.ranking_chart(ranking), "pooling_ranking")
     st.markdown(figs.ranking_verdict(ranking))
     show_code(lesson.pooling_ranking)
 

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
-from ui.frame.charts import show_figure, show_table
+from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -82,15 +82,8 @@ zero_key = zero_key_pad_check()
 # sections only, so a change made on another tab does not wait for them.
 
 
-def show_batch() -> None:
-    show_figure(
-        figs.batch_figure(batch),
-        "batch",
-        alt=f"The batch is {width} positions wide: the pair fills {len(pair)} of them and the single sentence "
-        f"{n_real}; each has a token row, a segment row and a mask row, and its [PAD] positions are dark, marked "
-        "True ('ignore this key') in its mask row.",
-        table=figs.batch_table(batch),
-    )
+def render_batch() -> None:
+    show_chart(figs.batch_chart(batch), "batch")
     narrative(
         f"The pair has **{len(pair)} tokens** ([CLS] A [SEP] B [SEP]); the single sentence has **{n_real}** "
         f"([CLS] … [SEP]). The batch is {width} wide"
@@ -103,33 +96,10 @@ def show_batch() -> None:
         st.info("The single sentence is as long as the batch, so it has no pads: move the slider to add some.")
 
 
-def show_attention() -> None:
-    fig_m, fig_u = figs.padded_attention_figures(attn, tokens)
-    table = figs.padded_attention_table(attn, tokens)
-    left, right = side_by_side(width)
-    with left:
-        show_figure(
-            fig_m,
-            "padded_attention_masked",
-            alt=f"With the mask, the single sentence's {n_real} real tokens put weight "
-            f"{attn.masked_pad_column_max:.1f} on every pad key.",
-            table=table,
-        )
-    with right:
-        show_figure(
-            fig_u,
-            "padded_attention_unmasked",
-            alt=f"Without the mask, the real tokens put up to {max(attn.pad_mass_unmasked, default=0):.3f} of "
-            "their attention on pads.",
-            table=table,
-        )
-    show_figure(
-        figs.pad_mass_figure(attn, tokens),
-        "pad_mass",
-        alt=f"Attention on pads per real token: {numbers_text(attn.pad_mass_masked)} with the mask, "
-        f"{numbers_text(attn.pad_mass_unmasked)} without.",
-        table=figs.pad_mass_table(attn, tokens),
-    )
+def render_attention() -> None:
+    charts = figs.padded_attention_charts(attn, tokens)
+    show_chart_row(charts, ("padded_attention_masked", "padded_attention_unmasked"), side_by_side(width))
+    show_chart(figs.pad_mass_chart(attn, tokens), "pad_mass")
     narrative(
         "With the mask, every [PAD] **column** is exactly 0: the mask adds −∞ to those scores before the "
         "softmax, and e^−∞ = 0. Without it, the pads are ordinary keys and take their share of every row. The "
@@ -138,7 +108,7 @@ def show_attention() -> None:
     show_code(padded_attention)
 
 
-def show_leak() -> None:
+def render_leak() -> None:
     leak = pad_leak(model, batch, SHORT_ROW)
     if use_mask:
         st.success(
@@ -152,14 +122,7 @@ def show_leak() -> None:
     m1, m2 = st.columns(2)
     m1.metric("Gap with the mask", f"{leak.gap_masked:.1e}")
     m2.metric("Gap without the mask", f"{leak.gap_unmasked:.3g}")
-    show_figure(
-        figs.leak_curve_figure(leak, mask_on=use_mask),
-        "pad_leak",
-        alt=f"With the mask the gap stays at most {max(leak.curve_masked):.1e} for 0 to {leak.n_pads} pads; "
-        f"without it, it reaches {max(leak.curve_unmasked):.3g}. The circle is this batch, mask "
-        f"{'on' if use_mask else 'off'}: gap {f'{leak.gap_masked:.1e}' if use_mask else f'{leak.gap_unmasked:.3g}'}.",
-        table=figs.leak_curve_table(leak),
-    )
+    show_chart(figs.leak_curve_chart(leak, use_mask), "pad_leak")
     with st.expander("Per token: how far each real output moved"):
         show_table(figs.leak_per_token_table(leak, tokens), hide_index=True)
     narrative(
@@ -173,26 +136,8 @@ def show_leak() -> None:
     show_code(pad_leak)
 
 
-def show_zero_key() -> None:
-    fig_u, fig_m = figs.zero_key_figures(zero_key)
-    table = figs.zero_key_table(zero_key)
-    left, right = st.columns(2)
-    with left:
-        show_figure(
-            fig_u,
-            "zero_key_unmasked",
-            alt=f"Unmasked, the zero-key pad takes weight {numbers_text(zero_key.pad_weight_unmasked)} from the three "
-            "real rows.",
-            table=table,
-        )
-    with right:
-        show_figure(
-            fig_m,
-            "zero_key_masked",
-            alt=f"Masked, the pad column is 0 and the real outputs match the three tokens alone "
-            f"(gap {zero_key.gap_masked:.1f}).",
-            table=table,
-        )
+def render_zero_key() -> None:
+    show_chart_row(figs.zero_key_charts(zero_key), ("zero_key_unmasked", "zero_key_masked"))
     st.markdown(
         f"**No mask:** rows x0, x1, x2 give the pad {numbers_text(zero_key.pad_weight_unmasked)}; "
         "their outputs move by up "
@@ -207,7 +152,7 @@ def show_zero_key() -> None:
     show_code(zero_key_pad_check)
 
 
-def show_pad_rows() -> None:
+def render_pad_rows() -> None:
     show_table(figs.zero_key_outputs_table(zero_key), hide_index=True)
     pad_out, mean_v = zero_key.outputs_masked[3], zero_key.mean_real_value
     narrative(
@@ -218,14 +163,7 @@ def show_pad_rows() -> None:
     )
     fast = fast_path_pad_outputs(model, batch, SHORT_ROW, seed=sidebar_seed())
     if fast.pad_positions:
-        show_figure(
-            figs.fast_path_figure(fast),
-            "fast_path",
-            alt=f"PyTorch's TransformerEncoder gives the pad rows norms of about {max(fast.norms_train):.2f} in "
-            f"train mode and {max(fast.norms_eval):.1f} in eval mode; the real tokens agree to "
-            f"{fast.real_max_diff:.1e}.",
-            table=figs.fast_path_table(fast),
-        )
+        show_chart(figs.fast_path_chart(fast), "fast_path")
     narrative(
         "Another reason: PyTorch's own `nn.TransformerEncoder` does not even agree with itself about them. Here a "
         "fresh one of the same shape (seeded with the sidebar's seed) runs this batch's embeddings with the "
@@ -238,25 +176,25 @@ def show_pad_rows() -> None:
 
 
 sections = [
-    Section("The batch", "One rectangle: the single sentence is filled up with [PAD] tokens.", show_batch),
+    Section("The batch", "One rectangle: the single sentence is filled up with [PAD] tokens.", render_batch),
     Section(
         "Attention with and without the mask",
         "With the mask, no real token gives the pads any weight: exactly 0.",
-        show_attention,
+        render_attention,
         tab="With and without the mask",
     ),
     Section(
         "The pad-leak gap",
         "Without the mask a sentence's outputs depend on its batch-mates; with it they don't.",
-        show_leak,
+        render_leak,
     ),
     Section(
         "A zero key is not a masked key",
         "A pad with key 0 still scores 0, not −∞, and still takes attention.",
-        show_zero_key,
+        render_zero_key,
         tab="Zero key vs masked key",
     ),
-    Section("The pad's own output", "Pads get an output too; never read it.", show_pad_rows),
+    Section("The pad's own output", "Pads get an output too; never read it.", render_pad_rows),
 ]
 sections.append(check_yourself_section("padding"))
 render_sections(sections)

@@ -4,6 +4,7 @@ import streamlit as st
 
 from ui.frame import quiz_widget as quiz
 from ui.frame import room_session as rooms
+from ui.frame.predict import missed_concepts
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 
 PARAMS = [quiz.QUIZ_SEED, quiz.QUIZ_QUESTION, rooms.ROOM]
@@ -63,10 +64,24 @@ def score_section() -> None:
     quiz.results_download("quiz_results_csv")
 
 
+def review_section() -> None:
+    missed = missed_concepts()
+    if not missed:
+        st.caption(
+            "Nothing to review yet. When a lesson asks you to predict something and the model shows you "
+            "otherwise, the idea comes back here as a new question, on new numbers and sentences."
+        )
+        return
+    st.caption(f"{len(missed)} idea{'s' if len(missed) != 1 else ''} you predicted wrongly in the lessons, asked anew.")
+    for concept in missed:
+        quiz.check_yourself(None, key_prefix=f"review_{concept}", title=None, concept=concept)
+
+
 render_sections(
     [
         Section("Question", "Answer, submit, and read the working the model did.", question_section),
         Section("Your score by lesson", "Right answers out of answered questions, per lesson.", score_section),
+        Section("Review what I missed", "New questions on the ideas your predictions missed.", review_section),
     ]
 )
 finish(PARAMS)

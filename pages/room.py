@@ -10,13 +10,11 @@ from classroom.limits import PER_SESSION
 from classroom.results import summarize
 from classroom.store import StoreUnavailable, get_store
 from ui.frame import room_session as rooms
-from ui.frame.charts import PLOTLY_CONFIG
-from ui.frame.modes import high_contrast, lecture_mode
+from ui.frame.charts import show_live_chart
 from ui.frame.quiz_widget import QUIZ_SEED, current_quiz_seed, escape_md, fresh_quiz_seed
 from ui.frame.sections import narrative, start
 from ui.frame.state import write_url
 from ui.views import room as view
-from ui.views.figures import styled
 
 PARAMS = [rooms.ROOM]
 MAX_CHARTS = 12  # the most-missed questions drawn; the table above lists every answered one
@@ -65,13 +63,6 @@ def room_csv(code: str, quiz_seed: int) -> str:
     return view.results_csv(rows, questions)
 
 
-def draw(fig, key: str, alt: str) -> None:
-    """A chart redrawn every few seconds: styled like the lessons' charts, without their export panel."""
-    fig = styled(fig, lecture=lecture_mode(), high_contrast=high_contrast(), copy=False)
-    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, alt=alt)
-    st.caption(alt)
-
-
 @st.fragment(run_every=rooms.REFRESH_S)
 def live_results(code: str, quiz_seed: int) -> None:
     """Redrawn on its own every REFRESH_S seconds: the lecturer never presses anything."""
@@ -98,7 +89,7 @@ def live_results(code: str, quiz_seed: int) -> None:
         with st.expander(f"Question {r.index + 1}: the question and its options", expanded=False):
             st.markdown(escape_md(q.prompt))
             st.dataframe(view.option_table(r), hide_index=True)
-        draw(view.option_figure(r, q.lesson), f"room_chart_{r.index}", view.option_alt(r))
+        show_live_chart(view.option_chart(r, q.lesson), f"room_chart_{r.index}")  # redrawn every few seconds
 
 
 def lecturer_view(code: str) -> None:

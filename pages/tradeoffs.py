@@ -9,7 +9,7 @@ from encoder_core.lessons import tradeoffs as lesson
 from encoder_core.lessons.masking import summarise_leakage
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak
 from encoder_core.lessons.tradeoffs import MAX_SENTENCE_TOKENS, TIMING_LENGTHS
-from ui.frame.charts import show_figure, show_table
+from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -20,13 +20,20 @@ from ui.frame.state import ensure_valid
 from ui.models import cached_leakage, lesson_model, minilm, minilm_pooling_ranking, run_leakage, trained_mlm
 from ui.views import masking as masking_figs
 from ui.views import outputs as outputs_figs
-from ui.views import padding as padding_figs
 from ui.views import tradeoffs as figs
-from ui.views.figures import short_number
+from ui.views.figures import Chart, short_number
 
 DEFAULT_SENTENCE, DEFAULT_WORD = "the cat sat on the mat and the dog slept", "again"
 MAX_APPEND, PITFALL_PADS, LEAK_STEPS = 64, 16, 300
 MEASURE, TRAIN = "_measure_lengths", "_train_leakage"  # set by the buttons' callbacks
+PITFALL_KEYS = {  # each pitfall's chart key
+    1: "pitfall_mask",
+    2: "pitfall_pad_rows",
+    3: "pitfall_leakage",
+    4: "pitfall_mean",
+    5: "pitfall_cls",
+    6: "pitfall_truncation",
+}
 
 chosen = lesson_model(sidebar_model(), sidebar_seed())
 model, tokenizer = chosen.encoder, chosen.tokenizer
@@ -106,10 +113,10 @@ def pad_pitfalls(_model, key):
     return pad_leak(_model, batch, 0), fast_path_pad_outputs(_model, batch, 0, seed=sidebar_seed())
 
 
-def show_reuse() -> None:
+def render_reuse() -> None:
     reuse = lesson.append_one_token(model, ids, new_id)
     new_token = tokenizer.vocab[new_id]
-    show(figs.append_shift_chart(reuse, tokens, new_token))
+    show_chart(figs.append_shift_chart(reuse, tokens, new_token), "append_shift")
     m1, m2, m3 = st.columns(3)
     m1.metric("Largest move, causal", short_number(reuse.max_causal))
     m2.metric("Largest move, bidirectional", short_number(reuse.max_bidirectional))
@@ -122,19 +129,16 @@ def show_reuse() -> None:
         st.info(f"{len(ids)} + {n_append} tokens would pass the model's {model.config.max_positions} positions.")
         return
     costs = append_costs(model, cache_key, n_append)
-    left, right = st.columns(2)
-    with left:
-        show(figs.append_flops_chart(costs))
-    with right:
-        show_figure(figs.append_time_figure(costs), "append_time", alt=figs.append_time_alt(costs))
+    charts = figs.append_flops_chart(costs), figs.append_time_chart(costs)
+    show_chart_row(charts, ("append_flops", "append_time"))
     narrative(figs.flops_text(costs))
     show_code(lesson.append_costs)
 
 
-def show_length() -> None:
+def render_length() -> None:
     document = " ".join([text] * int(st.session_state["copies"]))
     cap = lesson.length_cap(tokenizer, document, model.config.max_positions)
-    show_figure(figs.cap_figure(cap), "length_cap", alt=figs.cap_alt(cap), table=figs.cap_table(cap))
+    show_chart(figs.cap_chart(cap), "length_cap")
     st.code(figs.cap_cut_text(cap), language="text", wrap_lines=True)
     narrative(
         figs.length_text(cap) + (figs.trained_cap_text(trained.metadata) if chosen.choice == "mlm" and trained else "")
@@ -142,7 +146,7 @@ def show_length() -> None:
     show_code(lesson.length_cap)
 
 
-def show_quadratic() -> None:
+def render_quadratic() -> None:
     pre, error = minilm()
     target = pre.model if pre is not None else model
     if pre is None:
@@ -154,32 +158,29 @@ def show_quadratic() -> None:
     if timings is None and st.session_state.pop(MEASURE, False):
         with st.spinner(f"Timing T = {', '.join(map(str, TIMING_LENGTHS))}…"):
             timings = store[id(target)] = lesson.time_lengths(target, ids)
-    left, right = st.columns(2)
-    with left:
-        show(figs.scaling_sizes_chart(scaling, timings))
-    with right:
-        show_figure(figs.scaling_flops_figure(scaling), "attention_flops", alt=figs.flops_alt(scaling))
+    charts = figs.scaling_sizes_chart(scaling, timings), figs.scaling_flops_chart(scaling)
+    show_chart_row(charts, ("attention_size", "attention_flops"))
     if timings is None:
         st.button(
             "Measure the times on this server", key="measure_lengths", type="primary", on_click=ask, args=(MEASURE,)
         )
     if timings is not None:
-        show_figure(figs.timing_figure(timings), "attention_time", alt=figs.timing_alt(timings))
+        show_chart(figs.timing_chart(timings), "attention_time")
         st.metric("Fitted exponent, attention", f"{timings.exponent_attention:.2f}")
     narrative(figs.quadratic_text(scaling))
     show_code(lesson.time_lengths)
 
 
-def show_efficiency() -> None:
+def render_efficiency() -> None:
     labels = lesson.objective_labels(tokenizer, ids, seed, trained.model if trained else None)
-    show(figs.objectives_chart(labels))
-    show(figs.loss_counts_chart(labels))
+    show_chart(figs.objectives_chart(labels), "objectives")
+    show_chart(figs.loss_counts_chart(labels), "loss_positions")
     st.markdown(figs.corruption_text(labels))
     narrative(figs.EFFICIENCY_TEXT)
     show_code(lesson.objective_labels)
 
 
-def show_mismatch() -> None:
+def render_mismatch() -> None:
     if not needs_trained():
         return
     positions = lesson.eligible_positions(tokenizer, ids)
@@ -191,19 +192,19 @@ def show_mismatch() -> None:
     if position != asked:
         st.caption(f"Position {asked} holds no word; using position {position}.")
     mm = lesson.mask_mismatch(trained.model, tokenizer, ids, position, seed)
-    show_figure(figs.mismatch_figure(mm), "mask_mismatch", alt=figs.mismatch_alt(mm), table=figs.mismatch_table(mm))
+    show_chart(figs.mismatch_chart(mm), "mask_mismatch")
     show_table(figs.mismatch_table(mm), hide_index=True)
     narrative(figs.MISMATCH_TEXT)
     show_code(lesson.mask_mismatch)
 
 
-def show_roberta() -> None:
+def render_roberta() -> None:
     n_eligible = len(lesson.eligible_positions(tokenizer, ids))
     if n_eligible == 0:
         st.info("The sentence has no word that masking could choose.")
         return
     views = lesson.masking_views(n_eligible, int(st.session_state["epochs"]), seed)
-    show_figure(figs.views_figure(views), "masking_views", alt=figs.views_alt(views), table=figs.views_table(views))
+    show_chart(figs.views_chart(views), "masking_views")
     show_table(figs.views_summary_table(views), hide_index=True)
     narrative(figs.views_text(views))
     st.markdown("**RoBERTa's changes** (no change to the architecture):")
@@ -211,31 +212,24 @@ def show_roberta() -> None:
     show_code(lesson.masking_views)
 
 
-def show(chart: tuple) -> None:
-    """A view's (figure, key, alt, table) drawn with its text alternative and its numbers."""
-    show_figure(chart[0], chart[1], alt=chart[2], table=chart[3])
-
-
-def pitfall(n: int, chart: tuple | None, metric: tuple[str, str]) -> None:
-    """One pitfall: its figure (figure, key, alt, table), its number, its diagnosis and its one-line fix."""
+def render_pitfall(n: int, chart: Chart | None, metric: tuple[str, str]) -> None:
+    """One pitfall: its chart (if it could be measured), its number, its diagnosis and its one-line fix."""
     if chart is not None:
-        show(chart)
+        show_chart(chart, PITFALL_KEYS[n])
     st.metric(*metric)
     st.markdown(figs.PITFALL_TEXT[n])
     st.code(figs.PITFALL_FIX[n], language="python", wrap_lines=True)
 
 
-def show_pad_pitfalls() -> None:
+def render_pad_pitfalls() -> None:
     leak, fast = pad_pitfalls(model, cache_key)
     st.markdown(figs.PITFALL_TITLES[1])
-    chart = (padding_figs.leak_curve_figure(leak), "pitfall_mask", figs.pitfall_mask_alt(leak))
-    pitfall(1, (*chart, padding_figs.leak_curve_table(leak)), figs.pitfall_mask_metric(leak))
+    render_pitfall(1, figs.pitfall_mask_chart(leak), figs.pitfall_mask_metric(leak))
     st.markdown(figs.PITFALL_TITLES[2])
-    chart = (padding_figs.fast_path_figure(fast), "pitfall_pad_rows", figs.pitfall_pads_alt(fast))
-    pitfall(2, (*chart, padding_figs.fast_path_table(fast)), figs.pitfall_pads_metric(fast))
+    render_pitfall(2, figs.pitfall_pads_chart(fast), figs.pitfall_pads_metric(fast))
 
 
-def show_label_pitfalls() -> None:
+def render_label_pitfalls() -> None:
     st.markdown(figs.PITFALL_TITLES[3])
     result = cached_leakage(LEAK_STEPS, sidebar_seed())
     if result is None and st.session_state.pop(TRAIN, False):
@@ -244,11 +238,10 @@ def show_label_pitfalls() -> None:
     if result is None:
         st.button(f"Train both tiny models ({LEAK_STEPS} steps)", key="leak_train", on_click=ask, args=(TRAIN,))
         st.caption("The same experiment as in Masked LM: run once per server and shared; or open it there.")
-        pitfall(3, None, ("Training accuracy, leaky vs correct", "not trained yet"))
+        render_pitfall(3, None, ("Training accuracy, leaky vs correct", "not trained yet"))
     else:
         summary = summarise_leakage(result)
-        c = masking_figs.leakage_accuracy_chart(summary)
-        pitfall(3, (c.figure, "pitfall_leakage", c.alt, c.table), figs.pitfall_leak_metric(summary))
+        render_pitfall(3, masking_figs.leakage_accuracy_chart(summary), figs.pitfall_leak_metric(summary))
     st.markdown(figs.PITFALL_TITLES[4])
     if not needs_trained():
         return
@@ -256,18 +249,16 @@ def show_label_pitfalls() -> None:
     if la is None:
         st.info("15% of this sentence's words rounds to none chosen: type a longer sentence.")
         return
-    chart = (figs.averaging_figure(la), "pitfall_mean", figs.averaging_alt(la), figs.averaging_table(la))
-    pitfall(4, chart, ("Loss and gradient scaled by", f"{la.scale:.3f}"))
+    render_pitfall(4, figs.averaging_chart(la), ("Loss and gradient scaled by", f"{la.scale:.3f}"))
 
 
-def show_output_pitfalls() -> None:
+def render_output_pitfalls() -> None:
     st.markdown(figs.PITFALL_TITLES[5])
     ranking = minilm_pooling_ranking()  # the measurement "Using the outputs" makes, shared, not redone
     if ranking is None:
         st.info("all-MiniLM-L6-v2 is not installed, so this pitfall cannot be measured here.")
     else:
-        c = outputs_figs.ranking_chart(ranking)
-        pitfall(5, (c.figure, "pitfall_cls", c.alt, c.table), figs.pitfall_cls_metric(ranking))
+        render_pitfall(5, outputs_figs.ranking_chart(ranking), figs.pitfall_cls_metric(ranking))
     st.page_link(
         "pages/outputs.py", label="The whole comparison: Using the outputs, its Pooling tab", icon=":material/link:"
     )
@@ -276,64 +267,60 @@ def show_output_pitfalls() -> None:
     full = len(tokenizer.encode(ex.text_a, ex.text_b, max_length=None))
     trunc = lesson.answer_truncation(tokenizer, ex.text_a, ex.text_b, ex.answer, range(6, full + 1))
     st.markdown(figs.qa_example_text(escape_md(ex.text_a), escape_md(ex.text_b), escape_md(figs.answer_words(ex))))
-    chart = (figs.truncation_figure(trunc), "pitfall_truncation", figs.truncation_alt(trunc))
-    pitfall(
-        6,
-        (*chart, figs.truncation_table(trunc)),
-        ("Shortest max_length that keeps the answer", f"{trunc.shortest_keeping}"),
-    )
+    keeps = ("Shortest max_length that keeps the answer", f"{trunc.shortest_keeping}")
+    render_pitfall(6, figs.truncation_chart(trunc), keeps)
 
 
 sections = [
     Section(
         "No reuse of earlier work",
         "Append a token: causal vectors stay put, bidirectional ones all move.",
-        show_reuse,
+        render_reuse,
         tab="No reuse",
     ),
     Section(
         "Length: a hard cap",
         "Past the position table, tokens are cut; split long text into windows.",
-        show_length,
+        render_length,
         tab="Length cap",
     ),
     Section(
         "Attention grows with T²",
         "Double T, four times the weights; the rest of the pass only doubles.",
-        show_quadratic,
+        render_quadratic,
         tab="T² cost",
     ),
     Section(
-        "Sample efficiency", "MLM scores ~15% of positions; next-token and ELECTRA score nearly all.", show_efficiency
+        "Sample efficiency", "MLM scores ~15% of positions; next-token and ELECTRA score nearly all.", render_efficiency
     ),
     Section(
         "The [MASK] mismatch",
         "Fine-tuning never shows [MASK]; 80/10/10 softens the gap, not removes it.",
-        show_mismatch,
+        render_mismatch,
         tab="[MASK] mismatch",
     ),
     Section(
         "RoBERTa: dynamic masking",
         "One fixed pattern vs a new one each epoch: many more distinct views.",
-        show_roberta,
+        render_roberta,
         tab="RoBERTa",
     ),
     Section(
         "Pitfalls 1-2: the pads",
         "Forget the mask and batch-mates leak in; never read a pad's output.",
-        show_pad_pitfalls,
+        render_pad_pitfalls,
         tab="Pitfalls: pads",
     ),
     Section(
         "Pitfalls 3-4: labels and the loss",
         "Score only hidden positions, and average over those alone.",
-        show_label_pitfalls,
+        render_label_pitfalls,
         tab="Pitfalls: labels",
     ),
     Section(
         "Pitfalls 5-6: reading the outputs",
         "A raw [CLS] is no sentence vector; truncation can cut the answer out.",
-        show_output_pitfalls,
+        render_output_pitfalls,
         tab="Pitfalls: outputs",
     ),
 ]

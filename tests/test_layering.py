@@ -3,6 +3,7 @@
 - encoder_core never imports streamlit, plotly or pandas (the computation stands alone);
 - ui/views never imports streamlit (figures and tables are pure functions);
 - a page holds controls, narrative and layout: no torch, no DataFrame built, at most MAX_PAGE_LINES lines;
+- one Chart type (ui/views/figures.py) and one show_chart (ui/frame/charts.py); no page draws a chart itself;
 - every lesson in the registry has its page, its view and its core module; every page is in the navigation.
 """
 
@@ -80,6 +81,61 @@ def test_the_page_rule_can_fail(tmp_path):
     assert "pandas" in top_level(imported_modules(page))
     calls = [n for n in ast.walk(ast.parse(page.read_text())) if isinstance(n, ast.Call)]
     assert any(getattr(c.func, "attr", "") == "DataFrame" for c in calls)
+
+
+def repository_files() -> list[Path]:
+    """Every Python file of the project, tests included (hidden folders such as .venv left out)."""
+    paths = sorted(ROOT.rglob("*.py"))
+    return [p for p in paths if not any(part.startswith(".") for part in p.relative_to(ROOT).parts)]
+
+
+def definitions(path: Path, name: str) -> list[int]:
+    """The lines where a file defines name: a class, a function or an assignment to it, at any depth."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+            lines.append(node.lineno)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            lines += [node.lineno for t in targets if isinstance(t, ast.Name) and t.id == name]
+    return lines
+
+
+def defined_in(name: str, files: list[Path]) -> list[str]:
+    """Each file that defines name, once per definition."""
+    return [str(path.relative_to(ROOT)) for path in files for _ in definitions(path, name)]
+
+
+def chart_drawing_calls(path: Path) -> list[int]:
+    """The lines where a file calls some_container.plotly_chart(...) itself."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        n.lineno
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "plotly_chart"
+    ]
+
+
+def test_one_chart_type_and_one_way_to_show_it():
+    files = repository_files()
+    assert defined_in("Chart", files) == ["ui/views/figures.py"]
+    assert defined_in("show_chart", files) == ["ui/frame/charts.py"]
+    assert defined_in("show_figure", files) == [], "show_figure is gone: show a Chart with show_chart"
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.name)
+def test_a_page_draws_no_chart_itself(path):
+    assert not chart_drawing_calls(path), f"{path.name} calls plotly_chart: hand a Chart to ui.frame.charts"
+
+
+def test_the_chart_rules_can_fail(tmp_path):
+    copy = tmp_path / "outputs.py"
+    copy.write_text(
+        "from dataclasses import dataclass\n@dataclass\nclass Chart:\n    alt: str\n"
+        "def show_chart(key, chart):\n    pass\nplaceholder.plotly_chart(fig, key='live')\n"
+    )
+    assert definitions(copy, "Chart") == [3] and definitions(copy, "show_chart") == [5]
+    assert chart_drawing_calls(copy) == [7]
 
 
 def ui_import_graph() -> dict[str, set[str]]:

@@ -108,13 +108,13 @@ def test_every_control_changes_what_is_drawn():
     at.slider(key="head").set_value(3).run()
     at.number_input(key="seed").set_value(5).run()
     assert not at.exception
-    assert_page_matches_core(at, "the dog ran home", seed=5, layer=1, head=3)
+    assert_page_matches_core(helpers.skip_predictions(at), "the dog ran home", seed=5, layer=1, head=3)
     assert "would differ by up to" in all_text(at)  # layer > 0: the page says what a fully causal model does
 
 
 def test_bad_sentences_get_a_message_and_a_fallback():
     at = open_page("attention")
-    at.text_input(key="sentence").input("   ").run()
+    helpers.skip_predictions(at.text_input(key="sentence").input("   ").run())
     assert not at.exception
     assert any("empty" in i.value for i in at.info)
     assert list(figures(at)["attention_causal"]["data"][0]["y"])[1:5] == ["1 the", "2 cat", "3 sat", "4 down"]
@@ -124,6 +124,7 @@ def test_bad_sentences_get_a_message_and_a_fallback():
     notices = " ".join(w.value for w in at.warning)
     assert "10,000 characters" in notices  # the text is cut to what a control keeps...
     assert "cut" in notices  # ...and then to the model's 512 positions
+    helpers.skip_predictions(at)
     assert np.asarray(figures(at)["attention_causal"]["data"][0]["z"]).shape == (512, 512)
 
     at.text_input(key="sentence").input("<b>x</b> <script>alert(1)</script> &amp; zebra 🙂").run()
@@ -152,7 +153,7 @@ def test_the_student_chooses_which_token_to_drop():
     figs = figures(at)
     assert tokens_dropped(figs) == "[SEP]"
     np.testing.assert_allclose(figs["drop_last"]["data"][1]["y"], d.shift_bidirectional, rtol=1e-6)
-    at.radio(key="drop").set_value("word").run()
+    helpers.skip_predictions(at.radio(key="drop").set_value("word").run())
     assert tokens_dropped(figures(at)) == "ran" and len(figures(at)["drop_last"]["data"][0]["y"]) == 3
 
 
@@ -170,6 +171,8 @@ def test_lecture_mode_steps_through_the_sections():
     assert "Step 1 of 5" in headings(at)
     assert set(figures(at)) == {"attention_bidirectional", "attention_causal"}
     at.button(key="lecture_next").click().run()
+    assert "Step 2 of 5" in headings(at) and set(figures(at)) == set()  # the step asks first
+    helpers.skip_predictions(at)
     assert "Step 2 of 5" in headings(at) and set(figures(at)) == {"drop_last"}
 
 
@@ -196,3 +199,76 @@ def test_the_sidebar_offers_the_three_models_and_a_missing_one_falls_back(monkey
     assert "could not be loaded, so this lesson runs on the small seeded model" in " ".join(w.value for w in at.warning)
     assert "Running on the small seeded model (seed 0)" in text
     assert_page_matches_core(at, DEFAULT, seed=0, layer=0, head=0)
+
+
+# ---- predict, then see: the questions the lesson asks before it shows ----
+
+ROWS, DROP = "attention-rows", "attention-drop"
+
+
+def open_asking(query: dict | None = None) -> AppTest:
+    """The page as a student first meets it: every section, no prediction committed."""
+    return open_page("attention", query, skip=False)
+
+
+def commit(at: AppTest, key: str, label: str | None) -> AppTest:
+    if label is not None:
+        at.radio(key=f"_predict_guess_{key}").set_value(label)
+    return at.button(key=f"_predict_commit_{key}").click().run()
+
+
+def test_before_a_commit_neither_reveal_is_drawn():
+    at = open_asking()
+    assert not at.exception
+    figs = figures(at)
+    assert "attention_bidirectional" in figs  # the worked half stays in view
+    assert "attention_causal" not in figs and "drop_last" not in figs
+    text = all_text(at)
+    assert "Rows the same under both masks" not in text and "Largest shift" not in text
+    assert [r.key for r in at.radio if str(r.key).startswith("_predict_guess_")] == [
+        f"_predict_guess_{ROWS}",
+        f"_predict_guess_{DROP}",
+    ]
+
+
+def test_a_right_row_prediction_reveals_the_causal_grid_and_the_models_rows():
+    at = commit(open_asking(), ROWS, "the last row")
+    assert not at.exception
+    assert "Right." in [s.value for s in at.success]
+    c = compare_masks(model_for(0), TOK.encode(DEFAULT).ids, 0, 0)
+    same = [i for i in range(c.causal.shape[0]) if float((c.bidirectional[i] - c.causal[i]).abs().max()) <= ROUNDING]
+    assert same == [c.causal.shape[0] - 1]
+    assert f"**{same[-1]}** of 0–{same[-1]}" in all_text(at)
+    np.testing.assert_allclose(figures(at)["attention_causal"]["data"][0]["z"], c.causal.numpy(), atol=1e-6)
+
+
+def test_a_wrong_drop_prediction_names_its_misconception_and_shows_the_shifts():
+    at = commit(open_asking(), DROP, "both")
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "only the bidirectional one" in errors
+    assert "hides every later token from earlier ones" in all_text(at)
+    tokens = TOK.encode(DEFAULT).tokens
+    d = drop_token(model_for(0), TOK.encode(DEFAULT).ids, last_word_position(tokens))
+    np.testing.assert_allclose(figures(at)["drop_last"]["data"][1]["y"], d.shift_bidirectional, rtol=1e-5)
+
+
+def test_a_new_sentence_asks_again_and_skip_reveals_without_a_score():
+    at = commit(open_asking(), ROWS, "every row")
+    assert "attention_causal" in figures(at)
+    at.text_input(key="sentence").input("the dog ran home").run()
+    assert "attention_causal" not in figures(at)  # a new sentence: the question is back
+    at = at.button(key=f"_predict_skip_{ROWS}").click().run()
+    assert "attention_causal" in figures(at) and not at.success and not at.error
+
+
+def test_a_commit_with_nothing_chosen_asks_for_a_choice_and_reveals_nothing():
+    at = commit(open_asking(), DROP, None)
+    assert "Choose an answer first" in all_text(at)
+    assert "drop_last" not in figures(at)
+
+
+def test_a_link_cannot_claim_a_commit():
+    at = open_asking({"predict-attention-drop": "1", "_predictions": "x", "_predict_guess_attention-drop": "both"})
+    assert not at.exception
+    assert "drop_last" not in figures(at)

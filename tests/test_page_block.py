@@ -361,10 +361,10 @@ def test_deep_stack_tables_and_reading():
     assert "(×1.25)" in fb.deep_stack_reading(study, width_scaled=False)
     assert "(here 8.000)" in fb.deep_stack_reading(study, width_scaled=False)  # not "between 8.000 and 8.000"
     assert fb.residual_alt(study).startswith("Post-norm: the stream stays at 8.000 after every block.")
-    chart = fb.deep_stack_chart(study, "residual")
-    assert list(chart.data[0].x) == ["embeddings", "after block 0", "after block 1"]
-    assert chart.layout.yaxis.rangemode == "tozero"  # a drift of 1% drawn as 1%
-    assert fb.deep_stack_chart(study, "grad").layout.yaxis.rangemode == "tozero"
+    figure = fb.deep_stack_figure(study, "residual")
+    assert list(figure.data[0].x) == ["embeddings", "after block 0", "after block 1"]
+    assert figure.layout.yaxis.rangemode == "tozero"  # a drift of 1% drawn as 1%
+    assert fb.deep_stack_figure(study, "grad").layout.yaxis.rangemode == "tozero"
     assert "the first 6 of 70" in fb.deep_stack_setup(study)
     stable = "no block's gradient explodes or vanishes"
     assert stable in fb.deep_stack_reading(study, width_scaled=False)

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from encoder_core.lessons import LESSON_TITLES
 from encoder_core.quiz import CHOICE_KINDS, Question, generators, question_for
 from encoder_core.quiz.base import format_number
+from ui.frame.predict import LOG_KEY
 from ui.frame.quiz_widget import escape_md
 
 pytestmark = pytest.mark.slow
@@ -173,3 +174,35 @@ def test_a_bad_question_number_in_a_link_gives_a_notice_and_a_valid_question():
     no_exception(at)
     assert shown_question(at)[0].id == question_for(None, 42, 0).id
     assert "`question=0`" in all_text(at)
+
+
+# ---- review what I missed: the concepts of the predictions a student got wrong ----
+
+
+def open_review(log: dict) -> AppTest:
+    at = AppTest.from_file(helpers.APP, default_timeout=60)
+    at.query_params["step"] = "2"
+    at.session_state[LOG_KEY] = log
+    at.switch_page("pages/quiz.py")
+    return at.run()
+
+
+def test_review_asks_new_questions_on_the_concepts_missed_only():
+    log = {
+        "attention-drop@a": ("attention", "attention_drop_last", False),
+        "attention-rows@a": ("attention", "attention_identical_row", True),  # right: not reviewed
+        "padding-leak@b": ("padding", "padding_pad_weight", False),
+    }
+    at = open_review(log)
+    no_exception(at)
+    keys = [str(w.key) for w in (*at.text_input, *at.radio) if str(w.key).startswith("review_")]
+    asked = sorted(k.split("_answer_")[1].split(":")[0] for k in keys)
+    assert asked == ["attention_drop_last", "padding_pad_weight"]
+    assert "2 ideas you predicted wrongly" in all_text(at)
+
+
+def test_review_with_nothing_missed_says_how_it_fills():
+    at = open_review({"attention-drop@a": ("attention", "attention_drop_last", True)})
+    no_exception(at)
+    assert "Nothing to review yet" in all_text(at)
+    assert not [w for w in (*at.text_input, *at.radio) if str(w.key).startswith("review_")]

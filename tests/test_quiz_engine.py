@@ -20,19 +20,8 @@ from torch import nn
 from encoder_core import TEACHING_INIT_STD, build_encoder, preset
 from encoder_core.model.model import POST_NORM_STAGES, PRE_NORM_STAGES
 from encoder_core.model.tokenizer import english_tokenizer
-from encoder_core.quiz import (
-    CHOICE_KINDS,
-    LESSONS,
-    Question,
-    draw,
-    generators,
-    grade,
-    parse_int_tuple,
-    parse_number,
-    question_for,
-    question_seed,
-)
-from encoder_core.quiz.base import Mistake, precision
+from encoder_core.quiz import CHOICE_KINDS, LESSONS, Question, draw, generators, grade, question_for, question_seed
+from encoder_core.quiz.base import Mistake, parse_int_tuple, parse_number, precision
 from encoder_core.quiz.block import STAGE_NAMES, block_param_formula
 
 SEEDS = range(20)

@@ -2,16 +2,11 @@
 
 import numpy as np
 import pytest
+from quiz_checks import checked_questions, lesson_checks, lesson_generators
 
 from encoder_core.data.lexicon import ANIMALS, OBJECTS, PEOPLE, PLACES, VERBS_INTRANSITIVE, VERBS_TRANSITIVE
-from encoder_core.quiz import generators, grade
 
-SEEDS = range(20)
-GENS = {g.__name__: g for g in generators("outputs")}
-
-
-def questions(name):
-    return [GENS[name](s) for s in SEEDS]
+GENS = lesson_generators("outputs")
 
 
 def test_the_lesson_has_at_least_six_generators_each_with_a_check():
@@ -67,14 +62,9 @@ def check_segment_of(q):
     assert q.answer == f"{first_b} {q.inputs['b'].split()[0]}"
 
 
-CHECKS = {f"outputs_{n.removeprefix('check_')}": fn for n, fn in globals().items() if n.startswith("check_")}
+CHECKS = lesson_checks("outputs", globals())
 
 
 @pytest.mark.parametrize("name", sorted(GENS))
 def test_answers_match_an_independent_recomputation_and_grade_themselves(name):
-    qs = questions(name)
-    for q in qs:
-        CHECKS[name](q)
-        assert grade(q, q.answer_text).correct and q.lesson == "outputs"
-        assert all(not grade(q, str(m.answer)).correct for m in q.mistakes)
-    assert len({q.prompt for q in qs}) > 1
+    checked_questions("outputs", GENS[name], CHECKS[name])

@@ -5,15 +5,9 @@ import random
 
 import numpy as np
 import pytest
+from quiz_checks import checked_questions, lesson_checks, lesson_generators
 
-from encoder_core.quiz import generators, grade
-
-SEEDS = range(20)
-GENS = {g.__name__: g for g in generators("tradeoffs")}
-
-
-def questions(name):
-    return [GENS[name](s) for s in SEEDS]
+GENS = lesson_generators("tradeoffs")
 
 
 def test_the_lesson_has_at_least_six_generators_each_with_a_check():
@@ -66,16 +60,10 @@ def check_append_moves(q):
     assert ("Every one" in q.answer) == moves and ("None of them" in q.answer) != moves
 
 
-CHECKS = {name.removeprefix("check_"): fn for name, fn in globals().items() if name.startswith("check_")}
-CHECKS = {f"tradeoffs_{k}": v for k, v in CHECKS.items()}
+CHECKS = lesson_checks("tradeoffs", globals())
 
 
 @pytest.mark.parametrize("name", sorted(GENS))
 def test_answers_match_an_independent_recomputation_and_grade_themselves(name):
-    qs = questions(name)
-    for q in qs:
-        CHECKS[name](q)
-        assert grade(q, q.answer_text).correct and q.lesson == "tradeoffs"
-        assert all(not grade(q, str(m.answer)).correct for m in q.mistakes)
-    assert len({q.prompt for q in qs}) > 1
+    qs = checked_questions("tradeoffs", GENS[name], CHECKS[name])
     assert sum(bool(q.mistakes) for q in qs) >= 0.75 * len(qs)

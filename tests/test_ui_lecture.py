@@ -1,11 +1,12 @@
 """The shared lesson frame in AppTest, on a tiny demo lesson (tests/fixtures/): lecture steps,
 the step in the URL, links that set every control, bad links, and the link to this view."""
 
+import re
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from apptest_helpers import all_text, figures
+from apptest_helpers import all_text, figures, open_linked
 from streamlit.testing.v1 import AppTest
 
 FIXTURE_APP = str(Path(__file__).resolve().parent / "fixtures" / "lecture_app.py")
@@ -158,3 +159,13 @@ def test_a_bad_link_opens_with_the_nearest_valid_values_and_says_what_changed():
         assert said in notices
     assert "`lecture='![img](http://x)'` is not true/false" in notices  # kept inside a code span: shown as text
     assert not step_headings(at)  # the malformed lecture flag fell back to off
+
+
+def test_a_step_past_the_lessons_last_says_which_step_it_opened():
+    at = open_linked("block", {"lecture": "1", "step": "99"}, every_section=False)
+    assert not at.exception
+    said = " ".join(i.value for i in at.info)
+    n = int(re.search(r"Step \d+ of (\d+)", " ".join(str(h.value) for h in at.subheader)).group(1))
+    assert f"`step=99` is past this lesson's steps, 0–{n - 1}: opening step {n - 1}" in said
+    assert f"Step {n} of {n}" in " ".join(str(h.value) for h in at.subheader)
+    assert "using 50" not in " ".join(w.value for w in at.warning)

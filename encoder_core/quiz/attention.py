@@ -7,22 +7,9 @@ import random
 import torch
 
 from ..model.self_attention import attention
-from .base import Mistake, Question, QuizFigure, fmt_list, generator, grid, options, precision, sentence
-
-
-def scores_to_qk(scores: list[float]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Queries and keys whose scaled scores are `scores` in every row: d_k = 1, q = 1, k_j = score_j."""
-    k = torch.tensor(scores, dtype=torch.float64)[:, None]
-    return torch.ones_like(k), k
-
-
-def draw_scores(r: random.Random, T: int) -> list[float]:
-    """Small scores with one decimal, so a student can redo the softmax on a calculator."""
-    return [round(r.uniform(-2.0, 2.5), 1) for _ in range(T)]
-
-
-def random_qkv(g: torch.Generator, T: int, d: int = 4) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    return (torch.randn(T, d, generator=g, dtype=torch.float64) for _ in range(3))
+from .attention_inputs import draw_scores, drop_last_gaps, random_qkv, scores_to_qk
+from .base import Mistake, Question, fmt_list, generator, grid, sentence
+from .forms import attention_figure, choice_question, numeric_question
 
 
 @generator("attention")
@@ -65,9 +52,8 @@ def attention_identical_row(r: random.Random, g: torch.Generator) -> Question:
             "so removing the mask changes nothing for it. Every earlier row gains the keys to its right, "
             "and its softmax is shared among more keys."
         ),
-        figure=QuizFigure(
-            grid((bi - ca).abs()),
-            words,
+        figure=attention_figure(
+            (bi - ca).abs(),
             words,
             "|bidirectional - causal| weight per cell",
             f"Difference between the grids: row {row} is 0 everywhere; the other rows differ by up to "
@@ -88,7 +74,6 @@ def attention_causal_weight(r: random.Random, g: torch.Generator) -> Question:
     _, full = attention(q, k, k)
     w, w_unmasked = float(causal[i, j]), float(full[i, j])
     visible = " + ".join(f"e^{s[m]}" for m in range(i + 1))
-    p = precision(w)
     mistakes = [Mistake(w_unmasked, "That is the softmax over all the keys: the causal mask was left out.")]
     if j < i:
         before = torch.softmax(torch.tensor(s[:i], dtype=torch.float64), dim=0)[j]
@@ -96,16 +81,13 @@ def attention_causal_weight(r: random.Random, g: torch.Generator) -> Question:
     if all(x > 0 for x in s[: i + 1]):  # shares of the raw scores: only a slip a student makes when all are positive
         share = s[j] / sum(s[: i + 1])
         mistakes.append(Mistake(share, "The scores were shared out as they are: e^x was skipped."))
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"Keys are numbered from 0. Query {i} has these scaled scores q·k/√d against keys 0 to {T - 1}: {s}. "
-            f"With the causal mask on, what weight does it give key {j}? A number between 0 and 1. {p.rule}"
+            f"With the causal mask on, what weight does it give key {j}? A number between 0 and 1."
         ),
         answer=w,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
-        mistakes=tuple(mistakes),
+        mistakes=mistakes,
         explanation=(
             f"The causal mask puts −∞ on keys {i + 1} to {T - 1} (they come after query {i}), so the softmax "
             f"runs over keys 0 to {i} only: e^{s[j]} / ({visible}) = {w:.3f}. "
@@ -123,17 +105,12 @@ def attention_future_mass(r: random.Random, g: torch.Generator) -> Question:
     _, full = attention(q, k, k)
     _, causal = attention(q, k, k, causal=True)
     future = float(full[0, 1:].sum())
-    p = precision(future)
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"Keys are numbered from 0. Query 0 (the first token) has scaled scores {s} against keys 0 to {T - 1}. "
-            f"Without any mask (an encoder), how much weight in total does it put on the later keys 1 to {T - 1}? "
-            f"{p.rule}"
+            f"Without any mask (an encoder), how much weight in total does it put on the later keys 1 to {T - 1}?"
         ),
         answer=future,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(
             Mistake(0.0, "That is what a causal mask gives; an encoder has none, so the first token sees every key."),
             Mistake(float(full[0, 0]), "That is the weight query 0 keeps on itself (key 0), not on keys after it."),
@@ -153,11 +130,7 @@ def attention_drop_last(r: random.Random, g: torch.Generator) -> Question:
     T = r.randint(4, 6)
     words = sentence(r, T).split()
     q, k, v = random_qkv(g, T)
-    gap = {}
-    for causal in (True, False):
-        whole, _ = attention(q, k, v, causal=causal)
-        shorter, _ = attention(q[:-1], k[:-1], v[:-1], causal=causal)
-        gap[causal] = float((whole[:-1] - shorter).abs().max())
+    gap = drop_last_gaps(q, k, v)
     statements = {
         (True, False): "Causal: the first outputs do not move at all. Bidirectional: they change.",
         (False, True): "Bidirectional: the first outputs do not move at all. Causal: they change.",
@@ -171,14 +144,14 @@ def attention_drop_last(r: random.Random, g: torch.Generator) -> Question:
         Mistake(statements[swapped], "The two masks are swapped: it is the causal mask that hides later tokens."),
         Mistake(statements[(False, False)], "Under the causal mask no earlier query ever had the last token as a key."),
     )
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=(
             f"Run attention on '{' '.join(words)}', then drop the last token ('{words[-1]}') and run again. "
             f"What happens to the outputs of the first {T - 1} tokens, with the causal mask and without it?"
         ),
-        answer=correct,
-        choices=options(r, correct, [s for key, s in statements.items() if key != outcome]),
+        correct=correct,
+        candidates=statements.values(),
         mistakes=mistakes,
         explanation=(
             f"Largest change in the first {T - 1} outputs: causal {gap[True]:.3f}, bidirectional {gap[False]:.3f}. "
@@ -210,23 +183,22 @@ def attention_rows_sum(r: random.Random, g: torch.Generator) -> Question:
         Mistake(statements["columns"], "The softmax runs along a row, over the keys: a column can sum to anything."),
         Mistake(statements["grid"], f"Every one of the {T} rows sums to 1, so the whole grid sums to {T}."),
     )
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=(
             f"attention(q, k, v) on '{' '.join(words)}' returns a {T}×{T} grid of weights, rows = queries, "
             "columns = keys. Which of these always adds up to exactly 1?"
         ),
-        answer=correct,
-        choices=options(r, correct, [s for name, s in statements.items() if name != found[0]]),
+        correct=correct,
+        candidates=statements.values(),
         mistakes=mistakes,
         explanation=(
             f"Row sums: {fmt_list(rows)}. Column sums: {fmt_list(cols)}. The softmax runs along each row (over the "
             "keys), so every query hands out exactly 1 in total; a column can get more or less than 1, depending "
             "on how popular that key is."
         ),
-        figure=QuizFigure(
-            grid(w),
-            words,
+        figure=attention_figure(
+            w,
             words,
             "Attention weights (rows = queries)",
             f"Each row sums to 1; the column sums are {fmt_list(cols, 2)}.",
@@ -248,17 +220,13 @@ def attention_output_value(r: random.Random, g: torch.Generator) -> Question:
         if any(values) and abs(answer) >= 0.1 * max(abs(x) for x in values):
             break
     terms = " + ".join(f"{float(w[0, j]):.3f}×({values[j]:g})" for j in range(T))
-    p = precision(answer)
     best = max(range(T), key=lambda j: s[j])
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"A query's scaled scores against three keys are {s}, and the three value vectors have a single "
-            f"feature: {[int(x) for x in values]}. No mask. What is the query's output? {p.rule}"
+            f"feature: {[int(x) for x in values]}. No mask. What is the query's output?"
         ),
         answer=answer,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(
             Mistake(sum(values) / T, "That is the plain average of the values: the softmax weights were left out."),
             Mistake(values[best], "That is the value of the best-scoring key alone: attention mixes all of them."),
@@ -292,14 +260,15 @@ def attention_causal_cell(r: random.Random, g: torch.Generator) -> Question:
     # By construction only (i, j) lies above the diagonal; the model's own weights confirm it.
     correct = cell(*zero[0])
     wrong = [cell(a, b) for a, b in dict.fromkeys(candidates) if (a, b) not in zero]
-    return Question(
+    return choice_question(
+        r,
         kind="cell",
         prompt=(
             f"Causal attention on '{' '.join(words)}'. Cells are written (query row, key column), both numbered "
             "from 0. Which of these cells of the weight grid is always exactly 0, whatever the queries and keys are?"
         ),
-        answer=correct,
-        choices=options(r, correct, wrong),
+        correct=correct,
+        candidates=wrong,
         mistakes=(
             Mistake(cell(j, i), "Query and key are swapped: a later query looking back at an earlier key is allowed."),
             Mistake(cell(j, j), "The diagonal is never masked: under the causal mask a token may look at itself."),
@@ -309,9 +278,8 @@ def attention_causal_cell(r: random.Random, g: torch.Generator) -> Question:
             f"so weight {cell(i, j)} = {float(w[i, j]):.3f}. The mirror cell {cell(j, i)} is a later query "
             f"looking back, which is allowed (here {float(w[j, i]):.3f}): do not swap query rows and key columns."
         ),
-        figure=QuizFigure(
-            grid(w),
-            words,
+        figure=attention_figure(
+            w,
             words,
             "Causal attention weights",
             f"Every cell above the diagonal is 0; cell ({i}, {j}) is {float(w[i, j]):.2f}.",

@@ -15,7 +15,7 @@ import functools
 import math
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
@@ -360,21 +360,6 @@ def question_for(lesson: str | None, quiz_seed: int, index: int) -> Question:
 # ---------------------------------------------------------------- helpers shared by the generators
 
 
-def options(r: random.Random, correct: str, wrong: Sequence[str], n: int | None = None) -> tuple[str, ...]:
-    """The right option plus distinct wrong ones (at most n in all, the first ones kept: put the mistakes
-    first), in a seeded order."""
-    picked = [correct]
-    for w in wrong:
-        if w not in picked and normalise(w) not in {normalise(p) for p in picked}:
-            picked.append(w)
-    if n is not None:
-        picked = picked[:n]
-    if len(picked) < 2:
-        raise ValueError("a choice question needs at least one wrong option")
-    r.shuffle(picked)
-    return tuple(picked)
-
-
 @functools.lru_cache(maxsize=1)
 def tokenizer() -> WordPieceTokenizer:
     return english_tokenizer()
@@ -384,11 +369,6 @@ def tokenizer() -> WordPieceTokenizer:
 def small_model(seed: int) -> Encoder:
     """The pages' seeded small model (shared here: read it, never change it)."""
     return teaching_model(seed)
-
-
-def positions(tokens: Sequence[str]) -> tuple[str, ...]:
-    """Every position as an option, in order: when the answer could be any position, each one is offered."""
-    return tuple(label(i, t) for i, t in enumerate(tokens))
 
 
 def count_of(n: int, noun: str) -> str:

@@ -9,7 +9,8 @@ import torch
 
 from ..model.config import TEACHING_INIT_STD, EncoderConfig
 from ..model.model import EncoderBlock, build_encoder, param_count
-from .base import Mistake, Question, generator, options, precision
+from .base import Mistake, Question, generator
+from .forms import choice_question, count_question, numeric_question
 
 STAGE_NAMES = {
     "input": "the block's input x",
@@ -62,18 +63,17 @@ def block_param_count(r: random.Random, g: torch.Generator) -> Question:
     parts = block_param_formula(d, 4 * d)
     total = param_count(built_block(d)) if d in SIZES_BUILT else sum(parts.values())
     mistakes = (
-        Mistake(float(12 * d * d + 4 * d), "That is 12d² + 4d: the biases of the linear layers were left out."),
-        Mistake(float(12 * d * d + 9 * d), "That is 12d² + 9d: the two LayerNorms' scales and shifts were left out."),
-        Mistake(float(12 * d * d), "That is 12d²: only the weight matrices were counted, no biases, no LayerNorms."),
+        Mistake(12 * d * d + 4 * d, "That is 12d² + 4d: the biases of the linear layers were left out."),
+        Mistake(12 * d * d + 9 * d, "That is 12d² + 9d: the two LayerNorms' scales and shifts were left out."),
+        Mistake(12 * d * d, "That is 12d²: only the weight matrices were counted, no biases, no LayerNorms."),
     )
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"How many trainable parameters does one BERT-style encoder block have for d = {d}? It has W_Q, W_K, "
             f"W_V and W_O (each d × d with a bias), an FFN of width 4d = {4 * d} (two linear layers with biases) "
             "and two LayerNorms (a scale and a shift each). A whole number; commas are fine."
         ),
-        answer=float(total),
+        answer=total,
         mistakes=mistakes,
         explanation=(
             "; ".join(f"{name}: {n:,}" for name, n in parts.items())
@@ -103,13 +103,13 @@ def block_next_stage(r: random.Random, g: torch.Generator) -> Question:
         )
     if order.index(stage) > 1:  # the step before, unless that is the input (not an option: nothing computes it)
         mistakes.append(Mistake(STAGE_NAMES[order[order.index(stage) - 1]], "That step comes just before, not after."))
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=f"In a {name} encoder block, what is computed right after {STAGE_NAMES[stage]}?",
-        answer=correct,
+        correct=correct,
         # Any step could come next: every one is offered but the input and the step asked about.
-        choices=options(r, correct, [STAGE_NAMES[s] for s in STAGE_NAMES if s not in ("input", stage, after)]),
-        mistakes=tuple(mistakes),
+        candidates=[STAGE_NAMES[s] for s in STAGE_NAMES if s not in ("input", stage)],
+        mistakes=mistakes,
         explanation=(
             f"A running {norm}-norm block records its steps in this order: {' → '.join(order)}. "
             + (
@@ -148,11 +148,11 @@ def block_formula(r: random.Random, g: torch.Generator) -> Question:
         Mistake(formulas[other], f"That is the {other}-norm line: the LayerNorm sits on the other side of the sum."),
         Mistake(formulas["no residual"], "The residual is gone: every sublayer adds to x, it never replaces it."),
     )
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=f"Which line is the {sub} step of a {name}?",
-        answer=correct,
-        choices=options(r, correct, [f for k, f in formulas.items() if k != found]),
+        correct=correct,
+        candidates=formulas.values(),
         mistakes=mistakes,
         explanation=(
             f"The block's recorded order is {' → '.join(order)}: the LayerNorm comes "
@@ -200,11 +200,11 @@ def block_final_norm(r: random.Random, g: torch.Generator) -> Question:
             "a residual sum, is never normalised.",
         ),
     )
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt="One kind of encoder stack needs an extra LayerNorm after its last block. Which one, and why?",
-        answer=correct,
-        choices=options(r, correct, [s for key, s in statements.items() if key != outcome]),
+        correct=correct,
+        candidates=statements.values(),
         mistakes=mistakes,
         explanation=(
             f"Built here with {n_layers} layers: the post-norm stack has a final LayerNorm: {has_final['post']}; the "
@@ -265,7 +265,6 @@ def block_layernorm_output(r: random.Random, g: torch.Generator) -> Question:
 
     # The mean is 0 by construction (up to float error): state it as exactly 0, not as a tiny number.
     answer = 0.0 if stat == "mean" else measure(vec)
-    p = precision(answer)
     input_mean = float(x.mean())
     spread_rule = f" (dividing by {d}, not {d - 1})" if stat != "mean" else ""
     mistakes = [Mistake(measure(before), f"That is the {stat} before the last LayerNorm; the block ends on it.")]
@@ -273,18 +272,14 @@ def block_layernorm_output(r: random.Random, g: torch.Generator) -> Question:
         mistakes.append(Mistake(round(input_mean, 1), "LayerNorm does not keep the input's mean: it centres it."))
     else:
         mistakes.append(Mistake(0.0, "LayerNorm centres the vector, but it scales its spread to 1, not to 0."))
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"A freshly built post-norm block (LayerNorm scale 1 and shift 0, as initialised) with d = {d} runs on "
             f"{T} tokens whose input features have mean {input_mean:.1f}. Tokens are numbered from 0. What is the "
-            f"{stat} of the {d} features of token {t}'s output vector{spread_rule}? "
-            f"{p.rule}"
+            f"{stat} of the {d} features of token {t}'s output vector{spread_rule}?"
         ),
         answer=answer,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
-        mistakes=tuple(mistakes),
+        mistakes=mistakes,
         explanation=(
             f"The block ends on a LayerNorm, which centres each token's vector and scales it to unit spread, then "
             f"applies scale 1 and shift 0. Measured: before the last LayerNorm the {stat} was {measure(before):.3f}; "
@@ -301,18 +296,16 @@ def block_ffn_share(r: random.Random, g: torch.Generator) -> Question:
     ffn = param_count(block.intermediate) + param_count(block.output.dense)
     total = param_count(block)
     share = 100.0 * ffn / total
-    p = precision(share, decimals=1, relative=0.005)  # a percentage: half a percent of it
     attn = param_count(block.attention.self) + param_count(block.attention.output.dense)
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"In a BERT-style block with d = {d} and FFN width 4d, what percentage of the block's parameters sit in "
             "the feed-forward network (its two linear layers, biases included)? The block also holds W_Q, W_K, W_V, "
-            f"W_O and two LayerNorms. Enter the percentage as a number (12.5 for 12.5%). {p.rule}"
+            "W_O and two LayerNorms. Enter the percentage as a number (12.5 for 12.5%)."
         ),
         answer=share,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
+        min_decimals=1,
+        relative=0.005,  # a percentage: half a percent of it
         mistakes=(
             Mistake(200 / 3, "8d² / 12d² = 2/3 leaves out the biases and the LayerNorms; at this size they count."),
             Mistake(100.0 * attn / total, "That is attention's share (W_Q, W_K, W_V, W_O), not the FFN's."),

@@ -11,21 +11,8 @@ from ..model.config import EncoderConfig
 from ..model.head_patterns import BROAD, PATTERNS, label_heads
 from ..model.model import EncoderBlock, param_count
 from ..model.self_attention import attention
-from .base import (
-    Mistake,
-    Question,
-    QuizFigure,
-    count_of,
-    fmt_list,
-    generator,
-    grid,
-    label,
-    options,
-    positions,
-    sentence,
-    small_model,
-    tokenizer,
-)
+from .base import Mistake, Question, count_of, fmt_list, generator, grid, label, sentence, small_model, tokenizer
+from .forms import attention_figure, choice_question, count_question, position_question
 
 
 @functools.lru_cache(maxsize=32)
@@ -46,16 +33,15 @@ def heads_d_head(r: random.Random, g: torch.Generator) -> Question:
     if d <= 256:  # small enough to build: read it off the split queries too
         sa = built_block(d, h).attention.self
         answer = sa.split_heads(torch.zeros(1, 2, d)).shape[-1]
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"A model of width d = {d} uses {h} attention heads. How many features does each head's query, key and "
             "value vector have (d_head)? (a whole number)"
         ),
-        answer=float(answer),
+        answer=answer,
         mistakes=(
-            Mistake(float(d * h), "Heads split the width, they do not multiply it: divide d by the heads."),
-            Mistake(float(d), "Each head sees a slice of the d features, not all of them."),
+            Mistake(d * h, "Heads split the width, they do not multiply it: divide d by the heads."),
+            Mistake(d, "Each head sees a slice of the d features, not all of them."),
         ),
         explanation=(
             f"The d = {d} features are cut into {h} equal slices: d_head = {d} / {h} = {answer}. Heads split the "
@@ -74,17 +60,16 @@ def heads_weight_count(r: random.Random, g: torch.Generator) -> Question:
         _, weights = built_block(d, H).attention.self(x)
     n = weights.numel()
     mistakes = (
-        Mistake(float(B * T * T), "The heads were left out: every head has its own T × T grid."),
-        Mistake(float(H * T * T), "The batch was left out: every sequence has its own grids."),
-        Mistake(float(B * H * T), "One weight per token is too few: there is one per query-key pair, T × T."),
+        Mistake(B * T * T, "The heads were left out: every head has its own T × T grid."),
+        Mistake(H * T * T, "The batch was left out: every sequence has its own grids."),
+        Mistake(B * H * T, "One weight per token is too few: there is one per query-key pair, T × T."),
     )
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"One attention layer with {H} heads runs on a batch of {count_of(B, 'sequence')} of {T} tokens. "
             "How many attention weights does it compute? (a whole number; commas are fine)"
         ),
-        answer=float(n),
+        answer=n,
         mistakes=mistakes,
         explanation=(
             f"The weights tensor has shape (B, H, T, T) = {tuple(weights.shape)}: every head of every sequence has its "
@@ -158,17 +143,16 @@ def heads_attention_params(r: random.Random, g: torch.Generator) -> Question:
         return param_count(sub.self) + param_count(sub.output.dense)
 
     n, n_other = count(h), count(other)
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"Multi-head attention with d = {d} and {h} heads: how many parameters do W_Q, W_K, W_V and W_O have "
             "together, biases included? (a whole number; commas are fine)"
         ),
-        answer=float(n),
+        answer=n,
         mistakes=(
-            Mistake(float(4 * d * d), f"That is 4 × {d}²: the biases were left out."),
-            Mistake(float(h * n), "Heads are slices of the same four matrices: they do not multiply the count."),
-            Mistake(float(3 * (d * d + d)), "W_O was left out: it has a matrix and a bias too."),
+            Mistake(4 * d * d, f"That is 4 × {d}²: the biases were left out."),
+            Mistake(h * n, "Heads are slices of the same four matrices: they do not multiply the count."),
+            Mistake(3 * (d * d + d), "W_O was left out: it has a matrix and a bias too."),
         ),
         explanation=(
             f"Each of the four is a {d} × {d} matrix plus a bias of {d}: 4 × ({d}² + {d}) = {n:,}. With {other} heads "
@@ -191,33 +175,26 @@ def heads_top_key(r: random.Random, g: torch.Generator) -> Question:
     ranked = torch.argsort(w[i], descending=True).tolist()
     best = ranked[0]
     transposed = int(w[:, i].argmax())  # reading column i instead of row i
-    correct = label(best, tokens[best])
-    mistakes = (
-        Mistake(
-            label(transposed, tokens[transposed]),
-            f"That is column {i} read instead of row {i}: the query that looks most at this token.",
-        ),
-        Mistake(label(i, tokens[i]), "A token need not attend to itself most: read the largest weight in its row."),
-        Mistake(label(ranked[1], tokens[ranked[1]]), "That key has the second-largest weight in the row."),
-    )
-    return Question(
-        kind="token",
+    return position_question(
         prompt=(
             f"The small model (seed {model_seed}) reads '{text}'. The chart is layer {layer}, head {head}: rows are "
             f"queries, columns keys, numbered from 0 with [CLS] at 0. Which key does the query "
             f"'{label(i, tokens[i])}' attend to most?"
         ),
-        answer=correct,
-        choices=positions(tokens),
-        mistakes=mistakes,
+        tokens=tokens,
+        answer=best,
+        mistakes=(
+            (transposed, f"That is column {i} read instead of row {i}: the query that looks most at this token."),
+            (i, "A token need not attend to itself most: read the largest weight in its row."),
+            (ranked[1], "That key has the second-largest weight in the row."),
+        ),
         explanation=(
             f"Row {i} ('{tokens[i]}') reads {fmt_list(w[i])} across the keys; its largest weight, "
             f"{float(w[i, best]):.3f}, is on key {best} ('{tokens[best]}'). Reading column {i} instead answers a "
             f"different question (which query looks most at '{tokens[i]}': query {transposed})."
         ),
-        figure=QuizFigure(
-            grid(w),
-            tokens,
+        figure=attention_figure(
+            w,
             tokens,
             f"Small model, layer {layer}, head {head}",
             f"Attention grid of layer {layer}, head {head}: {len(tokens)} query rows by {len(tokens)} key columns, "
@@ -237,31 +214,24 @@ def heads_column_reading(r: random.Random, g: torch.Generator) -> Question:
     j = r.randrange(T)
     top_query = int(w[:, j].argmax())
     row_reading = int(w[j].argmax())  # reading row j instead of column j
-    correct = label(top_query, words[top_query])
-    mistakes = (
-        Mistake(
-            label(row_reading, words[row_reading]),
-            f"That is row {j} read instead of column {j}: where this token itself looks.",
-        ),
-        Mistake(label(j, words[j]), "A key need not get its largest weight from itself: read down its column."),
-    )
-    return Question(
-        kind="token",
+    return position_question(
         prompt=(
             f"In this attention grid for '{' '.join(words)}' (rows are queries, columns keys, both numbered from 0), "
             f"which query gives the key '{label(j, words[j])}' its largest weight?"
         ),
-        answer=correct,
-        choices=positions(words),
-        mistakes=mistakes,
+        tokens=words,
+        answer=top_query,
+        mistakes=(
+            (row_reading, f"That is row {j} read instead of column {j}: where this token itself looks."),
+            (j, "A key need not get its largest weight from itself: read down its column."),
+        ),
         explanation=(
             f"Read down column {j}: {fmt_list(w[:, j])}. The largest, {float(w[top_query, j]):.3f}, is in row "
             f"{top_query} ('{words[top_query]}'). Row {j} would tell you where '{words[j]}' itself looks (key "
             f"{row_reading}), which is the mirror question."
         ),
-        figure=QuizFigure(
-            grid(w),
-            words,
+        figure=attention_figure(
+            w,
             words,
             "Attention weights",
             f"Attention grid: {T} query rows by {T} key columns, each row summing to 1; the numbers are in the table "
@@ -322,8 +292,8 @@ def heads_pattern(r: random.Random, g: torch.Generator) -> Question:
             ),
             Mistake(BROAD, f"The largest mass, {found.mass:.2f}, reaches 0.4, so the head has a pattern."),
         )
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=(
             "Which pattern does this head show? Rule: each pattern's mass is the weight a query row puts on its "
             "key (the token before, the token after, [CLS], [SEP], the token itself), averaged over every row "
@@ -331,16 +301,15 @@ def heads_pattern(r: random.Random, g: torch.Generator) -> Question:
             "none after); the head gets the pattern with the largest mass if that is at least 0.4, otherwise "
             "'broad'."
         ),
-        answer=correct,
-        choices=options(r, correct, [p for p in list(PATTERNS) + [BROAD] if p != correct]),
+        correct=correct,
+        candidates=list(PATTERNS) + [BROAD],
         mistakes=mistakes,
         explanation=(
             f"Masses measured on this grid: {masses}. The largest is {found.mass:.2f} "
             + (f"(≥ 0.4), so the head is '{correct}'." if correct != BROAD else "(< 0.4), so no pattern wins: broad.")
         ),
-        figure=QuizFigure(
-            grid(w),
-            tokens,
+        figure=attention_figure(
+            w,
             tokens,
             "Which pattern?",
             f"A {len(tokens)}-token head whose largest pattern mass is {found.mass:.2f}.",

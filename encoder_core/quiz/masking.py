@@ -11,7 +11,6 @@ import torch
 
 from ..model.config import EncoderConfig
 from ..model.output_heads import MaskedLanguageModel
-from ..model.self_attention import attention
 from ..objectives.loss import loss_breakdown
 from ..objectives.mlm_masking import (
     IGNORE_INDEX,
@@ -19,45 +18,49 @@ from ..objectives.mlm_masking import (
     MASKED,
     NOT_CHOSEN,
     RANDOM,
+    MaskingResult,
     exact_counts,
     mask_tokens,
     round_half_up,
 )
-from .base import Mistake, Question, count_of, generator, options, precision, sentence, tokenizer
+from .attention_inputs import drop_last_gaps, random_qkv
+from .base import Mistake, Question, count_of, generator, sentence, tokenizer
+from .forms import choice_question, count_question, numeric_question
 
 ROUNDING = "Counts are rounded half up (2.5 → 3)"
 
 
-def ordinary_ids(g: torch.Generator, n: int) -> torch.Tensor:
-    """n ids of ordinary words (never a special token)."""
+def framed_ids(g: torch.Generator, B: int, T: int) -> torch.Tensor:
+    """(B, T) ids: [CLS], then random ordinary words (never a special token), then [SEP]."""
     tok = tokenizer()
-    return torch.randint(len(tok.special_ids), tok.vocab_size, (n,), generator=g)
+    words = torch.randint(len(tok.special_ids), tok.vocab_size, (B, T - 2), generator=g)
+    return torch.cat([torch.full((B, 1), tok.cls_id), words, torch.full((B, 1), tok.sep_id)], dim=1)
+
+
+def mask(ids: torch.Tensor, g: torch.Generator, rate: float = 0.15) -> MaskingResult:
+    """mask_tokens with the quiz tokenizer's special tokens and vocabulary."""
+    tok = tokenizer()
+    return mask_tokens(
+        ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, rate=rate, generator=g
+    )
 
 
 @generator("masking")
 def masking_chosen_count(r: random.Random, g: torch.Generator) -> Question:
-    tok = tokenizer()
     N = r.randint(10, 90)
-    ids = torch.cat([torch.tensor([tok.cls_id]), ordinary_ids(g, N - 2), torch.tensor([tok.sep_id])])[None]
-    result = mask_tokens(ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, generator=g)
-    c = result.counts()
+    c = mask(framed_ids(g, 1, N), g).counts()
     mistakes = (
-        Mistake(float(round_half_up(0.15 * N)), "[CLS] and [SEP] were counted, but they are never chosen."),
-        Mistake(
-            float(floor_of(Fraction(15, 100) * c.eligible)), "The count was rounded down; the rule rounds half up."
-        ),
-        Mistake(
-            float(round_half_up(0.15 * (N - 1))), "Only one of [CLS] and [SEP] was left out: neither may be chosen."
-        ),
-        Mistake(float(c.masked), "That is how many become [MASK]; the chosen also include the random and kept ones."),
+        Mistake(round_half_up(0.15 * N), "[CLS] and [SEP] were counted, but they are never chosen."),
+        Mistake(floor_of(Fraction(15, 100) * c.eligible), "The count was rounded down; the rule rounds half up."),
+        Mistake(round_half_up(0.15 * (N - 1)), "Only one of [CLS] and [SEP] was left out: neither may be chosen."),
+        Mistake(c.masked, "That is how many become [MASK]; the chosen also include the random and kept ones."),
     )
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"A single sentence is tokenized into {N} tokens, [CLS] and [SEP] included. The exact rule chooses 15% "
             f"of the positions that may be chosen. {ROUNDING}. How many positions are chosen? (a whole number)"
         ),
-        answer=float(c.chosen),
+        answer=c.chosen,
         mistakes=mistakes,
         explanation=(
             f"[CLS] and [SEP] are never chosen, so {c.eligible} positions are eligible: 0.15 × {c.eligible} = "
@@ -126,13 +129,11 @@ def masking_never_chosen(r: random.Random, g: torch.Generator) -> Question:
         batch = tok.pad([enc], extra_pads=r.randint(2, 4) if variant == "padded" else 0)
         shown = f"'{a}'" + (" padded at the end" if variant == "padded" else "")
     # rate 1.0: every position that may be chosen is chosen, so what is left never can be
-    result = mask_tokens(
-        batch.ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, rate=1.0, generator=g
-    )
+    result = mask(batch.ids, g, rate=1.0)
     tokens = batch.tokens[0]
     left = sorted(tokens[i] for i in range(len(tokens)) if not bool(result.chosen[0, i]))
     n_pad = tokens.count("[PAD]")
-    candidates = {
+    claims = {  # each statement and the tokens it says are left
         "[CLS] and every [SEP] (and any [PAD]): the special tokens": sorted(
             ["[CLS]"] + ["[SEP]"] * tokens.count("[SEP]") + ["[PAD]"] * n_pad
         ),
@@ -142,9 +143,8 @@ def masking_never_chosen(r: random.Random, g: torch.Generator) -> Question:
         "The first and the last word": sorted([tokens[1], tokens[enc.tokens.index("[SEP]") - 1]]),
     }
     if variant == "pair":
-        candidates["[CLS] and the first [SEP] only"] = ["[CLS]", "[SEP]"]
-    correct = next(text for text, expected in candidates.items() if expected == left)
-    wrong = [t for t in candidates if t != correct]
+        claims["[CLS] and the first [SEP] only"] = ["[CLS]", "[SEP]"]
+    correct = next(text for text, expected in claims.items() if expected == left)
     mistakes = (
         Mistake(
             "None: with a rate of 100% every position is chosen",
@@ -154,11 +154,12 @@ def masking_never_chosen(r: random.Random, g: torch.Generator) -> Question:
             "Only [CLS]: it stands for the whole input", "[SEP] and [PAD] are special tokens too: none is ever chosen."
         ),
     )
-    return Question(
-        kind="choice",
-        prompt=(f"Masking is run on {shown} with the rate turned up to 100%. Which positions are still not chosen?"),
-        answer=correct,
-        choices=options(r, correct, [m.answer for m in mistakes] + wrong, n=5),
+    return choice_question(
+        r,
+        prompt=f"Masking is run on {shown} with the rate turned up to 100%. Which positions are still not chosen?",
+        correct=correct,
+        candidates=[m.answer for m in mistakes] + list(claims),
+        n=5,
         mistakes=mistakes,
         explanation=(
             f"The model saw {' '.join(tokens)}. Left unchosen: {', '.join(left) or 'nothing'}. [CLS], [SEP] and "
@@ -181,18 +182,13 @@ def masking_loss_value(r: random.Random, g: torch.Generator) -> Question:
     every = loss_breakdown(logits, targets)  # as if every position had a label
     ce = [round(float(x), 3) for x in every.per_position[0]]
     rows = tuple((t, "yes" if t in chosen else "no", ce[t]) for t in range(T))
-    p = precision(loss.mean)
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"A sequence of {T} positions has {n} chosen (masked) ones. The table gives the cross-entropy the model "
             "scores at every position against its original token. What MLM loss does "
-            "F.cross_entropy(logits, labels) report, with −100 labels at the positions not chosen? "
-            f"{p.rule}"
+            "F.cross_entropy(logits, labels) report, with −100 labels at the positions not chosen?"
         ),
         answer=loss.mean,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(
             Mistake(float(every.per_position.mean()), "All positions were averaged; a −100 label drops a position."),
             Mistake(
@@ -216,17 +212,7 @@ def masking_loss_value(r: random.Random, g: torch.Generator) -> Question:
 def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
     tok = tokenizer()
     B, T = r.randint(1, 3), r.randint(8, 16)
-    ids = torch.cat(
-        [
-            torch.full((B, 1), tok.cls_id),
-            torch.randint(len(tok.special_ids), tok.vocab_size, (B, T - 2), generator=g),
-            torch.full((B, 1), tok.sep_id),
-        ],
-        dim=1,
-    )
-    result = mask_tokens(
-        ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, rate=0.25, generator=g
-    )
+    result = mask(framed_ids(g, B, T), g, rate=0.25)
     logits = torch.randn(B, T, tok.vocab_size, generator=g)
     loss = loss_breakdown(logits, result.labels)
     V = tok.vocab_size
@@ -245,15 +231,15 @@ def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
         Mistake(texts[1], "A −100 label removes a position from the count as well as from the sum."),
         Mistake(texts[2], "[CLS] and [SEP] are out, but so is every word that was not chosen (label −100)."),
     )
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=(
             f"A batch of {count_of(B, 'sequence')} of {T} tokens, vocabulary {V:,}; {n} positions were chosen for "
             "the MLM loss and all the others are labelled −100. F.cross_entropy with its default ignore_index "
             "averages over…"
         ),
-        answer=correct,
-        choices=options(r, correct, [t for t in counts if t != correct]),
+        correct=correct,
+        candidates=counts,
         mistakes=mistakes,
         explanation=(
             f"Summed cross-entropy at the counted positions: {total:.3f}. The reported loss is {loss.mean:.3f} = "
@@ -269,10 +255,7 @@ def masking_label_of(r: random.Random, g: torch.Generator) -> Question:
     tok = tokenizer()
     text = sentence(r, r.randint(8, 12))
     enc = tok.encode(text)
-    ids = torch.tensor([enc.ids])
-    result = mask_tokens(
-        ids, mask_id=tok.mask_id, special_ids=tok.special_ids, vocab_size=tok.vocab_size, rate=0.5, generator=g
-    )
+    result = mask(torch.tensor([enc.ids]), g, rate=0.5)
     actions = result.actions[0]
     kind = r.choice([a for a in (NOT_CHOSEN, MASKED, RANDOM, KEPT) if bool((actions == a).any())])
     pos = r.choice([i for i in range(len(enc.ids)) if int(actions[i]) == kind and bool(result.eligible[0, i])])
@@ -293,8 +276,7 @@ def masking_label_of(r: random.Random, g: torch.Generator) -> Question:
         (tok.pad_id, f"{tok.pad_id}: the id of [PAD]"),
     ):
         by_value.setdefault(value, text_)
-    label_value = int(result.labels[0, pos])
-    correct = by_value[label_value]
+    correct = by_value[int(result.labels[0, pos])]
     if kind == NOT_CHOSEN:
         mistakes = (
             Mistake(by_value[original], "A position that was not chosen carries no loss: its label is −100."),
@@ -310,14 +292,14 @@ def masking_label_of(r: random.Random, g: torch.Generator) -> Question:
             Mistake(by_value[seen], "The label is the word the model must recover, not what it now sees there."),
             Mistake(by_value[tok.mask_id], "[MASK] is what the model reads; the label is the original word's id."),
         )
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=(
             f"'{text}' is prepared for MLM. Positions are numbered from 0, [CLS] at 0. Position {pos}, the word "
             f"'{word}' (id {original}), {what}. What label does position {pos} get?"
         ),
-        answer=correct,
-        choices=options(r, correct, [t for v, t in by_value.items() if v != label_value]),
+        correct=correct,
+        candidates=by_value.values(),
         mistakes=mistakes,
         explanation=(
             f"Labels for this sentence: {[int(x) for x in result.labels[0]]}. A chosen position is labelled with its "
@@ -393,12 +375,7 @@ def masking_shapes(r: random.Random, g: torch.Generator) -> Question:
 @generator("masking")
 def masking_cannot_generate(r: random.Random, g: torch.Generator) -> Question:
     T = r.randint(4, 6)
-    q, k, v = (torch.randn(T, 8, generator=g, dtype=torch.float64) for _ in range(3))
-    gap = {}
-    for causal in (False, True):
-        longer, _ = attention(q, k, v, causal=causal)
-        shorter, _ = attention(q[:-1], k[:-1], v[:-1], causal=causal)
-        gap[causal] = float((longer[:-1] - shorter).abs().max())
+    gap = drop_last_gaps(*random_qkv(g, T, d=8))
     correct = (
         "Every output is built from the whole input, right side included: append a token and all earlier outputs "
         "change, and it was trained to fill gaps, not to predict the next token from the left alone."
@@ -409,11 +386,11 @@ def masking_cannot_generate(r: random.Random, g: torch.Generator) -> Question:
         "It can only hold 512 positions, too few for generated text.",
         "The [MASK] token may appear only once per input.",
     ]
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt="An MLM encoder predicts tokens. Why can it not write text left to right, one token at a time?",
-        answer=correct,
-        choices=options(r, correct, wrong),
+        correct=correct,
+        candidates=wrong,
         mistakes=(
             Mistake(wrong[1], "It is the other way round: an encoder's attention is bidirectional, not causal."),
             Mistake(wrong[0], "It has one: the MLM head gives a score for every token of the vocabulary."),

@@ -12,19 +12,8 @@ from ..model.config import EncoderConfig
 from ..model.model import build_encoder
 from ..model.output_heads import mean_pool
 from ..objectives.mlm_masking import IGNORE_INDEX
-from .base import (
-    Mistake,
-    Question,
-    count_of,
-    fmt_list,
-    generator,
-    label,
-    positions,
-    precision,
-    sentence,
-    signed_sum,
-    tokenizer,
-)
+from .base import Mistake, Question, count_of, fmt_list, generator, sentence, signed_sum, tokenizer
+from .forms import count_question, numeric_question, position_question
 
 # Sentences ending in a word BERT's vocabulary cuts into two or more pieces, for the tagging questions.
 SPLIT_ENDINGS = (
@@ -93,17 +82,16 @@ def outputs_scored_positions(r: random.Random, g: torch.Generator) -> Question:
     labelled = tagging_labels(tokenizer(), text)
     n_tokens = len(labelled.tokens)
     scored = sum(v != IGNORE_INDEX for v in labelled.labels)
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"A tagging model reads '{text}' with BERT's WordPiece vocabulary, [CLS] in front and [SEP] at the end: "
             f"{' '.join(labelled.tokens)}. Labels are -100 at [CLS], [SEP] and at every piece after a word's first. "
             "How many positions carry a real tag (not -100)? (a whole number)"
         ),
-        answer=float(scored),
+        answer=scored,
         mistakes=(
-            Mistake(float(n_tokens), "That counts every position, [CLS] and [SEP] included."),
-            Mistake(float(n_tokens - 2), "That counts every word piece: the pieces after a word's first are -100."),
+            Mistake(n_tokens, "That counts every position, [CLS] and [SEP] included."),
+            Mistake(n_tokens - 2, "That counts every word piece: the pieces after a word's first are -100."),
         ),
         explanation=(
             f"{n_tokens} tokens; minus [CLS] and [SEP] leaves {n_tokens - 2} pieces; only each word's first piece is "
@@ -162,19 +150,15 @@ def outputs_start_probability(r: random.Random, g: torch.Generator) -> Question:
     p_inside = torch.softmax(scores.masked_fill(~inside, float("-inf")), -1)
     p_all = torch.softmax(scores, -1)
     answer = float(p_inside[pos])
-    p = precision(answer)
     rows = tuple((i, t, f"{float(v):.1f}") for i, (t, v) in enumerate(zip(tokens, scores)))
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             "A span head gave these start scores to a question + passage input (positions counted from 0). "
             f"Start probabilities are a softmax "
             f"over the passage's tokens only (positions {len(question) + 2} to {len(tokens) - 2}). What is the start "
-            f"probability of position {pos}, '{tokens[pos]}'? {p.rule}"
+            f"probability of position {pos}, '{tokens[pos]}'?"
         ),
         answer=answer,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(Mistake(float(p_all[pos]), "That softmax ran over every token, question and specials included."),),
         explanation=(
             f"Exponentiate the passage's scores only and divide: e^{float(scores[pos]):.1f} / "
@@ -198,21 +182,17 @@ def outputs_mean_pool(r: random.Random, g: torch.Generator) -> Question:
             break
         hidden[0, 0] += 0.3
         pooled, with_pads = float(mean_pool(hidden[None], mask)[0, 0]), float(hidden[:, 0].mean())
-    p = precision(pooled)
     rows = tuple(
         (i, "[PAD]" if i >= n_real else "real", f"{float(hidden[i, 0]):.1f}", f"{float(hidden[i, 1]):.1f}")
         for i in range(n_real + n_pads)
     )
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"The encoder's output for one padded row (D = 2) is in the table: {count_of(n_real, 'real token')}, "
             f"then {count_of(n_pads, 'pad')}. What is the first coordinate of its masked mean-pooled sentence "
-            f"vector? {p.rule}"
+            "vector?"
         ),
         answer=pooled,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(
             Mistake(with_pads, "That mean includes the pads: a masked mean divides by the real tokens only."),
             Mistake(float(hidden[0, 0]), "That is position 0, the [CLS] vector, not the mean."),
@@ -234,18 +214,14 @@ def outputs_majority_baseline(r: random.Random, g: torch.Generator) -> Question:
     tags = [t for ex in examples for t in ex.tags]
     other = tags.count(TAGS.index("other"))
     answer = other / len(tags)
-    p = precision(answer)
     listed = "; ".join(f"'{ex.text_a}'" for ex in examples)
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"A tagger labels each word person, animal, object, place, verb or other. 'other' (the, a, on, ...) is "
             f"the commonest tag. On these three held-out sentences, {listed}, what accuracy does the baseline that "
-            f"always answers 'other' get, over the words? Give it as a fraction, e.g. 0.5. {p.rule}"
+            "always answers 'other' get, over the words? Give it as a fraction, e.g. 0.5."
         ),
         answer=answer,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(Mistake(1 / len(TAGS), "That is a random guess among six tags, not the majority baseline."),),
         explanation=(
             f"{len(tags)} words, {other} of them tagged 'other' by the grammar's word lists: {other}/{len(tags)} = "
@@ -265,17 +241,16 @@ def outputs_probe_parameters(r: random.Random, g: torch.Generator) -> Question:
         model = TaskModel(build_encoder(config), task, C)
     n = sum(p.numel() for p in model.head.parameters())
     head = {"sentence": f"a {C}-class classifier on [CLS]", "tagging": f"a {C}-tag tagging head", "qa": "a span head"}
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"A linear probe: the encoder (width {D}) is frozen and only {head[task]} learns"
             f"{' (a start and an end score per token)' if task == 'qa' else ''}. How many parameters learn? "
             "(a whole number)"
         ),
-        answer=float(n),
+        answer=n,
         mistakes=(
-            Mistake(float(D * C), "That forgets the biases: one per output."),
-            Mistake(float(D), "That is one output's weights: there is one row of D weights per output."),
+            Mistake(D * C, "That forgets the biases: one per output."),
+            Mistake(D, "That is one output's weights: there is one row of D weights per output."),
         ),
         explanation=(
             f"One linear layer from {D} to {C}: {D} x {C} weights + {C} biases = {n:,}. Counted from the head "
@@ -290,18 +265,17 @@ def outputs_segment_of(r: random.Random, g: torch.Generator) -> Question:
     a, b = sentence(r, r.randint(2, 5)), sentence(r, r.randint(2, 5))
     enc = tokenizer().encode(a, b)
     first_b = enc.segments.index(1)
-    answer = label(first_b, enc.tokens[first_b])
-    return Question(
+    return position_question(
         kind="choice",
         prompt=(
             f"A sentence-pair input, positions counted from 0: {' '.join(enc.tokens)}. Segment ids are 0 for A and "
             "1 for B. Which is the first position with segment id 1?"
         ),
-        answer=answer,
-        choices=positions(enc.tokens),
+        tokens=enc.tokens,
+        answer=first_b,
         mistakes=(
-            Mistake(label(first_b - 1, enc.tokens[first_b - 1]), "The [SEP] after A still belongs to segment A (0)."),
-            Mistake(label(1, enc.tokens[1]), "Position 1 is A's first word: [CLS] and A are both segment 0."),
+            (first_b - 1, "The [SEP] after A still belongs to segment A (0)."),
+            (1, "Position 1 is A's first word: [CLS] and A are both segment 0."),
         ),
         explanation=(
             f"[CLS], sentence A and the first [SEP] are segment 0; sentence B and the last [SEP] are segment 1. "

@@ -8,21 +8,9 @@ import torch
 
 from ..model.output_heads import mean_pool
 from ..model.self_attention import additive_mask, attention
-from .base import (
-    Mistake,
-    Question,
-    QuizFigure,
-    fmt_list,
-    generator,
-    grid,
-    label,
-    options,
-    precision,
-    sentence,
-    signed_sum,
-    small_model,
-    tokenizer,
-)
+from .attention_inputs import random_qkv, scores_to_qk
+from .base import Mistake, Question, fmt_list, generator, grid, label, sentence, signed_sum, small_model, tokenizer
+from .forms import attention_figure, choice_question, count_question, numeric_question
 
 
 @generator("padding")
@@ -46,18 +34,14 @@ def padding_pad_weight(r: random.Random, g: torch.Generator) -> Question:
     row = r.choice(rows) if rows else max(words, key=lambda i: float(unmasked[i, pads].sum()))
     taken = float(unmasked[row, pads].sum())
     parts = " + ".join(f"{float(unmasked[row, t]):.3f}" for t in pads)
-    p = precision(taken)
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"The small model (seed {model_seed}) reads '{text}' followed by {n_pads} [PAD] tokens, and nobody passed "
             f"the key padding mask. The chart shows layer 0, head {head}: rows are queries, columns keys, both "
             f"numbered from 0 with [CLS] at 0. How much weight, in total, does the query "
-            f"'{label(row, tokens[row])}' put on the {n_pads} pads? {p.rule}"
+            f"'{label(row, tokens[row])}' put on the {n_pads} pads?"
         ),
         answer=taken,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(
             Mistake(0.0, "Zero is what the mask would give, but nobody passed it: the pads still take weight."),
             Mistake(float(unmasked[row, pads[0]]), "That is one pad's weight: the question asks for all of them."),
@@ -69,9 +53,8 @@ def padding_pad_weight(r: random.Random, g: torch.Generator) -> Question:
             f"{float(masked[row, pads].sum()):.3f} and shares its weight among the real tokens only. The pads' own "
             "rows (their queries) are a different matter: they are computed either way and must never be read."
         ),
-        figure=QuizFigure(
-            grid(unmasked),
-            tokens,
+        figure=attention_figure(
+            unmasked,
             tokens,
             f"Layer 0, head {head}, no padding mask",
             f"Attention grid of layer 0, head {head} without the padding mask: {len(tokens)} query rows by "
@@ -134,18 +117,17 @@ def padding_pad_count(r: random.Random, g: torch.Generator) -> Question:
     batch = tok.pad([pair, one])
     pads = int(batch.key_padding_mask[1].sum())
     mistakes = (
-        Mistake(float(pads - 1), "The pair has two [SEP]s, one after each sentence: one was left out."),
-        Mistake(float(len(pair)), "That is the padded length of the row, not the number of pads in it."),
-        Mistake(float(pads + 1), "The single sentence has a [SEP] too: it was left out."),
+        Mistake(pads - 1, "The pair has two [SEP]s, one after each sentence: one was left out."),
+        Mistake(len(pair), "That is the padded length of the row, not the number of pads in it."),
+        Mistake(pads + 1, "The single sentence has a [SEP] too: it was left out."),
     )
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"A batch holds the sentence pair '{a}' + '{b}' and the single sentence '{single}', tokenized "
             "BERT-style (one token per word, [CLS] at the front, [SEP] after each sentence) and padded at the end. "
             "How many [PAD] tokens does the single sentence's row get? (a whole number)"
         ),
-        answer=float(pads),
+        answer=pads,
         mistakes=mistakes,
         explanation=(
             f"The pair is {len(pair)} tokens ({n_pair} words + [CLS] + two [SEP]); the single sentence is {len(one)} "
@@ -185,14 +167,14 @@ def padding_true_means(r: random.Random, g: torch.Generator) -> Question:
     )
     row = ["True" if bool(x) else "False" for x in batch.key_padding_mask[1]]
     added = ["0" if float(x) == 0 else "−∞" for x in mask[1, 0, 0]]
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=(
             f"A batch holds '{long_text}' and '{short_text}'. The short one's row of key_padding_mask is "
             f"[{', '.join(row)}], positions numbered from 0. What does True at position {t} tell attention?"
         ),
-        answer=correct,
-        choices=options(r, correct, [s for name, s in statements.items() if statements[name] != correct]),
+        correct=correct,
+        candidates=statements.values(),
         mistakes=mistakes,
         explanation=(
             f"The mask becomes additive: row 1 adds [{', '.join(added)}] to "
@@ -207,25 +189,20 @@ def padding_true_means(r: random.Random, g: torch.Generator) -> Question:
 @generator("padding")
 def padding_zero_key_weight(r: random.Random, g: torch.Generator) -> Question:
     s = [round(r.uniform(-1.5, 2.0), 1) for _ in range(3)]
-    k = torch.tensor(s + [0.0], dtype=torch.float64)[:, None]  # the pad's key is the zero vector
-    q = torch.ones_like(k)
+    q, k = scores_to_qk(s + [0.0])  # the pad's key is the zero vector: it scores 0
     pad = torch.tensor([[False, False, False, True]])
     _, unmasked = attention(q, k, k)
     _, masked = attention(q[None], k[None], k[None], key_padding_mask=pad)
     w = float(unmasked[0, 3])
     total = " + ".join(f"e^{x}" for x in s)
-    p = precision(w)
     exp_sum = float(torch.tensor(s, dtype=torch.float64).exp().sum())
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"Three real tokens are followed by one pad whose key and value vectors are all zeros. A real query's "
             f"scaled scores against the three real keys are {s}. Without the key padding mask, what weight does "
-            f"this query give the pad? {p.rule}"
+            "this query give the pad?"
         ),
         answer=w,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(
             Mistake(0.0, "A zero key scores 0, not −∞: e^0 = 1 still competes in the softmax."),
             Mistake(0.25, "The four positions do not share equally: the real keys' scores decide the split."),
@@ -255,18 +232,14 @@ def padding_mean_pool(r: random.Random, g: torch.Generator) -> Question:
             break
     everything = float(mean_pool(hidden)[0, 0])
     n_real = n_words + 2
-    p = precision(pooled)
     words_mean = sum(values[1 : n_words + 1]) / n_words
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             "The table lists one feature of the encoder's output vectors for a padded sentence. The masked mean "
             "pool (the sentence embedding) averages every position the key padding mask keeps: the words, [CLS] "
-            f"and [SEP] count, the [PAD]s do not. What does it give for this feature? {p.rule}"
+            "and [SEP] count, the [PAD]s do not. What does it give for this feature?"
         ),
         answer=pooled,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(
             Mistake(everything, "The pads were averaged in: the mask leaves them out."),
             Mistake(words_mean, "[CLS] and [SEP] were left out, but the mask keeps them: only pads are dropped."),
@@ -288,7 +261,7 @@ def padding_mean_pool(r: random.Random, g: torch.Generator) -> Question:
 
 @generator("padding")
 def padding_masked_gap(r: random.Random, g: torch.Generator) -> Question:
-    q, k, v = (torch.randn(3, 4, generator=g, dtype=torch.float64) for _ in range(3))
+    q, k, v = random_qkv(g, 3)
     zero = torch.zeros(1, 4, dtype=torch.float64)
     q4 = torch.cat([q, torch.randn(1, 4, generator=g, dtype=torch.float64)])  # the pad's query: anything
     k4, v4 = torch.cat([k, zero]), torch.cat([v, zero])
@@ -317,24 +290,23 @@ def padding_masked_gap(r: random.Random, g: torch.Generator) -> Question:
             statements[(outcome[1], outcome[0])], "With and without are swapped: the mask is what removes the pad."
         ),
     )
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=(
             f"Take the three tokens '{' '.join(words)}' and append one pad whose key and value are zero vectors. "
             "Compare the three real tokens' attention outputs with those of the three tokens alone: with the key "
             "padding mask, and without it."
         ),
-        answer=correct,
-        choices=options(r, correct, [s for key, s in statements.items() if key != outcome]),
+        correct=correct,
+        candidates=statements.values(),
         mistakes=mistakes,
         explanation=(
             f"Largest change in the real outputs: with the mask {gap_masked:.3f}, without it {gap_unmasked:.3f}. "
             f"A zero value adds nothing to the sum, but a zero key scores 0, not −∞, so the pad still takes weight "
             f"({fmt_list(w[:3, 3])} from the three real rows) and every real row's other weights shrink."
         ),
-        figure=QuizFigure(
-            grid(w),
-            words + ["[PAD]"],
+        figure=attention_figure(
+            w,
             words + ["[PAD]"],
             "No mask: the pad column still gets weight",
             f"Without the mask the pad column takes {fmt_list(w[:3, 3], 2)} from the three real rows.",

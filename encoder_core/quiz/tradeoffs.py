@@ -13,7 +13,8 @@ from ..model.config import EncoderConfig
 from ..model.costs import append_flops_closed_form, split_windows
 from ..objectives.loss import loss_breakdown
 from ..objectives.mlm_masking import IGNORE_INDEX, exact_counts
-from .base import Mistake, Question, count_of, generator, options, precision, sentence, small_model, tokenizer
+from .base import Mistake, Question, count_of, generator, sentence, small_model, tokenizer
+from .forms import choice_question, count_question, numeric_question
 
 MB = 1024 * 1024
 
@@ -25,21 +26,17 @@ def tradeoffs_append_flops(r: random.Random, g: torch.Generator) -> Question:
     prefix, n = r.randint(4, 20), r.randint(2, 12)
     bi, cached = append_flops_closed_form(cfg, prefix, n)
     ratio = bi / cached
-    p = precision(ratio)
     rows = sum(prefix + k for k in range(1, n + 1))
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"An encoder and a causal model with a KV cache, both with D = {d}, d_ff = {cfg.d_ff} and "
             f"{count_of(cfg.n_layers, 'layer')}, read a prefix of {prefix} tokens and then get {n} more, one at a "
             "time. After each new token the encoder reruns the whole sequence (T rows over T keys); the causal "
             "model runs only the new row over the T cached keys. A layer costs T_q(8D² + 4D·d_ff) + 4·T_q·T_k·D "
             f"FLOPs for T_q rows over T_k keys. How many times more FLOPs does the encoder spend on the {n} "
-            f"appends? {p.rule}"
+            "appends?"
         ),
         answer=ratio,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(
             Mistake(rows / n, "That counts rows only: the encoder's rows also attend over more keys each step."),
             Mistake(float(prefix + n), "That is the final length: the steps before it were shorter."),
@@ -58,17 +55,14 @@ def tradeoffs_attention_megabytes(r: random.Random, g: torch.Generator) -> Quest
     t, batch = r.choice([128, 256, 384, 512]), r.choice([1, 2, 8])
     cfg = EncoderConfig(vocab_size=100, d_model=heads * 16, n_heads=heads, n_layers=layers)
     megabytes = batch * attention_scaling(cfg, (t,)).weights_bytes[0] / MB
-    p = precision(megabytes, 1)
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"A batch of {count_of(batch, 'sequence')} of {t} tokens goes through an encoder with {layers} layers of "
             f"{heads} heads, and every layer keeps its (B, H, T, T) attention weights in float32 (4 bytes each). "
-            f"How many MB (1 MB = 1,048,576 bytes) do the weights of all layers take? {p.rule}"
+            "How many MB (1 MB = 1,048,576 bytes) do the weights of all layers take?"
         ),
         answer=megabytes,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
+        min_decimals=1,
         mistakes=(
             Mistake(megabytes / layers, "That is one layer's weights: every layer keeps its own."),
             Mistake(megabytes / t, "That is (B, H, T) per layer: each query row holds T weights, T² per head."),
@@ -98,21 +92,19 @@ def tradeoffs_rtd_count(r: random.Random, g: torch.Generator) -> Question:
         ("position", "original", "after the generator"),
         tuple((i, a, b) for i, (a, b) in enumerate(zip(words, corrupted))),
     )
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"ELECTRA's generator was asked to fill the positions {chosen} of this sentence (shown to it as [MASK]) "
             "and wrote the words in the table. How many positions does the discriminator label 'replaced'? "
             "(a whole number)"
         ),
-        answer=float(replaced),
+        answer=replaced,
         table=table,
         mistakes=(
             Mistake(
-                float(len(chosen)),
-                f"Position {same}: the generator wrote the original word back, so it is labelled original.",
+                len(chosen), f"Position {same}: the generator wrote the original word back, so it is labelled original."
             ),
-            Mistake(float(len(words)), "That is how many positions carry a label; most of them say 'original'."),
+            Mistake(len(words), "That is how many positions carry a label; most of them say 'original'."),
         ),
         explanation=(
             f"A position is 'replaced' only when its token differs from the original. Of the {len(chosen)} "
@@ -131,17 +123,13 @@ def tradeoffs_dynamic_views(r: random.Random, g: torch.Generator) -> Question:
     epochs = r.randint(5, 30)
     patterns = math.comb(n, k)
     expected = expected_distinct(patterns, epochs)
-    p = precision(expected)
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"A sentence has {n} positions masking may choose, and exact 15% masking chooses {k} of them, each set "
             f"of {k} equally likely. With dynamic masking a new set is drawn each epoch. How many distinct sets "
-            f"should the model expect to see in {epochs} epochs? (Static masking would show it 1.) {p.rule}"
+            f"should the model expect to see in {epochs} epochs? (Static masking would show it 1.)"
         ),
         answer=expected,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         mistakes=(
             Mistake(float(epochs), "That assumes every draw is new: some sets come up twice."),
             Mistake(
@@ -164,28 +152,25 @@ def tradeoffs_windows(r: random.Random, g: torch.Generator) -> Question:
     size = cap - 2
     n = r.randint(size + 1, 6 * size)
     windows = len(split_windows(n, size, overlap).spans)
-    return Question(
-        kind="numeric",
+    return count_question(
         prompt=(
             f"A document of {n:,} word pieces must be read by an encoder of {cap} positions. Each window holds "
             f"[CLS], at most {size} of the document's pieces, and [SEP], and shares {overlap} pieces with the "
             "window before it. How many windows cover the document? (a whole number)"
         ),
-        answer=float(windows),
+        answer=windows,
         mistakes=(
             Mistake(
-                float(math.ceil(n / size)),
+                math.ceil(n / size),
                 f"That leaves no overlap: each window after the first adds only {size - overlap} new pieces.",
             ),
+            Mistake(math.ceil(n / cap), f"That forgets [CLS] and [SEP]: a window holds {size} pieces, not {cap}."),
             Mistake(
-                float(math.ceil(n / cap)), f"That forgets [CLS] and [SEP]: a window holds {size} pieces, not {cap}."
-            ),
-            Mistake(
-                float(math.ceil(n / (size - overlap))),
+                math.ceil(n / (size - overlap)),
                 "That counts every window, the first too, as adding "
                 f"only {size - overlap} new pieces: the first brings {size}.",
             ),
-            Mistake(1.0, "One window is what truncation reads: everything after its end is lost."),
+            Mistake(1, "One window is what truncation reads: everything after its end is lost."),
         ),
         explanation=(
             f"The first window takes {size} pieces; each further one adds {size} − {overlap} = {size - overlap} new "
@@ -206,21 +191,17 @@ def tradeoffs_wrong_mean(r: random.Random, g: torch.Generator) -> Question:
         labels[0, i] = r.randrange(V)
     b = loss_breakdown(logits, labels)
     per = [round(float(b.per_position[0, i]), 3) for i in chosen]
-    p = precision(b.wrong_mean_all_positions)
     rows = tuple(
         (i, "chosen" if i in chosen else "-100", f"{per[chosen.index(i)]:.3f}" if i in chosen else "—")
         for i in range(T)
     )
-    return Question(
-        kind="numeric",
+    return numeric_question(
         prompt=(
             f"A sequence of {T} positions has {count_of(len(chosen), 'chosen position')}; the table gives the "
             "cross-entropy at each chosen one (the others are labelled -100). A bug sums the chosen losses and "
-            f"divides by all {T} positions. What loss does the buggy code report? {p.rule}"
+            f"divides by all {T} positions. What loss does the buggy code report?"
         ),
         answer=b.wrong_mean_all_positions,
-        tolerance=p.tolerance,
-        decimals=p.decimals,
         table=(("position", "label", "loss"), rows),
         mistakes=(
             Mistake(b.mean, "That is the right mean, over the chosen positions: the question asks for the bug's."),
@@ -251,14 +232,14 @@ def tradeoffs_append_moves(r: random.Random, g: torch.Generator) -> Question:
     }
     correct = statements["all" if moved else "none"]
     wrong = statements["none" if moved else "all"]
-    return Question(
-        kind="choice",
+    return choice_question(
+        r,
         prompt=(
             f"The small model (seed {model_seed}) reads '{text}', then '{text}' with “{extra}” appended after its "
             f"[SEP], with a {causal} attention mask. Which of the earlier tokens' final vectors move?"
         ),
-        answer=correct,
-        choices=options(r, correct, [wrong] + [s for s in statements.values() if s not in (correct, wrong)]),
+        correct=correct,
+        candidates=[wrong, *statements.values()],
         mistakes=(Mistake(wrong, "That is the other mask's behaviour."),),
         explanation=(
             f"Measured: earlier vectors move by at most {reuse.max_causal:.1e} with the causal mask and by up to "

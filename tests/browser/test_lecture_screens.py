@@ -158,7 +158,7 @@ def test_png_camera_and_one_file_of_all_figures(page, app_url):
     )
     charts = page.locator("[data-testid=stPlotlyChart]").count()
     cameras = page.locator('[data-testid=stPlotlyChart] .modebar-btn[data-title="Download plot as a PNG"]').count()
-    assert cameras == charts == n > 0  # every chart on the page was shown through show_figure, with a PNG button
+    assert cameras == charts == n > 0  # every chart on the page was shown through show_chart, with a PNG button
     with page.expect_download(timeout=60_000) as info:
         button.click()
     text = Path(info.value.path()).read_text(encoding="utf-8")

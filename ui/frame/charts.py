@@ -1,12 +1,17 @@
-"""Showing a figure: styled for lecture/contrast, a text alternative, and its downloads."""
+"""Showing a chart: styled for lecture/contrast, a text alternative, and its downloads.
+
+show_chart is the one way a page or the frame shows a lesson's Chart (ui.views.figures.Chart).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Collection, Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.views.figures import plain_title, styled
+from ui.views.figures import Chart, plain_title, styled
 
 from .export import ExportedFigure, figure_html, figures_html, table_csv
 from .modes import current_page, figures_key, high_contrast, lecture_headline_chart, lecture_mode
@@ -22,23 +27,45 @@ def numbers_panel_key(chart_key: str) -> str:
     return f"numbers_{chart_key}"
 
 
-def show_figure(fig: go.Figure, key: str, *, alt: str, table: pd.DataFrame | None = None) -> None:
-    """Draw fig; alt is the one-sentence text alternative; table the numbers behind it.
+def show_chart(chart: Chart, key: str) -> None:
+    """Draw the chart under key (its element is "chart_<key>", its files "<key>.csv" and "<key>.html").
 
-    The alternative is given to the chart (for screen readers) and printed under it; the table
+    The text alternative is given to the chart (for screen readers) and printed under it; the table
     and the downloads (CSV, interactive HTML; PNG from the chart's camera button) sit in a panel
     that is filled only once it is opened.
     """
     # Every figure reaching here was built for this run, so it is styled in place.
-    fig = styled(fig, lecture=lecture_mode(), high_contrast=high_contrast(), copy=False)
+    fig = _styled_here(chart.figure)
     if lecture_mode() and not lecture_headline_chart():
         # A lecture step shows one chart in full; the others wait, folded, under their titles.
         # (Its numbers panel stays in the lesson's own view: expanders do not nest.)
         with st.expander(f"Also in this step: {plain_title(fig)}", icon=":material/bar_chart:"):
-            _chart_and_caption(fig, key, alt)
+            _chart_and_caption(fig, key, chart.alt)
         return
-    _chart_and_caption(fig, key, alt)
-    _numbers_panel(fig, key, alt, table)
+    _chart_and_caption(fig, key, chart.alt)
+    _numbers_panel(fig, key, chart.alt, chart.table)
+
+
+def show_chart_row(charts: Collection[Chart], keys: Sequence[str], columns: Sequence | None = None) -> None:
+    """Charts next to each other, one per column (default: equal columns; or side_by_side's pair)."""
+    columns = st.columns(len(charts)) if columns is None else columns
+    for column, chart, key in zip(columns, charts, keys, strict=True):
+        with column:
+            show_chart(chart, key)
+
+
+def show_live_chart(chart: Chart, key: str, where=None) -> None:
+    """A chart redrawn while its numbers arrive (a room's answers, a training run's loss): styled and
+    captioned like a lesson's, without the numbers panel and not in the page's one-file download.
+
+    where: the container to draw in (a placeholder's container redraws in place); default the page."""
+    where = st if where is None else where
+    where.plotly_chart(_styled_here(chart.figure), key=key, config=PLOTLY_CONFIG, alt=chart.alt)
+    where.caption(chart.alt)
+
+
+def _styled_here(fig: go.Figure) -> go.Figure:
+    return styled(fig, lecture=lecture_mode(), high_contrast=high_contrast(), copy=False)
 
 
 def _chart_and_caption(fig: go.Figure, key: str, alt: str) -> None:

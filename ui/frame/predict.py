@@ -164,6 +164,12 @@ def _said_guess(q: Question, guess: int | float | str) -> str:
     return q.options[int(guess)].label if not q.numeric else f"{guess:g}"
 
 
+def revealed(q: Question, context: str) -> bool:
+    """Has the student committed (or skipped) q on this context? A page may lay out differently after it."""
+    commit = _commits().get(q.key)
+    return commit is not None and commit.context == context
+
+
 def predict_then_see(
     q: Question,
     context: str,
@@ -178,9 +184,7 @@ def predict_then_see(
     reveal(answer): draws the chart and numbers that prove it, inside the reveal container.
     score(guess, answer): the Verdict on a guess; by default `judge` (options and numbers).
     """
-    commit = _commits().get(q.key)
-    if commit is not None and commit.context != context:
-        commit = None  # a new sentence or setting: ask again
+    commit = _commits().get(q.key) if revealed(q, context) else None  # a new sentence or setting: ask again
     with st.container(key=f"predict-{q.key}", border=True):
         st.markdown("**Predict first**" + (" (the model answers once you commit)" if not lecture_mode() else ""))
         if commit is None:
@@ -240,4 +244,5 @@ def predictions_panel() -> None:
         " · ".join(f"{LESSON_TITLES.get(lesson, lesson)}: {r} of {n} right" for lesson, (r, n) in record.items())
     )
     if missed_concepts():
-        st.page_link("pages/quiz.py", label="Review what I missed", icon=":material/replay:")
+        # The quiz page's third section (step 2): new questions on the ideas missed.
+        st.page_link("pages/quiz.py", label="Review what I missed", icon=":material/replay:", query_params={"step": 2})

@@ -20,10 +20,10 @@ import pandas as pd
 import streamlit as st
 
 from encoder_core.lessons import LESSON_TITLES
-from encoder_core.quiz import CHOICE_KINDS, LESSONS, Grade, Question, grade, question_for
-from ui.views.figures import attention_heatmap, token_labels
+from encoder_core.quiz import CHOICE_KINDS, LESSONS, Grade, Question, generators, grade, question_for
+from ui.views.figures import attention_grid_chart
 
-from .charts import show_figure, show_table
+from .charts import show_chart, show_table
 from .params import Param
 from .sections import Section
 from .state import show_notices
@@ -211,9 +211,8 @@ def results_download(key: str) -> None:
 
 def _figure(question: Question, prefix: str) -> None:
     f = question.figure
-    fig = attention_heatmap(f.weights, f.query_tokens, f.key_tokens, title=f.title)
-    table = pd.DataFrame(f.weights, index=token_labels(f.query_tokens), columns=token_labels(f.key_tokens))
-    show_figure(fig, f"{prefix}_figure", alt=f.alt, table=table.reset_index(names="query \\ key").round(3))
+    chart = attention_grid_chart(f.weights, f.query_tokens, f.key_tokens, title=f.title, alt=f.alt)
+    show_chart(chart, f"{prefix}_figure")
 
 
 def _score_line(lesson: str | None) -> str:
@@ -224,6 +223,12 @@ def _score_line(lesson: str | None) -> str:
     return f"Your score this session {where}: {right} of {len(done)} right."
 
 
+def review_question(generator_name: str, seed: int) -> Question:
+    """A fresh question from one generator (a concept a student missed), on new numbers and sentences."""
+    by_name = {g.__name__: g for g in generators()}
+    return by_name[generator_name](seed)
+
+
 def check_yourself(
     lesson: str | None,
     *,
@@ -231,10 +236,12 @@ def check_yourself(
     title: str | None = "Check yourself",
     question_key: str | None = None,
     on_answer: OnAnswer | None = None,
+    concept: str | None = None,
 ) -> None:
     """Render one self-check question for a lesson (None: all lessons mixed), its grading and the score.
 
-    key_prefix keeps two widgets on one page apart (default: quiz_<lesson>). The question follows the
+    key_prefix keeps two widgets on one page apart (default: quiz_<lesson>). concept: a generator's name,
+    to draw only from it (the quiz page's review of the predictions a student missed). The question follows the
     session's quiz number, so the same link gives everyone the same questions; question_key (see
     _position) puts the question's number in the link too. on_answer receives every graded answer
     (a class room sends it on) and its line is shown with the feedback.
@@ -244,7 +251,8 @@ def check_yourself(
     prefix = key_prefix or f"quiz_{lesson or 'all'}"
     seed = current_quiz_seed()
     index = _position(prefix, seed, question_key)
-    question = question_for(lesson, seed, index)
+    # A concept (a generator's name) draws from that generator only: a review of what was missed.
+    question = review_question(concept, seed * 1_000 + index) if concept else question_for(lesson, seed, index)
 
     if title:
         st.subheader(title)

@@ -9,7 +9,7 @@ every section on one long page instead, for reading or printing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -54,6 +54,12 @@ def side_by_side(n_tokens: int):
     return st.columns(2) if n_tokens <= SIDE_BY_SIDE_MAX_TOKENS else (st.container(), st.container())
 
 
+def show_metrics(metrics: Sequence[tuple[str, object]]) -> None:
+    """A row of metrics, (label, value) each, in equal columns."""
+    for column, (label, value) in zip(st.columns(len(metrics)), metrics):
+        column.metric(label, value)
+
+
 def narrative(text: str) -> None:
     """Explanatory prose: inline normally, folded away in lecture mode."""
     if lecture_mode():
@@ -92,12 +98,17 @@ def _scroll_to_step_when_it_changes(step: int, where) -> None:
 
 
 def current_step(n: int) -> int:
-    """The lecture step, kept inside 0..n-1 (a link may ask for a step the lesson does not have)."""
+    """The lecture step, kept inside 0..n-1: a link may ask for a step the lesson does not have, and
+    then the page says which step it opened instead."""
     try:
         step = int(st.session_state.get(STEP.key, 0))
     except (TypeError, ValueError):
         step = 0
-    return min(max(step, 0), max(n - 1, 0))
+    kept = min(max(step, 0), max(n - 1, 0))
+    if kept != step:
+        st.session_state[STEP.key] = kept
+        st.info(f"`step={step}` is past this lesson's steps, 0–{n - 1}: opening step {kept}, its last.")
+    return kept
 
 
 def step_heading(step: int, n: int, title: str) -> str:

@@ -47,6 +47,9 @@ LECTURE_CSS = """
 [data-testid="stMain"] input, [data-testid="stMain"] textarea {font-size: 1.2rem !important;}
 [data-testid="stMain"] label p, [data-testid="stMain"] [data-testid^="stSliderTickBar"],
 [data-testid="stMain"] [data-testid="stSliderThumbValue"] {font-size: 1.2rem !important;}
+[data-testid="stMain"] [class*="st-key-predict-"] p, [data-testid="stMain"] [class*="st-key-predict-"] label p
+  {font-size: 1.6rem !important;}
+[data-testid="stMain"] [class*="st-key-predict-"] [role="radio"] {transform: scale(1.4); margin-right: 0.4rem;}
 """
 
 HIGH_CONTRAST_CSS = """

@@ -18,7 +18,10 @@ from .params import Param, snippet
 
 LECTURE = Param("lecture", False, "bool")
 CONTRAST = Param("contrast", False, "bool")
-STEP = Param("step", 0, "int", 0, 50)
+# A link may ask for any step: the lesson, which knows how many it has, brings it into range and says
+# so (sections.current_step), so no frame-wide bound here can name the wrong one.
+MAX_STEP = 10_000
+STEP = Param("step", 0, "int", 0, MAX_STEP)
 ALL_SECTIONS = Param("all", False, "bool")
 SEED = Param("seed", 0, "int", 0, MAX_SEED)
 # The encoder a lesson runs on: the seeded random model, the lab's trained MLM, or all-MiniLM-L6-v2.

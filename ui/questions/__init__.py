@@ -1,1 +1,1 @@
-"""The questions lessons ask before they show (ui.frame.predict): narrative, so kept out of the computations."""
+"""The questions each lesson asks before it shows (ui.frame.predict): prompts, options and misconceptions."""

@@ -1,5 +1,6 @@
 """Figures and tables for the block lesson: pure functions, encoder_core results in -> plotly Figure or
-pandas DataFrame out; and the stage names and notes the page's narrative reads."""
+pandas DataFrame out, and the Charts the page shows (each figure with its text alternative and its numbers);
+and the stage names and notes the page's narrative reads."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from encoder_core.lessons.block import (
 )
 from encoder_core.model.model import EmbeddingParts
 
-from .figures import PAIR, after_layer_names, as_array, esc, line_chart, matrix_heatmap, token_labels
+from .figures import PAIR, Chart, after_layer_names, as_array, esc, line_chart, matrix_heatmap, token_labels
 
 STAT_COLORS = ("#1f77b4", "#ff7f0e", "#000000")
 MAX_HEATMAP_HEIGHT = 720
@@ -314,7 +315,7 @@ def stage_heatmap(walk: BlockWalk, stage: str, tokens: Sequence[str]) -> go.Figu
     return tensor_heatmap(walk.trace[stage], tokens, title=f"{STAGE_LABELS[stage]} [T, {width}]", x_title=x_title)
 
 
-def token_stats_chart(stats: TokenStats, tokens: Sequence[str], *, title: str = "") -> go.Figure:
+def token_stats_figure(stats: TokenStats, tokens: Sequence[str], *, title: str = "") -> go.Figure:
     """Per-token mean, standard deviation and L2 norm of one stage, one line each."""
     fig = go.Figure()
     labels = token_labels(tokens)
@@ -338,7 +339,7 @@ def token_stats_chart(stats: TokenStats, tokens: Sequence[str], *, title: str = 
     return fig
 
 
-def stage_profile_chart(stage_labels: Sequence[str], mean_norms, current: int, *, title: str = "") -> go.Figure:
+def stage_profile_figure(stage_labels: Sequence[str], mean_norms, current: int, *, title: str = "") -> go.Figure:
     """Mean L2 norm of the tokens at each stage of the block; the selected stage is ringed."""
     y = as_array(mean_norms)
     labels = [esc(s) for s in stage_labels]
@@ -371,7 +372,7 @@ def stage_profile_chart(stage_labels: Sequence[str], mean_norms, current: int, *
     return fig
 
 
-def activation_chart(curves: ActivationCurves) -> go.Figure:
+def activation_figure(curves: ActivationCurves) -> go.Figure:
     return line_chart(
         curves.x,
         {"GELU(u) = u Φ(u)": curves.gelu, "ReLU(u) = max(0, u)": curves.relu},
@@ -411,7 +412,7 @@ def learned_similarity_heatmap(pos: PositionTables) -> go.Figure:
     )
 
 
-def deep_stack_chart(study: DeepStackStudy, what: str) -> go.Figure:
+def deep_stack_figure(study: DeepStackStudy, what: str) -> go.Figure:
     """what: "residual" (stream norm at the embeddings and after each block) or "grad" (gradient norm per
     block); blocks numbered from 0, both axes from 0."""
     if what == "residual":
@@ -431,4 +432,96 @@ def deep_stack_chart(study: DeepStackStudy, what: str) -> go.Figure:
         title=f"Gradient norm per block, one backward pass, init std {study.init_std:.3g}",
         x_title="block",
         y_title="||dL/dθ|| over the block's parameters",
+    )
+
+
+# ---- Charts: each figure with its text alternative and its table ----------------------------------
+
+
+def embedding_charts(
+    parts: EmbeddingParts, tokens: Sequence[str], sizes: Mapping[str, TensorSummary], normed: TokenStats
+) -> dict[str, Chart]:
+    """The three embeddings, their sum and its LayerNorm, by chart key (sizes, normed: as embedding_alts)."""
+    figures, tables = embedding_heatmaps(parts, tokens), embedding_tables(parts, tokens)
+    alts = embedding_alts(sizes, normed)
+    return {key: Chart(figures[key], alts[key], tables[key]) for key in EMBEDDINGS}
+
+
+def sinusoid_chart(pos: PositionTables) -> Chart:
+    n_features = pos.sinusoid.shape[1]
+    alt = f"Sine and cosine waves for {pos.n_positions} positions and {n_features} features, values in [-1, 1]."
+    return Chart(sinusoid_heatmap(pos), alt, position_table(pos.sinusoid))
+
+
+def sinusoid_similarity_chart(pos: PositionTables) -> Chart:
+    alt = (
+        f"Neighbouring sinusoid positions are similar (cos(0, 1) = {pos.neighbour_cosine:.3f}), "
+        f"distant ones less so (cos(0, {pos.n_positions - 1}) = {pos.farthest_cosine:.3f})."
+    )
+    return Chart(sinusoid_similarity_heatmap(pos), alt, similarity_table(pos.sinusoid_similarity))
+
+
+def learned_similarity_chart(pos: PositionTables) -> Chart:
+    """Only for a model with a learned position table (pos.learned_similarity not None)."""
+    alt = (
+        f"The untrained learned table: off-diagonal similarities average {pos.learned_off_diagonal_mean:.3f} "
+        f"(largest {pos.learned_off_diagonal_largest:.3f}); nearness has to be learned in training."
+    )
+    return Chart(learned_similarity_heatmap(pos), alt, similarity_table(pos.learned_similarity))
+
+
+def stage_chart(walk: BlockWalk, stage: str, tokens: Sequence[str], size: TensorSummary) -> Chart:
+    """One stage's tensor (size: core.summarize of it)."""
+    alt = (
+        f"The {STAGE_LABELS[stage]} tensor: {size.rows} tokens by {size.cols} features, "
+        f"values from {size.lo:.3f} to {size.hi:.3f}."
+    )
+    return Chart(stage_heatmap(walk, stage, tokens), alt, stage_table(walk, stage, tokens))
+
+
+def stage_stats_chart(stats: TokenStats, tokens: Sequence[str]) -> Chart:
+    l2, std = stats.l2_span, stats.std_span
+    alt = (
+        f"Per token at this stage: L2 norm from {l2.lo:.3f} to {l2.hi:.3f}, "
+        f"standard deviation from {std.lo:.3f} to {std.hi:.3f}."
+    )
+    figure = token_stats_figure(stats, tokens, title="per token: mean, std, L2 norm")
+    return Chart(figure, alt, stats_table(stats, tokens))
+
+
+def stage_profile_chart(stages: Sequence[str], mean_norms: Sequence[float], current: int) -> Chart:
+    """Mean token norm at each stage (core.mean_norm_per_stage), the current stage ringed."""
+    labels = stage_labels(stages)
+    alt = f"Mean token L2 norm at each stage: {', '.join(f'{lab} {v:.2f}' for lab, v in zip(labels, mean_norms))}."
+    figure = stage_profile_figure(labels, mean_norms, current, title="mean ||x|| at each stage")
+    return Chart(figure, alt, stage_profile_table(stages, mean_norms))
+
+
+def activation_chart(curves: ActivationCurves) -> Chart:
+    span = curves.x_span
+    alt = f"GELU and ReLU on [{span.lo:g}, {span.hi:g}]; GELU's lowest value is {curves.lowest_gelu:.3f}."
+    return Chart(activation_figure(curves), alt, activation_table(curves))
+
+
+def active_units_metrics(units: ActiveUnits) -> list[tuple[str, str]]:
+    return [
+        ("GELU > 0", f"{units.gelu_positive:,}"),
+        ("ReLU > 0", f"{units.relu_positive:,}"),
+        ("GELU < 0 (kept, small)", f"{units.gelu_negative:,}"),
+        ("ReLU = 0 exactly", f"{units.relu_zero:,}"),
+    ]
+
+
+def deep_stack_charts(study: DeepStackStudy) -> tuple[Chart, Chart]:
+    """(the stream's norm, the gradient norms) through the post- and the pre-norm stack."""
+    post, pre = study.post, study.pre
+    residual_table, grad_table = deep_stack_tables(study)
+    grad_alt = (
+        f"Gradient norms per block: post-norm {post.grad_span.lo:.3g} to {post.grad_span.hi:.3g}, "
+        f"pre-norm {pre.grad_span.lo:.3g} to {pre.grad_span.hi:.3g} "
+        f"(first block {pre.grad_norms[0]:.3g}, last {pre.grad_norms[-1]:.3g})."
+    )
+    return (
+        Chart(deep_stack_figure(study, "residual"), residual_alt(study), residual_table),
+        Chart(deep_stack_figure(study, "grad"), grad_alt, grad_table),
     )

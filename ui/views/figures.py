@@ -1,4 +1,5 @@
-"""Figure builders shared by every lesson: pure functions, numbers in -> plotly Figure out.
+"""Figure builders shared by every lesson: pure functions, numbers in -> plotly Figure out; and Chart,
+what every lesson's view hands its page to show.
 
 No streamlit here and no model runs: a page computes with encoder_core and hands the
 result to these. User text is escaped before it becomes a label (plotly renders some HTML).
@@ -8,9 +9,11 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 # Colour-blind-safe: a perceptually uniform sequential scale, and a two-colour pair
@@ -28,6 +31,17 @@ LECTURE_CELL_FONT = 18  # a heatmap's numbers, written in its cells up to LECTUR
 LECTURE_MAX_CELL_COLUMNS = 12  # beyond that an 18-px number no longer fits its cell: the numbers panel has them
 
 
+@dataclass(frozen=True)
+class Chart:
+    """One chart as a lesson shows it (ui.frame.charts.show_chart): the figure, whose layout holds its
+    title; its text alternative, one sentence with the numbers a reader cannot see; and, when there is
+    one, the table of numbers behind it (shown on request and downloaded as CSV)."""
+
+    figure: go.Figure
+    alt: str
+    table: pd.DataFrame | None = None
+
+
 def esc(text: object) -> str:
     """Escape &, <, > so typed markup is shown as text in a label, never rendered."""
     return html.escape(str(text), quote=False)
@@ -36,6 +50,16 @@ def esc(text: object) -> str:
 def token_labels(tokens: Sequence[str]) -> list[str]:
     """Unique, escaped axis labels: 'the' twice becomes '0 the', '4 the' (plotly merges equal categories)."""
     return [f"{i} {esc(t)}" for i, t in enumerate(tokens)]
+
+
+def per_token_table(tokens: Sequence[str], columns: Mapping[str, object]) -> pd.DataFrame:
+    """The numbers behind a per-token chart: a token column labelled as the chart's axis, then one column each."""
+    return pd.DataFrame({"token": token_labels(tokens), **columns})
+
+
+def percent_metrics(values: Mapping[str, float]) -> list[tuple[str, str]]:
+    """A row of metrics, (label, value): each value a percentage with one decimal."""
+    return [(label, f"{value:.1%}") for label, value in values.items()]
 
 
 def numbers_text(values: Iterable[float], decimals: int = 3) -> str:
@@ -145,6 +169,15 @@ def attention_heatmap(
     )
 
 
+def attention_grid_chart(
+    weights, query_tokens: Sequence[str], key_tokens: Sequence[str], *, title: str, alt: str
+) -> Chart:
+    """An attention grid whose numbers sit one row per query, one column per key, rounded as shown."""
+    fig = attention_heatmap(weights, query_tokens, key_tokens, title=title)
+    table = pd.DataFrame(weights, index=token_labels(query_tokens), columns=token_labels(key_tokens))
+    return Chart(fig, alt, table.reset_index(names="query \\ key").round(3))
+
+
 def heatmap_pair(
     weights: tuple, labels: Sequence[str], titles: tuple[str, str], *, numbered: bool = True
 ) -> tuple[go.Figure, go.Figure]:
@@ -205,6 +238,18 @@ def matrix_heatmap(
     )
 
 
+def axes_layout(title: str, x_title: str, y_title: str, **y_axis) -> dict:
+    """The layout of a plain bar or line chart: its title, its axis titles (y_axis: more for the value
+    axis), the usual margins and height."""
+    return {
+        "title": {"text": esc(title)},
+        "xaxis": {"title": {"text": x_title}},
+        "yaxis": {"title": {"text": y_title}, **y_axis},
+        "margin": {"l": 10, "r": 10, "t": 60, "b": 10},
+        "height": 360,
+    }
+
+
 def bar_chart(
     labels: Sequence[str],
     values,
@@ -226,13 +271,7 @@ def bar_chart(
             hovertemplate="%{x}: %{y:.4g}<extra></extra>",
         )
     )
-    fig.update_layout(
-        title={"text": esc(title)},
-        yaxis={"title": {"text": y_title}},
-        xaxis={"title": {"text": x_title}},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        height=360,
-    )
+    fig.update_layout(**axes_layout(title, x_title, y_title))
     return fig
 
 
@@ -262,15 +301,23 @@ def grouped_bars(
             textposition="outside" if text_format else None,
             hovertemplate="%{x}: %{y:.4g}<extra>" + esc(name) + "</extra>",
         )
-    fig.update_layout(
-        barmode="group",
-        title={"text": esc(title)},
-        xaxis={"title": {"text": x_title}},
-        yaxis={"title": {"text": y_title}},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        height=360,
-    )
+    fig.update_layout(barmode="group", **axes_layout(title, x_title, y_title))
     return fig
+
+
+def earlier_token_shifts(
+    tokens: Sequence[str], causal, bidirectional, *, title: str, y_title: str, text_format: str
+) -> go.Figure:
+    """Per earlier token, how far its final vector moved when the input changed after it: under the causal
+    mask (not at all) and without it."""
+    return grouped_bars(
+        list(tokens),
+        {"causal mask": causal, "bidirectional": bidirectional},
+        title=title,
+        y_title=y_title,
+        x_title="earlier token",
+        text_format=text_format,
+    )
 
 
 def line_chart(
@@ -296,17 +343,8 @@ def line_chart(
             mode="lines+markers",
             line={"color": colors[i % len(colors)], "dash": dashes[i % len(dashes)]},
         )
-    fig.update_layout(
-        title={"text": esc(title)},
-        xaxis={"title": {"text": x_title}},
-        yaxis={
-            "title": {"text": y_title},
-            "type": "log" if log_y else "linear",
-            **({"rangemode": "tozero"} if from_zero and not log_y else {}),
-        },
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        height=360,
-    )
+    zero = {"rangemode": "tozero"} if from_zero and not log_y else {}
+    fig.update_layout(**axes_layout(title, x_title, y_title, type="log" if log_y else "linear", **zero))
     return fig
 
 

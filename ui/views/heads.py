@@ -1,6 +1,6 @@
 """Figures and tables of the heads lesson, and the sentences that read their numbers out (each
 figure's text alternative, a result's summary): pure builders, numbers or encoder_core results in ->
-plotly Figure, pandas DataFrame or text out (no model runs)."""
+plotly Figure, pandas DataFrame, text or a Chart (all three together) out (no model runs)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from .figures import (
     DIVERGING,
     PAIR,
     SEQUENTIAL,
+    Chart,
     after_layer_names,
     as_array,
     attention_heatmap,
@@ -625,3 +626,72 @@ def bank_table(different: WordVectorCosines, same: WordVectorCosines) -> pd.Data
             "river vs stream": same.per_layer,
         }
     ).round(4)
+
+
+# ---- Charts: each figure with its text alternative and, where there is one, its table ----
+
+
+def slice_charts(mech: HeadMechanics) -> dict[str, Chart]:
+    """The chosen head's Q, K and V slices, by name."""
+    slices = mech.slices()
+    return {
+        name: Chart(slice_figure(mech, name), slice_alt(mech, name), token_table(matrix, mech.tokens))
+        for name, matrix in slices.items()
+    }
+
+
+def own_weights_chart(mech: HeadMechanics) -> Chart:
+    return Chart(own_weights_figure(mech), own_weights_alt(mech), weights_table(mech.weights, mech.tokens))
+
+
+def concatenation_chart(mech: HeadMechanics) -> Chart:
+    return Chart(concatenation_figure(mech), concat_alt(mech), token_table(mech.concat, mech.tokens))
+
+
+def w_o_chart(mech: HeadMechanics) -> Chart:
+    return Chart(w_o_figure(mech), w_o_alt(mech), w_o_table(mech))
+
+
+def grid_chart(attentions, labels: Sequence[HeadLabel], chosen: HeadLabel, model_name: str, *, captions: bool) -> Chart:
+    """Every head's map (attentions (L, H, T, T), already cut to the tokens shown), the chosen one outlined."""
+    n_layers, n_heads = attentions.shape[:2]
+    title = f"{n_layers} layers × {n_heads} heads"
+    fig = head_grid(attentions, labels, (chosen.layer, chosen.head), title=title, captions=captions)
+    return Chart(fig, grid_alt(chosen, n_layers * n_heads, model_name))
+
+
+def head_map_chart(weights, tokens: Sequence[str], chosen: HeadLabel, n_tokens: int, model_name: str) -> Chart:
+    """The chosen head's large map (weights cut to the tokens shown; n_tokens: the whole input's length)."""
+    fig = head_map(weights, tokens, title=f"Layer {chosen.layer}, head {chosen.head}")
+    return Chart(fig, head_map_alt(chosen, n_tokens, model_name), weights_table(weights, tokens))
+
+
+def averages_chart(averages: Sequence[dict[str, float]], model_name: str) -> Chart:
+    return Chart(averages_figure(averages, model_name), averages_alt(averages), averages_table(averages))
+
+
+def same_word_chart(same: SameWordMass) -> Chart:
+    return Chart(same_word_figure(same), same_word_alt(same), layer_head_table(same.mass))
+
+
+def pieces_map_chart(weights, tokens: Sequence[str], spans, same: SameWordMass, layer: int, head: int) -> Chart:
+    """One head's map with each split word's block outlined (spans: core's piece_spans of tokens)."""
+    fig = pieces_map(weights, tokens, spans, title=f"Layer {layer}, head {head}, with pieces")
+    return Chart(fig, pieces_map_alt(same, layer, head))
+
+
+POOLINGS = {"mean": "mean pooling", "cls": "[CLS] vector"}  # the order the page shows them in
+
+
+def similarity_charts(sims: Similarities) -> dict[str, Chart]:
+    """Each pooling's (N, N) cosines, by pooling ("mean", "cls")."""
+    charts = {}
+    for pooling, name in POOLINGS.items():
+        matrix = getattr(sims, pooling)
+        figure = similarity_figure(matrix, sims.texts, title=f"Cosine similarity, {name}")
+        charts[pooling] = Chart(figure, similarity_alt(matrix, name), similarity_table(matrix, sims.texts))
+    return charts
+
+
+def bank_chart(different: WordVectorCosines, same: WordVectorCosines) -> Chart:
+    return Chart(bank_figure(different, same), bank_alt(different, same), bank_table(different, same))

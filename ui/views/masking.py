@@ -4,7 +4,7 @@ pandas DataFrame out; every word shown for a core code is written here."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -27,17 +27,7 @@ from encoder_core.model.config import EncoderConfig
 from encoder_core.objectives.loss import LossBreakdown
 from encoder_core.objectives.mlm_masking import MaskCounts
 
-from .figures import PAIR, as_array, esc, label_room, token_labels
-
-
-@dataclass(frozen=True)
-class Chart:
-    """Everything one chart shows: the figure, its one-sentence text alternative and the numbers behind it."""
-
-    figure: go.Figure
-    alt: str
-    table: pd.DataFrame
-
+from .figures import PAIR, Chart, as_array, esc, label_room, percent_metrics, token_labels
 
 # ---- one draw: choose, corrupt, label ----
 SPLIT_COLOURS = {"[MASK]": PAIR[0], "random token": PAIR[1], "kept": "#6b4c9a", "not chosen": "#d9d9d9"}
@@ -679,13 +669,9 @@ def leakage_progress_text(run: str, step: int, total: int) -> str:
 
 
 def leakage_metrics(summary: LeakageSummary) -> list[tuple[str, str]]:
-    acc, top5 = summary.final_train_accuracy, summary.held_out_top5
-    return [
-        ("training accuracy, correct", f"{acc['correct']:.1%}"),
-        ("training accuracy, leaky", f"{acc['leaky']:.1%}"),
-        ("fill-mask top-5, correct", f"{top5['correct']:.1%}"),
-        ("fill-mask top-5, leaky", f"{top5['leaky']:.1%}"),
-    ]
+    """Each run's final training accuracy, then each run's held-out top-5: correct run first."""
+    measures = {"training accuracy": summary.final_train_accuracy, "fill-mask top-5": summary.held_out_top5}
+    return percent_metrics({f"{name}, {run}": values[run] for name, values in measures.items() for run in LEAKAGE_RUNS})
 
 
 def leakage_text(summary: LeakageSummary) -> str:

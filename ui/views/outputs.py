@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -21,17 +20,7 @@ from encoder_core.lessons.outputs import (
 )
 from encoder_core.objectives.mlm_masking import IGNORE_INDEX
 
-from .figures import CATEGORICAL, PAIR, as_array, esc, grouped_bars, token_labels
-
-
-@dataclass(frozen=True)
-class Chart:
-    """One chart: the figure, its one-sentence text alternative and the numbers behind it."""
-
-    figure: go.Figure
-    alt: str
-    table: pd.DataFrame
-
+from .figures import CATEGORICAL, PAIR, Chart, as_array, esc, grouped_bars, percent_metrics, token_labels
 
 TASK_NAMES = {
     "sentence": "sentence classification",
@@ -95,35 +84,61 @@ def tag_labels_table(tokens: Sequence[str], labels: Sequence[int]) -> pd.DataFra
 SKIPPED_COLOUR = "#ffffff"  # -100: the loss does not look here; outlined by the gaps, labelled in the cell
 
 
-def tag_labels_chart(tokens: Sequence[str], labels: Sequence[int]) -> Chart:
-    """The labels of one tagging input as a row of cells: -100 (skipped) in white, each tag in its colour."""
-    n = len(TAGS) + 1
-    colours = [SKIPPED_COLOUR] + [TAG_COLOURS[t] for t in TAGS]
-    scale = [[edge, c] for i, c in enumerate(colours) for edge in (i / n, (i + 1) / n)]
-    names = ["-100" if v == IGNORE_INDEX else TAGS[v] for v in labels]
+def coloured_cells(
+    words: Sequence[str],
+    codes: Sequence[int],
+    colours: Sequence[str],
+    text: Sequence[str],
+    *,
+    row: str,
+    title: str,
+    x_title: str,
+    hover: str = "%{text}",
+    customdata=None,
+) -> go.Figure:
+    """One row of cells, one per word: cell i in colours[codes[i]] with text[i] written in it, so colour is
+    never the only cue. hover: what follows "<word>: " when pointing at a cell."""
+    n = len(colours)
+    scale = [[edge, colour] for i, colour in enumerate(colours) for edge in (i / n, (i + 1) / n)]
     fig = go.Figure(
         go.Heatmap(
-            z=[[0.5 if v == IGNORE_INDEX else v + 1.5 for v in labels]],
-            x=token_labels(tokens),
-            y=["label"],
-            text=[[f"{esc(t)}<br><b>{name}</b>" for t, name in zip(tokens, names)]],
+            z=[[code + 0.5 for code in codes]],
+            x=token_labels(words),
+            y=[row],
+            text=[list(text)],
             texttemplate="%{text}",
+            customdata=customdata,
             zmin=0,
             zmax=n,
             colorscale=scale,
             showscale=False,
             xgap=3,
-            hovertemplate="%{x}: %{text}<extra></extra>",
+            hovertemplate=f"%{{x}}: {hover}<extra></extra>",
         )
     )
     fig.update_layout(
-        title={"text": "Tagging labels of your sentence: -100 where the loss does not look"},
-        xaxis={"title": {"text": "token (position from 0)"}, "showticklabels": False},
-        yaxis={"title": {"text": "label"}, "showticklabels": False},
+        title={"text": title},
+        xaxis={"title": {"text": x_title}, "showticklabels": False},
+        yaxis={"title": {"text": row}, "showticklabels": False},
         margin={"l": 52, "r": 10, "t": 60, "b": 52},  # room for the axis titles: plotly draws once
         height=190,
-        plot_bgcolor="#bbbbbb",
     )
+    return fig
+
+
+def tag_labels_chart(tokens: Sequence[str], labels: Sequence[int]) -> Chart:
+    """The labels of one tagging input as a row of cells: -100 (skipped) in white, each tag in its colour."""
+    names = ["-100" if v == IGNORE_INDEX else TAGS[v] for v in labels]
+    fig = coloured_cells(
+        tokens,
+        [0 if v == IGNORE_INDEX else v + 1 for v in labels],
+        [SKIPPED_COLOUR] + [TAG_COLOURS[t] for t in TAGS],
+        [f"{esc(t)}<br><b>{name}</b>" for t, name in zip(tokens, names)],
+        row="label",
+        title="Tagging labels of your sentence: -100 where the loss does not look",
+        x_title="token (position from 0)",
+    )
+    fig.update_layout(plot_bgcolor="#bbbbbb")
     skipped = [f"{i} {t}" for i, (t, v) in enumerate(zip(tokens, labels)) if v == IGNORE_INDEX]
     alt = f"{len(tokens)} tokens; -100 at {', '.join(skipped)}; every other token carries its word's tag."
     return Chart(fig, alt, tag_labels_table(tokens, labels))
@@ -176,10 +191,10 @@ def loss_figure(series: dict[str, Sequence[float]], *, title: str, total: int | 
     return fig
 
 
-def live_loss_figure(task: str, losses: Sequence[float], total: int) -> go.Figure:
-    return loss_figure(
-        {"this run": losses}, title=f"Training {TASK_NAMES[task]}: step {len(losses)} of {total}", total=total
-    )
+def live_loss_chart(key: tuple, losses: Sequence[float], step: int, total: int) -> Chart:
+    """The loss of the run being trained (key: its cache key), redrawn as it falls; no table, it is not kept."""
+    title = f"Training {TASK_NAMES[key[0]]}: step {len(losses)} of {total}"
+    return Chart(loss_figure({"this run": losses}, title=title, total=total), live_alt(key, step, total, losses[-1]))
 
 
 def curves_table(runs: dict[str, FineTuneRun]) -> pd.DataFrame:
@@ -274,33 +289,16 @@ def class_chart(pred: ClassPrediction, task: str) -> Chart:
 
 def tag_row_chart(pred: TagPrediction) -> Chart:
     """One coloured cell per word, its tag written in it; colour is never the only cue."""
-    n = len(TAGS)
-    scale = []
-    for i, tag in enumerate(TAGS):
-        scale += [[i / n, TAG_COLOURS[tag]], [(i + 1) / n, TAG_COLOURS[tag]]]
-    words = [esc(w) for w in pred.words]
-    fig = go.Figure(
-        go.Heatmap(
-            z=[[TAGS.index(t) + 0.5 for t in pred.tags]],
-            x=token_labels(pred.words),
-            y=["tag"],
-            text=[[f"{w}<br><b>{t}</b>" for w, t in zip(words, pred.tags)]],
-            texttemplate="%{text}",
-            customdata=[[f"{c:.1%}" for c in pred.confidence]],
-            zmin=0,
-            zmax=n,
-            colorscale=scale,
-            showscale=False,
-            xgap=3,
-            hovertemplate="%{x}: %{text} (%{customdata})<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title={"text": "A tag for every word, read at its first word piece"},
-        xaxis={"title": {"text": "word (position in the sentence)"}, "showticklabels": False},
-        yaxis={"title": {"text": "tag"}, "showticklabels": False},
-        margin={"l": 52, "r": 10, "t": 60, "b": 52},  # room for the axis titles: plotly draws once
-        height=190,
+    fig = coloured_cells(
+        pred.words,
+        [TAGS.index(t) for t in pred.tags],
+        [TAG_COLOURS[t] for t in TAGS],
+        [f"{esc(w)}<br><b>{t}</b>" for w, t in zip(pred.words, pred.tags)],
+        row="tag",
+        title="A tag for every word, read at its first word piece",
+        x_title="word (position in the sentence)",
+        hover="%{text} (%{customdata})",
+        customdata=[[f"{c:.1%}" for c in pred.confidence]],
     )
     shown = "; ".join(f"{w} = {t}" for w, t in zip(pred.words[:20], pred.tags[:20]))
     table = pd.DataFrame(
@@ -469,12 +467,15 @@ def ranking_chart(pr: PoolingRanking) -> Chart:
 
 
 def ranking_metrics(pr: PoolingRanking) -> list[tuple[str, str]]:
-    return [
-        ("rank accuracy, [CLS]", f"{pr.rank_accuracy['cls']:.1%}"),
-        ("rank accuracy, mean pooling", f"{pr.rank_accuracy['mean']:.1%}"),
-        ("paraphrase found first, [CLS]", f"{pr.retrieval_top1['cls']:.1%}"),
-        ("paraphrase found first, mean", f"{pr.retrieval_top1['mean']:.1%}"),
-    ]
+    rank, first = pr.rank_accuracy, pr.retrieval_top1
+    return percent_metrics(
+        {
+            "rank accuracy, [CLS]": rank["cls"],
+            "rank accuracy, mean pooling": rank["mean"],
+            "paraphrase found first, [CLS]": first["cls"],
+            "paraphrase found first, mean": first["mean"],
+        }
+    )
 
 
 def ranking_text(pr: PoolingRanking) -> str:

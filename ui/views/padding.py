@@ -1,4 +1,5 @@
-"""Figures and tables for the padding lesson: pure builders, encoder_core results in -> Figures out."""
+"""Figures and tables for the padding lesson: pure builders, encoder_core results in -> Figures out, and
+the Charts the page shows (each figure with its text alternative and its numbers)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,18 @@ from encoder_core.lessons.padding import FastPathPads, PaddedAttention, PadLeak,
 from encoder_core.model.tokenizer import Batch
 
 from .attention import pair_long_table
-from .figures import as_array, esc, grouped_bars, heatmap_pair, label_room, line_chart, token_labels
+from .figures import (
+    Chart,
+    as_array,
+    esc,
+    grouped_bars,
+    heatmap_pair,
+    label_room,
+    line_chart,
+    numbers_text,
+    per_token_table,
+    token_labels,
+)
 
 ZERO_KEY_LABELS = ("x0", "x1", "x2", "[PAD]")
 SEQUENCE_NAMES = ("pair", "single")
@@ -88,6 +100,17 @@ def batch_figure(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> go.Figu
     return fig
 
 
+def batch_chart(batch: Batch) -> Chart:
+    """The [pair, single] batch: its cells, and how many positions each sequence really fills."""
+    width, (n_pair, n_single) = batch.ids.shape[1], batch.lengths
+    alt = (
+        f"The batch is {width} positions wide: the pair fills {n_pair} of them and the single sentence "
+        f"{n_single}; each has a token row, a segment row and a mask row, and its [PAD] positions are dark, marked "
+        "True ('ignore this key') in its mask row."
+    )
+    return Chart(batch_figure(batch), alt, batch_table(batch))
+
+
 def pads_text(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> str:
     """How many [PAD] each sequence ends with: 'the pair is followed by **0 [PAD]**, the single sentence by **7**'."""
     pads = [batch.ids.shape[1] - n for n in batch.lengths]
@@ -107,6 +130,21 @@ def padded_attention_table(pa: PaddedAttention, tokens: Sequence[str]) -> pd.Dat
     return pair_long_table(pa.masked, pa.unmasked, token_labels(tokens), ("with mask", "without mask"))
 
 
+def padded_attention_charts(pa: PaddedAttention, tokens: Sequence[str]) -> tuple[Chart, Chart]:
+    """(with mask, without mask), the same numbers behind both."""
+    fig_m, fig_u = padded_attention_figures(pa, tokens)
+    table = padded_attention_table(pa, tokens)
+    alt_m = (
+        f"With the mask, the single sentence's {pa.n_real} real tokens put weight "
+        f"{pa.masked_pad_column_max:.1f} on every pad key."
+    )
+    alt_u = (
+        f"Without the mask, the real tokens put up to {max(pa.pad_mass_unmasked, default=0):.3f} of "
+        "their attention on pads."
+    )
+    return Chart(fig_m, alt_m, table), Chart(fig_u, alt_u, table)
+
+
 def pad_mass_figure(pa: PaddedAttention, tokens: Sequence[str]) -> go.Figure:
     fig = grouped_bars(
         list(tokens[: pa.n_real]),
@@ -121,13 +159,16 @@ def pad_mass_figure(pa: PaddedAttention, tokens: Sequence[str]) -> go.Figure:
 
 
 def pad_mass_table(pa: PaddedAttention, tokens: Sequence[str]) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "token": token_labels(tokens[: pa.n_real]),
-            "weight on pads, with mask": pa.pad_mass_masked,
-            "weight on pads, without mask": pa.pad_mass_unmasked,
-        }
+    columns = {"weight on pads, with mask": pa.pad_mass_masked, "weight on pads, without mask": pa.pad_mass_unmasked}
+    return per_token_table(tokens[: pa.n_real], columns)
+
+
+def pad_mass_chart(pa: PaddedAttention, tokens: Sequence[str]) -> Chart:
+    alt = (
+        f"Attention on pads per real token: {numbers_text(pa.pad_mass_masked)} with the mask, "
+        f"{numbers_text(pa.pad_mass_unmasked)} without."
     )
+    return Chart(pad_mass_figure(pa, tokens), alt, pad_mass_table(pa, tokens))
 
 
 def leak_curve_figure(pl: PadLeak, mask_on: bool | None = None) -> go.Figure:
@@ -158,15 +199,20 @@ def leak_curve_table(pl: PadLeak) -> pd.DataFrame:
     )
 
 
-def leak_per_token_table(pl: PadLeak, tokens: Sequence[str]) -> pd.DataFrame:
-    n = len(pl.per_token_masked)
-    return pd.DataFrame(
-        {
-            "token": token_labels(tokens[:n]),
-            "change, with mask": pl.per_token_masked,
-            "change, without mask": pl.per_token_unmasked,
-        }
+def leak_curve_chart(pl: PadLeak, mask_on: bool) -> Chart:
+    """The gap against the number of pads, this batch ringed on the curve of its mask setting."""
+    gap = f"{pl.gap_masked:.1e}" if mask_on else f"{pl.gap_unmasked:.3g}"
+    alt = (
+        f"With the mask the gap stays at most {max(pl.curve_masked):.1e} for 0 to {pl.n_pads} pads; "
+        f"without it, it reaches {max(pl.curve_unmasked):.3g}. The circle is this batch, mask "
+        f"{'on' if mask_on else 'off'}: gap {gap}."
     )
+    return Chart(leak_curve_figure(pl, mask_on=mask_on), alt, leak_curve_table(pl))
+
+
+def leak_per_token_table(pl: PadLeak, tokens: Sequence[str]) -> pd.DataFrame:
+    columns = {"change, with mask": pl.per_token_masked, "change, without mask": pl.per_token_unmasked}
+    return per_token_table(tokens[: len(pl.per_token_masked)], columns)
 
 
 def zero_key_figures(check: ZeroKeyPadCheck) -> tuple[go.Figure, go.Figure]:
@@ -176,6 +222,19 @@ def zero_key_figures(check: ZeroKeyPadCheck) -> tuple[go.Figure, go.Figure]:
 
 def zero_key_table(check: ZeroKeyPadCheck) -> pd.DataFrame:
     return pair_long_table(check.weights_unmasked, check.weights_masked, ZERO_KEY_LABELS, ("no mask", "masked"))
+
+
+def zero_key_charts(check: ZeroKeyPadCheck) -> tuple[Chart, Chart]:
+    """(no mask, masked), the same numbers behind both."""
+    fig_u, fig_m = zero_key_figures(check)
+    table = zero_key_table(check)
+    alt_u = (
+        f"Unmasked, the zero-key pad takes weight {numbers_text(check.pad_weight_unmasked)} from the three real rows."
+    )
+    alt_m = (
+        f"Masked, the pad column is 0 and the real outputs match the three tokens alone (gap {check.gap_masked:.1f})."
+    )
+    return Chart(fig_u, alt_u, table), Chart(fig_m, alt_m, table)
 
 
 def zero_key_outputs_table(check: ZeroKeyPadCheck) -> pd.DataFrame:
@@ -209,3 +268,12 @@ def fast_path_figure(fp: FastPathPads) -> go.Figure:
 
 def fast_path_table(fp: FastPathPads) -> pd.DataFrame:
     return pd.DataFrame({"position": fp.pad_positions, "norm, train": fp.norms_train, "norm, eval": fp.norms_eval})
+
+
+def fast_path_chart(fp: FastPathPads) -> Chart:
+    alt = (
+        f"PyTorch's TransformerEncoder gives the pad rows norms of about {max(fp.norms_train):.2f} in "
+        f"train mode and {max(fp.norms_eval):.1f} in eval mode; the real tokens agree to "
+        f"{fp.real_max_diff:.1e}."
+    )
+    return Chart(fast_path_figure(fp), alt, fast_path_table(fp))

@@ -19,7 +19,7 @@ from classroom.store import AnswerRow
 from encoder_core.lessons import LESSON_TITLES
 from encoder_core.quiz import Question
 
-from .figures import CATEGORICAL, esc
+from .figures import CATEGORICAL, Chart, esc
 
 RIGHT_COLOUR = CATEGORICAL[2]  # bluish green
 WRONG_COLOUR = CATEGORICAL[5]  # vermillion: the pair stays apart for red-green colour blindness
@@ -79,6 +79,11 @@ def option_alt(result: QuestionResult) -> str:
         for i, o in enumerate(result.options)
     ]
     return f"Question {result.index + 1}: {result.answered} answers; " + "; ".join(parts) + "."
+
+
+def option_chart(result: QuestionResult, lesson: str) -> Chart:
+    """The live chart of one question (its table is shown above it, with the question)."""
+    return Chart(option_figure(result, lesson), option_alt(result))
 
 
 def option_table(result: QuestionResult) -> pd.DataFrame:

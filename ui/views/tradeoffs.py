@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from encoder_core.lessons.padding import FastPathPads, PadLeak
 from encoder_core.lessons.tradeoffs import (
     CASES,
     OBJECTIVES,
@@ -24,7 +25,18 @@ from encoder_core.lessons.tradeoffs import (
     ObjectiveLabels,
 )
 
-from .figures import CATEGORICAL, esc, grouped_bars, line_chart, short_number, token_labels
+from . import padding
+from .figures import (
+    CATEGORICAL,
+    Chart,
+    earlier_token_shifts,
+    esc,
+    grouped_bars,
+    line_chart,
+    per_token_table,
+    short_number,
+    token_labels,
+)
 
 MB = 1024 * 1024
 MODES = ("causal mask, keys and values cached", "bidirectional, recomputed")
@@ -45,24 +57,19 @@ def _log_axes(fig: go.Figure, x_title: str, y_title: str, lengths: Sequence[int]
 
 
 def append_shift_figure(r: AppendReuse, tokens: Sequence[str]) -> go.Figure:
-    return grouped_bars(
-        list(tokens[: r.n_earlier]),
-        {"causal mask": r.shift_causal, "bidirectional": r.shift_bidirectional},
+    return earlier_token_shifts(
+        tokens[: r.n_earlier],
+        r.shift_causal,
+        r.shift_bidirectional,
         title="Append one token: how far earlier vectors move",
-        x_title="earlier token",
         y_title="change of its final vector (L2)",
         text_format=".2g",
     )
 
 
 def append_shift_table(r: AppendReuse, tokens: Sequence[str]) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "token": token_labels(tokens[: r.n_earlier]),
-            "change, causal": r.shift_causal,
-            "change, bidirectional": r.shift_bidirectional,
-        }
-    )
+    columns = {"change, causal": r.shift_causal, "change, bidirectional": r.shift_bidirectional}
+    return per_token_table(tokens[: r.n_earlier], columns)
 
 
 def append_shift_alt(r: AppendReuse, new_token: str) -> str:
@@ -560,14 +567,14 @@ PITFALL_TEXT = {
 }
 
 
-def pitfall_mask_alt(leak) -> str:
+def pitfall_mask_alt(leak: PadLeak) -> str:
     return (
         f"Without the mask, the sentence's outputs move by up to {leak.gap_unmasked:.3g} as {leak.n_pads} pads "
         f"are added; with it, by at most {max(leak.curve_masked):.1e}."
     )
 
 
-def pitfall_pads_alt(fast) -> str:
+def pitfall_pads_alt(fast: FastPathPads) -> str:
     return (
         f"The pad rows' output norms: up to {max(fast.norms_train):.2f} in train mode, "
         f"{max(fast.norms_eval):.2f} in eval mode (the fast path); the real tokens agree to {fast.real_max_diff:.1e}."
@@ -726,24 +733,65 @@ def truncation_alt(t: AnswerTruncation) -> str:
     )
 
 
-# ---- (figure, chart key, alt text, table): what a page shows in one call ----
+# ---- Charts: each figure with its text alternative and, where there is one, its table ----
 
 
-def append_shift_chart(r: AppendReuse, tokens: Sequence[str], new_token: str) -> tuple:
-    return append_shift_figure(r, tokens), "append_shift", append_shift_alt(r, new_token), append_shift_table(r, tokens)
+def append_shift_chart(r: AppendReuse, tokens: Sequence[str], new_token: str) -> Chart:
+    return Chart(append_shift_figure(r, tokens), append_shift_alt(r, new_token), append_shift_table(r, tokens))
 
 
-def append_flops_chart(c: AppendCosts) -> tuple:
-    return append_flops_figure(c), "append_flops", append_costs_alt(c), append_costs_table(c)
+def append_flops_chart(c: AppendCosts) -> Chart:
+    return Chart(append_flops_figure(c), append_costs_alt(c), append_costs_table(c))
 
 
-def scaling_sizes_chart(s: AttentionScaling, t: LengthTimings | None) -> tuple:
-    return scaling_sizes_figure(s, t), "attention_size", scaling_alt(s), scaling_table(s, t)
+def append_time_chart(c: AppendCosts) -> Chart:
+    return Chart(append_time_figure(c), append_time_alt(c))
 
 
-def objectives_chart(lab: ObjectiveLabels) -> tuple:
-    return objectives_figure(lab), "objectives", objectives_alt(lab), objectives_table(lab)
+def cap_chart(cap: LengthCap) -> Chart:
+    return Chart(cap_figure(cap), cap_alt(cap), cap_table(cap))
 
 
-def loss_counts_chart(lab: ObjectiveLabels) -> tuple:
-    return loss_counts_figure(lab), "loss_positions", loss_counts_alt(lab), loss_counts_table(lab)
+def scaling_sizes_chart(s: AttentionScaling, t: LengthTimings | None) -> Chart:
+    return Chart(scaling_sizes_figure(s, t), scaling_alt(s), scaling_table(s, t))
+
+
+def scaling_flops_chart(s: AttentionScaling) -> Chart:
+    return Chart(scaling_flops_figure(s), flops_alt(s))
+
+
+def timing_chart(t: LengthTimings) -> Chart:
+    return Chart(timing_figure(t), timing_alt(t))
+
+
+def objectives_chart(lab: ObjectiveLabels) -> Chart:
+    return Chart(objectives_figure(lab), objectives_alt(lab), objectives_table(lab))
+
+
+def loss_counts_chart(lab: ObjectiveLabels) -> Chart:
+    return Chart(loss_counts_figure(lab), loss_counts_alt(lab), loss_counts_table(lab))
+
+
+def mismatch_chart(mm: MaskMismatch) -> Chart:
+    return Chart(mismatch_figure(mm), mismatch_alt(mm), mismatch_table(mm))
+
+
+def views_chart(v: MaskingViews) -> Chart:
+    return Chart(views_figure(v), views_alt(v), views_table(v))
+
+
+def pitfall_mask_chart(leak: PadLeak) -> Chart:
+    """The padding lesson's pad-leak curve, without its mark for one batch."""
+    return Chart(padding.leak_curve_figure(leak), pitfall_mask_alt(leak), padding.leak_curve_table(leak))
+
+
+def pitfall_pads_chart(fast: FastPathPads) -> Chart:
+    return Chart(padding.fast_path_figure(fast), pitfall_pads_alt(fast), padding.fast_path_table(fast))
+
+
+def averaging_chart(la: LossAveraging) -> Chart:
+    return Chart(averaging_figure(la), averaging_alt(la), averaging_table(la))
+
+
+def truncation_chart(t: AnswerTruncation) -> Chart:
+    return Chart(truncation_figure(t), truncation_alt(t), truncation_table(t))

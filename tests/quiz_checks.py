@@ -1,0 +1,32 @@
+"""What a lesson's quiz test file (tests/test_quiz_<lesson>.py) runs on each of the lesson's generators.
+
+The file defines check_<name>(q) for each generator <lesson>_<name>: an independent recomputation of the answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from encoder_core.quiz import Question, generators, grade
+
+SEEDS = range(20)
+
+
+def lesson_generators(lesson: str) -> dict[str, Callable[[int], Question]]:
+    return {g.__name__: g for g in generators(lesson)}
+
+
+def lesson_checks(lesson: str, namespace: dict) -> dict[str, Callable[[Question], None]]:
+    """A test file's check_<name> functions, keyed by the generator each one checks (<lesson>_<name>)."""
+    return {f"{lesson}_{n.removeprefix('check_')}": fn for n, fn in namespace.items() if n.startswith("check_")}
+
+
+def checked_questions(lesson: str, gen: Callable[[int], Question], check: Callable[[Question], None]) -> list[Question]:
+    """gen's questions for SEEDS, each recomputed by `check` and graded: its own answer right, every mistake wrong."""
+    qs = [gen(s) for s in SEEDS]
+    for q in qs:
+        check(q)
+        assert grade(q, q.answer_text).correct and q.lesson == lesson
+        assert all(not grade(q, str(m.answer)).correct for m in q.mistakes)
+    assert len({q.prompt for q in qs}) > 1
+    return qs
