@@ -10,14 +10,15 @@ from encoder_core.lessons.masking import LOSS_SETS, GuessRank
 from ui.frame.predict import Option, Question, Verdict, judge
 from ui.frame.quiz_widget import escape_md
 
+# An option's label is at most 40 characters (ui.frame.predict keeps 40 of a committed guess).
 LOSS_OPTIONS = {
     "every": Option(
-        "Every position, [CLS] and [SEP] included",
+        "Every position, [CLS] and [SEP] too",
         "[CLS] and [SEP] are never chosen, so they are labelled -100 and the loss skips them, like every other "
         "position that was not chosen.",
     ),
     "chosen": Option(
-        "Only the chosen positions: those turned into [MASK], those given a random word, and those left as they were",
+        "The chosen ones: [MASK], random and kept",
         "The label, not what the input shows, decides: a chosen position carries its original id, whatever it became.",
     ),
     "masked": Option(
@@ -26,7 +27,7 @@ LOSS_OPTIONS = {
         "model cannot tell which positions are scored, so it has to keep every vector honest.",
     ),
     "words": Option(
-        "Every word, just not [CLS] and [SEP]",
+        "Every word, but not [CLS] and [SEP]",
         "Only the chosen ~15% get a label; the other words are labelled -100, since scoring a word the model "
         "can see would teach it to copy.",
     ),

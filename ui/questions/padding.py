@@ -26,24 +26,25 @@ def pad_share(n_real: int, n_pads: int, layer: int, head: int) -> Question:
     )
 
 
+# An option's label is at most 40 characters (ui.frame.predict keeps 40 of a committed guess).
 LEAK_TREND_OPTIONS = {
     "grows": Option(
-        "They move, and further the more pads there are",
+        "They move, further with more pads",
         "More pads need not mean a bigger move: each pad sits at its own position, so their pulls do not simply "
         "add up.",
     ),
     "same": Option(
-        "They move, by about the same however many pads there are",
+        "They move by the same, however many",
         "Each extra pad is one more key taking a share of every softmax row, so the pull on the real tokens "
         "changes with the number of pads.",
     ),
     "still": Option(
-        "They stay where they were: a [PAD] carries no word, so it changes nothing",
+        "They stay put: a [PAD] changes nothing",
         "Without the mask a [PAD] is a token like any other: it takes attention, and every later layer passes "
         "the change on.",
     ),
     "shrinks": Option(
-        "They move at the first pad, then less as more pads are added",
+        "They move less as more pads are added",
         "Extra pads do not cancel each other out: together they take more of the attention, not less.",
     ),
 }
