@@ -344,6 +344,12 @@ def rate_showing_every_fate(n_eligible: int, step: float = 0.01) -> float | None
     return None
 
 
+def fill_query(tokenizer: WordPieceTokenizer, text: str, position: int, max_positions: int):
+    """The Encoding the model receives for fill-mask: the text with its position-th word hidden (mask_word),
+    cut to max_positions."""
+    return tokenizer.encode(mask_word(tokenizer, text, position), max_length=max_positions, truncate=True)
+
+
 @dataclass
 class FillMaskView:
     query: str  # the text sent to the model, with [MASK] where a word is asked for
@@ -360,7 +366,7 @@ def fill_mask_view(model, tokenizer: WordPieceTokenizer, text: str, position: in
     For a hidden word, the rank and probability the model gives the original are reported too.
     """
     query = mask_word(tokenizer, text, position)
-    enc = tokenizer.encode(query, max_length=model.config.max_positions, truncate=True)
+    enc = fill_query(tokenizer, text, position, model.config.max_positions)
     positions = [i for i, t in enumerate(enc.tokens) if t == MASK]
     words = tokenizer.split_words(text)
     hidden_word = words[position - 1][0].lower() if position else None

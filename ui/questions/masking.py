@@ -10,7 +10,6 @@ from encoder_core.lessons.masking import LOSS_SETS, GuessRank
 from ui.frame.predict import Option, Question, Verdict, judge
 from ui.frame.quiz_widget import escape_md
 
-# An option's label is at most 40 characters (ui.frame.predict keeps 40 of a committed guess).
 LOSS_OPTIONS = {
     "every": Option(
         "Every position, [CLS] and [SEP] too",

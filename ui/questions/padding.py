@@ -26,7 +26,6 @@ def pad_share(n_real: int, n_pads: int, layer: int, head: int) -> Question:
     )
 
 
-# An option's label is at most 40 characters (ui.frame.predict keeps 40 of a committed guess).
 LEAK_TREND_OPTIONS = {
     "grows": Option(
         "They move, further with more pads",
