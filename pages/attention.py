@@ -207,13 +207,13 @@ def render_seed() -> None:
 sections = [
     Section(
         "Bidirectional vs causal attention",
-        "Same input, two masks: rows sum to 1 in both; only the last row is the same.",
+        "Same input, two masks, rows that sum to 1 in both: which row does the causal mask leave alone?",
         render_masks,
         tab="Both directions vs causal",
     ),
     Section(
         "Drop the last word, or [SEP]",
-        "Causal: the outputs before the dropped token don't move at all. Bidirectional: every one of them changes.",
+        "Drop one token and run again: which masks let the vectors before it move?",
         render_drop_last,
         tab="Drop a token",
     ),

@@ -11,13 +11,15 @@ from encoder_core.model.reference import block_equivalence, to_torch_layer
 from ui.frame import sections as lesson
 from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
-from ui.frame.inputs import report_encoding, usable_sentence
+from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
-from ui.frame.params import MAX_TEXT, Param
+from ui.frame.params import Param
+from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, narrative
 from ui.frame.state import ensure_valid
 from ui.models import small_model, word_tokenizer
+from ui.questions import block as questions
 from ui.views import block as fb
 
 CONFIG = preset("small")
@@ -55,6 +57,7 @@ def param_counts(name: str) -> core.BlockParams:
 # ---- controls ---------------------------------------------------------------------------
 
 lesson.start("block", PARAMS)
+note_long_text(PARAMS, {"block_sentence": "Sentence"})
 ensure_valid(PARAMS)
 st.title("The block")
 st.caption(
@@ -63,7 +66,7 @@ st.caption(
 )
 
 top = st.columns([4, 1.3, 1.3])
-top[0].text_input("Sentence", key="block_sentence", max_chars=MAX_TEXT, help="Type any sentence and press Enter.")
+top[0].text_input("Sentence", key="block_sentence", help="Type any sentence and press Enter.")
 top[1].slider("Layer", min_value=int(P["block_layer"].lo), max_value=int(P["block_layer"].hi), key="block_layer")
 top[2].radio(
     "LayerNorm placement", P["block_norm"].options, key="block_norm", horizontal=True, format_func=NORM_LABELS.get
@@ -116,9 +119,21 @@ def render_input() -> None:
         "Colours: red negative, blue positive, white 0."
     )
     charts = fb.embedding_charts(parts, tokens, core.summarize_parts(parts), core.token_stats(parts.normed))
-    for keys in (("emb_token", "emb_position", "emb_segment"), ("emb_sum", "emb_norm")):
-        show_chart_row([charts[key] for key in keys], keys)
+    keys = ("emb_token", "emb_position", "emb_segment")
+    show_chart_row([charts[key] for key in keys], keys)
+    row = core.norm_row(parts.summed, parts.normed, core.first_word_position(len(tokens)))
+    question = questions.layernorm_std(tokens[row.position], row.position, row.std_before)
+    context = fingerprint(seed, enc.ids)
+    if not revealed(question, context):  # the worked half: the sum the LayerNorm reads
+        show_chart(charts["emb_sum"], "emb_sum")
+    predict_then_see(question, context, answer=lambda: row.std_after, reveal=lambda _: reveal_norm(charts, row))
     show_code(Embeddings.parts)
+
+
+def reveal_norm(charts, row: core.NormRow) -> None:
+    show_chart_row([charts["emb_sum"], charts["emb_norm"]], ("emb_sum", "emb_norm"))
+    affine = core.norm_affine(model.embeddings.LayerNorm)
+    narrative(fb.norm_row_note(row, affine, tokens[row.position], walk.sqrt_d))
 
 
 def render_positions() -> None:
@@ -161,7 +176,23 @@ def render_stage() -> None:
     show_chart(fb.stage_chart(walk, step, tokens, size), "stage_tensor")
     profile = fb.stage_profile_chart(walk.stages, core.mean_norm_per_stage(walk), i)
     show_chart_row((fb.stage_stats_chart(stats, tokens), profile), ("stage_stats", "stage_profile"))
+    hidden = walk.trace["ffn_hidden"]
+    predict_then_see(
+        questions.ffn_shape(len(tokens), d, d_ff),
+        fingerprint(seed, enc.ids, layer, norm),
+        answer=lambda: core.shape_choice(hidden.shape, len(tokens), d, d_ff),
+        reveal=lambda _: reveal_ffn_shape(hidden),
+    )
     show_code(EncoderBlock)
+
+
+def reveal_ffn_shape(hidden) -> None:
+    rows, cols = hidden.shape
+    narrative(
+        f"u is {rows} × {cols}: one row per token, and {cols} = 4 × {d} units, because W₁ is {d} × {cols}. Each "
+        f"token is widened on its own, then W₂ ({cols} × {d}) brings it back to d = {d} for the residual sum."
+    )
+    show_chart(fb.stage_chart(walk, "ffn_hidden", tokens, core.summarize(hidden)), "stage_ffn_hidden")
 
 
 def render_activations() -> None:
@@ -191,9 +222,22 @@ def render_norms() -> None:
     init = st.session_state["block_init"]
     study = deep_stack(tuple(enc.ids), tuple(enc.segments), depth, seed, core.init_std_for(init, CONFIG.d_model))
     narrative(fb.deep_stack_setup(study))
+    predict_then_see(
+        questions.DEEP_GROWTH,
+        fingerprint(seed, enc.ids, depth, init),
+        answer=lambda: core.GROWTH_OUTCOMES.index(core.growth_outcome(study)),
+        reveal=lambda _: reveal_deep_stack(study, init),
+    )
+    show_code(core.deep_stack_study)
+
+
+def reveal_deep_stack(study: core.DeepStackStudy, init: str) -> None:
+    st.markdown(
+        f"After {study.depth} blocks the post-norm stream is ×{study.post.growth:.2f} its starting length, the "
+        f"pre-norm stream ×{study.pre.growth:.2f} (grown means ×{core.GROWTH_VISIBLE:g} or more)."
+    )
     show_chart_row(fb.deep_stack_charts(study), ("deep_residual", "deep_grad"))
     narrative(fb.deep_stack_reading(study, width_scaled=init == "width"))
-    show_code(core.deep_stack_study)
 
 
 def render_equivalence() -> None:
@@ -228,7 +272,7 @@ def render_params() -> None:
 sections = [
     Section(
         "Input: three embeddings, summed and normalised",
-        "A token's vector is word + position + segment, then LayerNorm.",
+        "A token's vector is word + position + segment, then LayerNorm: what spread does each row leave with?",
         render_input,
         tab="Input",
     ),
@@ -252,8 +296,7 @@ sections = [
     ),
     Section(
         "Post-norm or pre-norm, on the same weights",
-        "Post-norm pins the stream's size at √d; pre-norm leaves it free to drift (little at BERT's start, far with "
-        "louder blocks), so it ends with a final LayerNorm.",
+        "The same weights with the LayerNorm moved: whose residual stream grows through a deep stack?",
         render_norms,
         tab="Post- vs pre-norm",
     ),

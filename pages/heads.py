@@ -13,12 +13,14 @@ from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
+from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.state import MODEL, ensure_valid
 from ui.models import lesson_model, minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model
+from ui.questions import heads as questions
 from ui.views import heads as views
 
-DEFAULT_A, DEFAULT_B = "the cat sat on the mat", "it was happy"
+DEFAULT_A = "the cat sat on the mat"
 PIECES_EXAMPLE = "the unbelievably fluffy cat sat on the doormat"
 MAX_SENTENCES = 8
 GRID_MAX_TOKENS = 40  # thumbnails beyond this many tokens are too small to read and slow to draw
@@ -26,7 +28,7 @@ MAP_MAX_TOKENS = 64
 
 PARAMS = [
     Param("heads_sentence", DEFAULT_A, "text"),
-    Param("heads_sentence_b", DEFAULT_B, "text"),
+    Param("heads_sentence_b", "", "text"),  # empty: no second sentence
     Param("heads_layer", 0, "int", 0, 5),  # MiniLM's range, narrowed below to the chosen model's
     Param("heads_head", 2, "int", 0, 11),
     Param("heads_sentences", "\n".join(core.SENTENCE_EXAMPLES), "text"),
@@ -46,6 +48,12 @@ seed = sidebar_seed()
 chosen_model = lesson_model(sidebar_model(), seed)
 show_model(chosen_model)
 use_minilm = chosen_model.choice == "minilm"
+if not chosen_model.trained:  # the sidebar's default, shared by every lesson and link: said, not switched
+    st.info(
+        "This model's weights are random, so its heads show no learned patterns"
+        + (": switch to all-MiniLM-L6-v2 to see heads that pretraining shaped." if pre is not None else "."),
+        icon=":material/info:",
+    )
 if not use_minilm and pre is not None:
     st.button(
         "Show the heads of all-MiniLM-L6-v2",
@@ -122,11 +130,21 @@ def render_split() -> None:
             f"The small model has {cfg.n_layers} layers and {cfg.n_heads} heads, "
             f"so this step shows its layer {small_layer}, head {small_head}."
         )
-    show_table(views.shapes_table(mech), hide_index=True)
     slices = views.slice_charts(mech)
     show_chart_row(slices.values(), [f"heads_{name.lower()}" for name in slices])
-    show_chart(views.own_weights_chart(mech), "heads_small_weights")
+    predict_then_see(
+        questions.weight_count(cfg.n_heads, mechanics_name),
+        fingerprint(mechanics_name, enc_small.ids),
+        answer=lambda: mech.n_weights,
+        reveal=lambda _: reveal_weight_count(),
+    )
     show_code(core.head_mechanics)
+
+
+def reveal_weight_count() -> None:
+    st.markdown(views.weight_count_text(mech))
+    show_chart(views.own_weights_chart(mech), "heads_small_weights")
+    show_table(views.shapes_table(mech), hide_index=True)
 
 
 def render_concat() -> None:
@@ -162,6 +180,24 @@ def render_grid() -> None:
         "Above each map: the pattern that describes it best and how much weight goes there (next step; in "
         "lecture mode, point at a map to see them). The outlined map is the chosen layer and head."
     )
+    choice = core.previous_token_choice(labels)
+    predict_then_see(
+        questions.previous_token([head_label(labels, *c) for c in choice.candidates]),
+        fingerprint(model_name, run.tokens),
+        answer=lambda: choice.answer,
+        reveal=lambda _: reveal_grid(choice, n, m),
+    )
+
+
+def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
+    st.markdown(views.previous_token_text(choice, n_layers * n_heads, DEFAULT_THRESHOLD))
+    best = choice.candidates[choice.answer]
+    if best != (layer, head):
+        st.button(
+            f"Show layer {best[0]}, head {best[1]} in the large map",
+            key="heads_show_previous",
+            on_click=lambda: st.session_state.update(heads_layer=best[0], heads_head=best[1]),
+        )
     if n < T:
         st.info(f"The thumbnails show the first {n} of {T} tokens; the labels use all of them.")
     captions = not lesson.lecture_mode()  # lecture type is too large for a caption over every thumbnail
@@ -186,33 +222,7 @@ def render_labels() -> None:
     show_table(views.labels_table(labels), hide_index=True, height=300)
     show_chart(views.averages_chart(averages, model_name), "heads_layer_averages")
     st.markdown(views.sinks_text(sinks))
-    if use_minilm:
-        here = (
-            f"the parking place is mostly [CLS]: {sinks.n_cls} [CLS] heads against {sinks.n_sep} [SEP] heads on "
-            "your sentence."
-            if sinks.n_cls > sinks.n_sep
-            else f"the parking place is usually [CLS], but not on your sentence: {sinks.n_cls} [CLS] heads against "
-            f"{sinks.n_sep} [SEP] heads. Try the example sentence to compare."
-        )
-        lesson.narrative(
-            "**Why so much weight on a special token?** A softmax row must add up to 1, so a head with nothing "
-            "useful to take from a sentence still has to put its weight somewhere. Clark et al. (2019, *What Does "
-            "BERT Look At?*) found that in BERT-base many heads, especially in the middle layers, put most of their "
-            "weight on [SEP], and argued that this works as a *no-op*: the head parks its attention there when its "
-            "pattern does not apply, and that weight barely changes the output. In all-MiniLM-L6-v2, a compressed "
-            f"(distilled) model further trained for sentence similarity, {here} Same mechanism, different sink: "
-            "which token a model uses is learned, not designed."
-        )
-    elif chosen_model.trained:
-        lesson.narrative(
-            "The lab's MLM is small (2 layers, 4 heads) and trained for minutes, so its heads have had little "
-            "reason to specialise. Choose all-MiniLM-L6-v2 in the sidebar to see heads that long training shaped."
-        )
-    else:
-        lesson.narrative(
-            "The small model's weights are random (seeded), so its patterns are accidents of initialisation, "
-            "not learned behaviour. Choose all-MiniLM-L6-v2 in the sidebar to see heads that training shaped."
-        )
+    lesson.narrative(views.sinks_reading(sinks, chosen_model.choice, chosen_model.trained))
     show_code(label_heads)
 
 
@@ -298,8 +308,8 @@ lesson.render_sections(
     [
         lesson.Section(
             "Split d into heads",
-            f"Each head works on its own {cfg.d_head}-dimensional slice of Q, K and V, "
-            "and computes its own attention map.",
+            f"Each head works on its own {cfg.d_head}-dimensional slice of Q, K and V: how many attention "
+            "weights does one layer compute?",
             render_split,
         ),
         lesson.Section(
@@ -309,7 +319,7 @@ lesson.render_sections(
         ),
         lesson.Section(
             "All heads at once",
-            f"{n_layers * n_heads} heads, {n_layers * n_heads} different maps of the same sentence.",
+            f"{n_layers * n_heads} heads, {n_layers * n_heads} maps of the same sentence: which head looks back?",
             render_grid,
         ),
         lesson.Section(

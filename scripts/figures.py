@@ -316,6 +316,11 @@ def render_room(f: dict) -> str:
     ).replace("e+", "e")
 
 
+def top5_count(records: list[dict]) -> str:
+    """How many probes have an expected word among the model's five best guesses: "14 of 20"."""
+    return f"{sum(r['rank'] <= 5 for r in records)} of {len(records)}"
+
+
 RENDERERS = {
     "outputs-scores": render_outputs_scores,
     "outputs-starts": render_outputs_starts,
@@ -325,6 +330,9 @@ RENDERERS = {
     "mlm-quality": render_quality,
     "probes-small": lambda f: render_probes(f["models"]["probes"]["small"]),
     "probes-minilm": lambda f: render_probes(f["models"]["probes"]["minilm"]),
+    "probes-small-top5": lambda f: top5_count(f["models"]["probes"]["small"]),
+    "probes-minilm-top5": lambda f: top5_count(f["models"]["probes"]["minilm"]),
+    "probe-2-rank-small": lambda f: str(f["models"]["probes"]["small"][1]["rank"]),
     "quiz-table": lambda f: f["quiz"]["table"],
     "room-codes": render_room,
     "machine": where,

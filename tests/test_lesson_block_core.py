@@ -519,3 +519,107 @@ def test_bert_base_block_count():
     assert counts.ffn == 2 * 768 * 3072 + 3072 + 768 == 4_722_432
     assert counts.norms == 3072
     assert counts.total == 7_087_872
+
+
+# ---- the answers to the lesson's predictions ------------------------------------------------
+
+
+def _layer_norm_by_hand(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * gain + bias
+
+
+@pytest.mark.parametrize(("gain", "bias"), [(1.0, 0.0), (2.0, 0.5), ("random", "random")])
+def test_norm_row_reads_the_embedding_layernorm_it_is_given(enc, gain, bias):
+    """The row's statistics after the LayerNorm, recomputed in float64 numpy from the model's own gain and bias:
+    1 and 0 as initialised, but never assumed (here also 2 and 0.5, and random)."""
+    model = build_encoder(preset("small"), seed=4, init_std=TEACHING_STD)
+    norm = model.embeddings.LayerNorm
+    with torch.no_grad():
+        g = torch.Generator().manual_seed(9)
+        norm.weight.copy_(
+            torch.rand(norm.weight.shape, generator=g) + 0.5 if gain == "random" else torch.full_like(norm.weight, gain)
+        )
+        norm.bias.copy_(
+            torch.randn(norm.bias.shape, generator=g) if bias == "random" else torch.full_like(norm.bias, bias)
+        )
+    walk = core.walk_block(model, enc.ids, enc.segments, 0)
+    summed = walk.embeddings.summed.double().numpy()
+    after = _layer_norm_by_hand(
+        summed, norm.weight.detach().double().numpy(), norm.bias.detach().double().numpy(), norm.eps
+    )
+    for position in range(len(enc)):
+        row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, position)
+        assert row.position == position
+        assert row.std_before == pytest.approx(summed[position].std(), rel=1e-5)
+        assert row.std_after == pytest.approx(after[position].std(), rel=1e-4, abs=1e-6)
+        assert row.mean_after == pytest.approx(after[position].mean(), abs=1e-5)
+    if (gain, bias) == (1.0, 0.0):  # as initialised: mean 0, std sqrt(var / (var + eps)), 1 in float32
+        row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, 1)
+        var = row.std_before**2
+        assert row.std_after == pytest.approx(math.sqrt(var / (var + norm.eps)), rel=1e-5)
+        assert abs(row.mean_after) < 1e-6
+    affine = core.norm_affine(norm)
+    assert affine.identity == ((gain, bias) == (1.0, 0.0))
+    assert affine.gain == core.span(norm.weight.detach())
+    assert affine.bias == core.span(norm.bias.detach())
+    if (gain, bias) == (2.0, 0.5):
+        assert (affine.gain, affine.bias) == (core.Span(2.0, 2.0), core.Span(0.5, 0.5))
+        row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, 1)
+        assert row.std_after == pytest.approx(2.0, rel=1e-3) and row.mean_after == pytest.approx(0.5, abs=1e-5)
+
+
+def test_norm_row_refuses_a_missing_row():
+    x = torch.randn(3, 8)
+    with pytest.raises(ValueError, match="position must be in"):
+        core.norm_row(x, x, 3)
+    assert core.first_word_position(8) == 1 and core.first_word_position(1) == 0
+
+
+def test_shape_choice_names_each_tensor_of_the_block(model, enc):
+    """The FFN's inside is T x d_ff, its output T x d, an attention head's weights T x T, W_1 (as x @ W) d x d_ff:
+    read from the trace and the modules, on both placements."""
+    walk = core.walk_block(model, enc.ids, enc.segments, 0)
+    T, d, d_ff = len(enc), walk.d_model, walk.d_ff
+    with torch.inference_mode():
+        weights = model(torch.tensor([enc.ids]), torch.tensor([enc.segments])).attentions[0][0, 0]
+
+    def name(tensor):
+        return core.SHAPE_CHOICES[core.shape_choice(tensor.shape, T, d, d_ff)]
+
+    assert name(walk.trace["ffn_hidden"]) == name(walk.trace["ffn_activated"]) == "T x d_ff"
+    assert all(name(walk.trace[s]) == "T x d" for s in ("input", "attention", "ffn_output", "residual_2"))
+    assert name(weights) == "T x T"
+    assert name(model.encoder.layer[0].intermediate.dense.weight.T) == "d x d_ff"
+    with pytest.raises(ValueError, match="none of"):
+        core.shape_choice((T, 3), T, d, d_ff)
+    assert core.shape_choice((64, 64), 64, 64, 256) == 0  # T = d: the first matching choice
+
+
+def _run(growth: float) -> core.DeepStackRun:
+    return core.DeepStackRun("post", [8.0, 8.0 * growth], [1.0], 8.0)
+
+
+def test_growth_outcome_names_each_case():
+    def study(post: float, pre: float) -> core.DeepStackStudy:
+        return core.DeepStackStudy(1, 6, 6, 64, 0.02, 0, _run(post), _run(pre), core.WeightMatch(0, 0.0))
+
+    seen = [core.growth_outcome(study(p, q)) for p, q in ((1.5, 1.0), (1.0, 1.5), (1.5, 1.5), (1.0, 1.0))]
+    assert seen == list(core.GROWTH_OUTCOMES)
+    visible = core.GROWTH_VISIBLE
+    assert core.growth_outcome(study(1.0, visible)) == "pre"
+    assert core.growth_outcome(study(1.0, visible - 1e-6)) == "neither"  # a hair short of a tenth is no growth
+
+
+@pytest.mark.parametrize(("init", "expected"), [("bert", "neither"), ("width", "pre")])
+def test_growth_outcome_on_the_lessons_deep_stacks(enc, init, expected):
+    """Post-norm's stream is pinned at sqrt(d) by every block's last LayerNorm; pre-norm's grows only with
+    louder blocks. The outcome agrees with the norms the study measured, read here directly."""
+    for seed in (0, 1):
+        for depth in (12, 24):
+            study = core.deep_stack_study(enc.ids, enc.segments, depth, seed, core.init_std_for(init, 64))
+            post = study.post.residual_norms[-1] / study.post.residual_norms[0]
+            pre = study.pre.residual_norms[-1] / study.pre.residual_norms[0]
+            assert (post >= core.GROWTH_VISIBLE, pre >= core.GROWTH_VISIBLE) == (False, expected == "pre")
+            assert core.growth_outcome(study) == expected

@@ -25,6 +25,7 @@ from encoder_core.lessons.heads import (
     fragmentation,
     head_mechanics,
     piece_spans,
+    previous_token_choice,
     run_encoder,
     same_word_mass,
     sentence_splits,
@@ -33,7 +34,7 @@ from encoder_core.lessons.heads import (
     word_index,
     word_vector_cosines,
 )
-from encoder_core.model.head_patterns import label_heads
+from encoder_core.model.head_patterns import HeadLabel, label_heads
 from encoder_core.pretrained.minilm import sentence_embeddings
 
 EXAMPLE = ("the cat sat on the mat", "it was happy")
@@ -321,3 +322,89 @@ def test_sentence_splits_count_words_pieces_and_split_words():
     assert (splits.n_words, splits.n_pieces, splits.n_split_words) == (4, 6, 2)
     empty = sentence_splits(PiecesTokenizer(), [("A", "")])
     assert (empty.n_words, empty.n_pieces, empty.n_split_words) == (0, 0, 0)
+
+
+# ---- the answers to the lesson's predictions ------------------------------------------------
+
+
+def test_n_weights_is_one_per_head_query_and_key(lesson_model):
+    """H x T x T, and the count of the weights the model itself returns for that layer (B = 1)."""
+    model, cfg = lesson_model.encoder, lesson_model.config
+    for text in (EXAMPLE, ("the cat sat on the mat", None), ("a", None)):
+        enc = lesson_model.tokenizer.encode(*text)
+        r = head_mechanics(model, enc, 0, 0)
+        T = len(enc)
+        assert r.n_weights == cfg.n_heads * T * T
+        assert r.n_weights == run_encoder(model, enc).attentions[0].numel()
+
+
+def _previous_by_hand(attentions: torch.Tensor) -> torch.Tensor:
+    """(L, H): the mean weight of rows 1..T-1 on the key one step back (every token real)."""
+    T = attentions.shape[-1]
+    rows = torch.arange(1, T)
+    return attentions[..., rows, rows - 1].mean(-1)
+
+
+def test_previous_token_choice_holds_the_head_that_looks_back_most(lesson_model):
+    """The answer is the argmax of the previous-token mass over every head, recomputed here from the weights;
+    every rival looks back strictly less; the candidates are distinct heads, in an order that is the same for
+    the same heads and does not always put the answer first."""
+    for text in (EXAMPLE, ("she sat on the bank of the river", None)):
+        run = run_encoder(lesson_model.encoder, lesson_model.tokenizer.encode(*text))
+        choice = previous_token_choice(label_heads(run.attentions, run.tokens))
+        prev = _previous_by_hand(run.attentions)
+        best = divmod(int(prev.argmax()), prev.shape[1])
+        assert choice.candidates[choice.answer] == best
+        assert len(choice.candidates) == min(4, prev.numel()) == len(set(choice.candidates))
+        again = previous_token_choice(label_heads(run.attentions, run.tokens))
+        assert again.candidates == choice.candidates  # reproducible
+        for i, (layer, head) in enumerate(choice.candidates):
+            assert choice.previous[i] == pytest.approx(float(prev[layer, head]), abs=1e-6)
+            if i != choice.answer:
+                assert choice.previous[i] < choice.previous[choice.answer]
+
+
+def test_minilm_previous_token_head_is_layer_0_head_2(minilm):
+    run = run_encoder(minilm.model, minilm.tokenizer.encode(*EXAMPLE))
+    choice = previous_token_choice(label_heads(run.attentions, run.tokens))
+    assert choice.candidates[choice.answer] == (0, 2) and choice.previous[choice.answer] > 0.9
+
+
+def _label(layer: int, head: int, **masses: float) -> HeadLabel:
+    full = dict.fromkeys(("previous token", "next token", "[CLS]", "[SEP]", "self"), 0.0)
+    full.update({k.replace("_", " ").replace("cls", "[CLS]").replace("sep", "[SEP]"): v for k, v in masses.items()})
+    return HeadLabel(layer, head, "broad", max(full.values()), full)
+
+
+def test_previous_token_choice_picks_a_rival_per_pattern_and_breaks_ties_in_grid_order():
+    labels = [
+        _label(0, 0, previous_token=0.5),
+        _label(0, 1, previous_token=0.9),
+        _label(1, 0, previous_token=0.9),  # ties the best: the first in grid order wins, and it is no rival
+        _label(1, 1, next_token=0.8, previous_token=0.1),
+        _label(2, 0, sep=0.95),
+        _label(2, 1, self=0.7),
+    ]
+    choice = previous_token_choice(labels)
+    assert sorted(choice.candidates) == [(0, 1), (1, 1), (2, 0), (2, 1)] and choice.candidates[choice.answer] == (0, 1)
+    assert sorted(previous_token_choice(labels, n=2).candidates) == [(0, 1), (1, 1)]
+    assert previous_token_choice(labels[:1]).candidates == ((0, 0),)
+    with pytest.raises(ValueError, match="no heads"):
+        previous_token_choice([])
+
+
+def test_the_previous_token_answer_is_not_always_in_the_same_place():
+    """The same head looks back most among several sets of rivals: it does not stand first in every list."""
+    from encoder_core.model.head_patterns import PATTERNS, HeadLabel
+
+    def head(layer, h, previous):
+        masses = {p: 0.1 for p in PATTERNS} | {"previous token": previous}
+        return HeadLabel(layer, h, "previous token", max(masses.values()), masses)
+
+    places = set()
+    for rivals in ((1, 1), (1, 2), (1, 3), (2, 0), (2, 1), (2, 2)):
+        labels = [head(0, 2, 0.9), *(head(layer, h, 0.2) for layer, h in ((0, 0), (0, 1), rivals))]
+        choice = previous_token_choice(labels)
+        assert choice.candidates[choice.answer] == (0, 2)
+        places.add(choice.answer)
+    assert len(places) > 1

@@ -127,6 +127,7 @@ def test_every_other_control():
     at.slider(key="block_depth").set_value(24).run()
     at.radio(key="block_init").set_value("width").run()
     assert not at.exception
+    helpers.skip_predictions(at)  # a new setting asks again
     study = core.deep_stack_study(enc.ids, enc.segments, 24, 5, core.width_matched_std(64))
     post, pre = ys(figures(at)["deep_residual"])
     assert len(pre) == 25
@@ -218,7 +219,7 @@ def test_lecture_mode_steps_through_sections():
     assert not at.exception
     takeaways = [i.value for i in at.info]
     assert any("Every intermediate tensor of one layer" in t for t in takeaways)
-    assert set(figures(at)) == {"stage_tensor", "stage_stats", "stage_profile"}
+    assert set(figures(at)) == {"stage_tensor", "stage_stats", "stage_profile", "stage_ffn_hidden"}
     at.button(key="lecture_next").click().run()
     assert not at.exception
     assert set(figures(at)) == {"activations"}
@@ -388,3 +389,143 @@ def test_short_sci():
     assert fb.short_sci(1e-5) == "1e-5"
     assert fb.short_sci(3e-7) == "3e-7"
     assert fb.short_sci(0.01) == "1e-2"
+
+
+# ---- a pasted text longer than the control keeps ----
+
+
+def test_a_sentence_over_the_length_limit_is_cut_with_a_notice():
+    at = open_page()
+    long = "the cat sat on the mat " * 120  # 2,760 characters
+    at.text_input(key="block_sentence").input(long).run()
+    assert not at.exception
+    assert f"“Sentence” was {len(long):,} characters long: the lesson keeps the first 2,000." in all_text(at)
+    assert at.text_input(key="block_sentence").value == long[:2000]
+    walk, _ = expected(long[:2000])
+    assert_stage_drawn(at, walk, "input")
+
+
+# ---- predict, then see: the questions the lesson asks before it shows ----
+
+NORM_STD, FFN_SHAPE, DEEP = "block-norm-std", "block-ffn-shape", "block-deep-growth"
+
+
+def open_asking(query: dict | None = None) -> AppTest:
+    """The page as a student first meets it: every section, no prediction committed."""
+    return helpers.open_linked("block", query, skip=False)
+
+
+def commit(at: AppTest, key: str, guess) -> AppTest:
+    if isinstance(guess, str):
+        at.radio(key=f"_predict_guess_{key}").set_value(guess)
+    elif guess is not None:
+        at.number_input(key=f"_predict_guess_{key}").set_value(guess)
+    return at.button(key=f"_predict_commit_{key}").click().run()
+
+
+REVEALS = {"emb_norm", "stage_ffn_hidden", "deep_residual", "deep_grad"}
+
+
+def test_before_a_commit_no_reveal_is_drawn():
+    at = open_asking()
+    assert not at.exception
+    figs = figures(at)
+    assert {"emb_token", "emb_position", "emb_segment", "emb_sum", "stage_tensor"} <= set(figs)  # the worked half
+    assert not REVEALS & set(figs)
+    text = all_text(at)
+    for said in ("After the LayerNorm, the row of", "u is 8 × 256", "post-norm stream is ×"):
+        assert said not in text
+    assert at.number_input(key=f"_predict_guess_{NORM_STD}").value is None
+    assert [r.key for r in at.radio if str(r.key).startswith("_predict_guess_")] == [
+        f"_predict_guess_{FFN_SHAPE}",
+        f"_predict_guess_{DEEP}",
+    ]
+
+
+def test_the_layernorm_prediction_is_scored_against_the_models_row():
+    walk, enc = expected()
+    summed, normed = walk.embeddings.summed[1].double(), walk.embeddings.normed[1].double()
+    std_before = float(((summed - summed.mean()) ** 2).mean().sqrt())
+    std_after = float(((normed - normed.mean()) ** 2).mean().sqrt())  # by hand: population std of row 1
+    at = open_asking()
+    prompt = at.number_input(key=f"_predict_guess_{NORM_STD}").label
+    assert f"“{enc.tokens[1]}” (position 1) has a standard deviation of {std_before:.3f}" in prompt
+    at = commit(at, NORM_STD, 1.0)
+    assert not at.exception
+    assert any(s.value.startswith("Right: within") for s in at.success)
+    text = all_text(at)
+    assert f"standard deviation {std_after:.3f} (before it: {std_before:.3f})" in text
+    assert "γ = 1 and β = 0 here, as initialised" in text
+    np.testing.assert_array_equal(z(figures(at)["emb_norm"]), walk.embeddings.normed.double().numpy())
+
+    at = commit(open_asking(), NORM_STD, round(std_before, 2))  # the spread before: kept, not divided out
+    assert "too small" in " ".join(e.value for e in at.error)
+    assert "does not keep or shrink a row's spread" in all_text(at)
+    at = commit(open_asking(), NORM_STD, 8.0)  # sqrt(d): the row's length
+    assert "√d is the row's length, not its spread" in all_text(at)
+
+
+def test_the_ffn_shape_prediction_reveals_the_hidden_layer():
+    walk, enc = expected()
+    rows, cols = walk.trace["ffn_hidden"].shape
+    assert (rows, cols) == (len(enc), 4 * walk.d_model)
+    at = commit(open_asking(), FFN_SHAPE, f"T × 4d = ({rows}, {cols})")
+    assert not at.exception
+    assert "Right." in [s.value for s in at.success]
+    assert f"u is {rows} × {cols}: one row per token" in all_text(at)
+    np.testing.assert_array_equal(z(figures(at)["stage_ffn_hidden"]), walk.trace["ffn_hidden"].double().numpy())
+
+    at = commit(open_asking(), FFN_SHAPE, f"T × T = ({rows}, {rows})")
+    assert f"the model says “T × 4d = ({rows}, {cols})”" in " ".join(e.value for e in at.error)
+    assert "A T × T grid is attention's, token against token" in all_text(at)
+
+
+def test_the_deep_stack_prediction_follows_the_initial_weights():
+    _, enc = expected()
+    at = commit(open_asking(), DEEP, "pre-norm's")
+    assert not at.exception
+    study = core.deep_stack_study(enc.ids, enc.segments, 12, 0, core.BERT_INIT_STD)
+    grown = (study.pre.residual_norms[-1] / study.pre.residual_norms[0], study.post.residual_norms[-1] / 8.0)
+    assert grown[0] < 1.1 and abs(grown[1] - 1) < 1e-3  # measured here: neither stream grew
+    assert "the model says “neither”" in " ".join(e.value for e in at.error)
+    assert "blocks as quiet as BERT's at its start add almost nothing" in all_text(at)
+    assert f"the pre-norm stream ×{grown[0]:.2f}" in all_text(at)
+    np.testing.assert_allclose(ys(figures(at)["deep_residual"])[1], study.pre.residual_norms, rtol=1e-6)
+
+    at.radio(key="block_init").set_value("width").run()  # a new setting: asked again
+    assert "deep_residual" not in figures(at)
+    at = commit(at, DEEP, "pre-norm's")
+    loud = core.deep_stack_study(enc.ids, enc.segments, 12, 0, core.width_matched_std(64))
+    assert loud.pre.residual_norms[-1] / loud.pre.residual_norms[0] >= 1.1
+    assert "Right." in [s.value for s in at.success]
+
+
+def test_a_new_sentence_asks_again_and_skip_reveals_without_a_score():
+    at = commit(open_asking(), FFN_SHAPE, "T × 4d = (8, 256)")
+    at = commit(at, NORM_STD, 1.0)
+    assert {"stage_ffn_hidden", "emb_norm"} <= set(figures(at))
+    at.text_input(key="block_sentence").input("a dog ran home").run()
+    assert not REVEALS & set(figures(at))  # a new sentence: every question is back
+    assert at.radio(key=f"_predict_guess_{FFN_SHAPE}").options[1] == "T × 4d = (6, 256)"
+    at = at.button(key=f"_predict_skip_{FFN_SHAPE}").click().run()
+    assert "stage_ffn_hidden" in figures(at) and not at.error
+    assert not [s for s in at.success if s.value.startswith("Right")]  # skipped: not scored
+    assert "The model's answer: **T × 4d = (6, 256)**." in all_text(at)
+
+
+@pytest.mark.parametrize("key", [NORM_STD, DEEP])
+def test_a_commit_with_nothing_chosen_asks_for_an_answer_and_reveals_nothing(key):
+    at = commit(open_asking(), key, None)
+    assert "Choose an answer first" in all_text(at)
+    assert not REVEALS & set(figures(at))
+
+
+def test_the_questions_options_follow_the_cores_outcomes():
+    from ui.questions import block as questions
+
+    assert [o.label for o in questions.DEEP_GROWTH.options] == [
+        questions.GROWTH_OPTIONS[o].label for o in core.GROWTH_OUTCOMES
+    ]
+    shape = questions.ffn_shape(5, 64, 256)
+    assert [o.label.split(" = ")[1] for o in shape.options] == ["(5, 64)", "(5, 256)", "(5, 5)", "(64, 256)"]
+    assert all(o.misconception for o in shape.options + questions.DEEP_GROWTH.options)

@@ -26,6 +26,7 @@ from encoder_core.lessons.heads import (
 )
 from encoder_core.model.head_patterns import label_heads
 from encoder_core.pretrained.minilm import INSTALL_HINT, PACKAGE, PretrainedUnavailable
+from ui.questions import heads as questions
 from ui.views import heads as views
 from ui.views.heads import grid_gaps
 
@@ -59,7 +60,7 @@ def test_minilm_numbers_when_the_sidebar_picks_it(minilm):
     for key in ("heads_q", "heads_concat", "heads_w_o", "heads_grid", "heads_chosen", "heads_layer_averages"):
         assert key in figs
     tok = minilm.tokenizer
-    enc = tok.encode("the cat sat on the mat", "it was happy")
+    enc = tok.encode("the cat sat on the mat")  # the default: one sentence, no second one
     run = run_encoder(minilm.model, enc)
     T = len(enc)
     # The chosen map (layer 0, head 2) and the grid's thumbnails are the model's weights.
@@ -75,7 +76,7 @@ def test_minilm_numbers_when_the_sidebar_picks_it(minilm):
     assert f"{labels[2].mass:.2f}" in text  # the metric of the chosen head
     assert INSTALL_HINT not in text
     # The mechanics run on the small model, and the page says the identity holds.
-    assert np.asarray(figs["heads_q"]["data"][0]["z"]).shape == (12, 16)  # the small model: d/h = 64/4
+    assert np.asarray(figs["heads_q"]["data"][0]["z"]).shape == (8, 16)  # the small model: d/h = 64/4
     assert "gives the block's own attention output: the largest difference is" in text
     # The sentence vectors: matrices symmetric with ones on the diagonal.
     sim = np.asarray(figs["heads_sim_mean"]["data"][0]["z"])
@@ -96,9 +97,13 @@ def test_every_control_and_the_model_switch(minilm):
     expected = minilm.tokenizer.split_words("unbelievably, the cat sat")
     assert {(w, " ".join(p)) for w, p in expected} <= pieces
 
-    at.text_input(key="heads_sentence_b").input("").run()  # a single sentence
+    at.text_input(key="heads_sentence_b").input("it was late").run()  # a pair
+    helpers.skip_predictions(at)  # a new input asks again
     no_exception(at)
-    assert "[SEP] it" not in " ".join(figures(at)["heads_chosen"]["data"][0]["y"])
+    assert str(figures(at)["heads_chosen"]["data"][0]["y"][-2]).endswith("late")
+    at.text_input(key="heads_sentence_b").input("").run()  # a single sentence again
+    helpers.skip_predictions(at)
+    assert str(figures(at)["heads_chosen"]["data"][0]["y"][-2]).endswith("sat")
 
     at.slider(key="heads_layer").set_value(5).run()
     at.slider(key="heads_head").set_value(11).run()
@@ -111,10 +116,12 @@ def test_every_control_and_the_model_switch(minilm):
     no_exception(at)
     assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (1, 3)
     assert "became layer 1, head 3" in all_text(at)
+    helpers.skip_predictions(at)  # another model asks again
     grid = figures(at)["heads_grid"]
     assert [t for t in grid["layout"]["xaxis"]["ticktext"]] == [f"head {h}" for h in range(4)]
 
     at.selectbox(key="model").set_value("minilm").run()  # back: 1, 3 is valid, kept silently
+    helpers.skip_predictions(at)
     no_exception(at)
     assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (1, 3)
     assert "became layer" not in all_text(at)
@@ -147,7 +154,7 @@ def test_bad_input_is_explained(minilm):
     no_exception(at)
     assert "the sentence is empty" in all_text(at).lower()
 
-    at.text_input(key="heads_sentence").input("word " * 600).run()  # 602 pieces > 512 positions
+    helpers.skip_predictions(at.text_input(key="heads_sentence").input("word " * 600).run())  # 602 pieces > 512
     no_exception(at)
     text = all_text(at)
     assert "90 token(s) were cut" in text
@@ -175,7 +182,7 @@ def test_missing_model_shows_how_to_install_and_runs_the_small_model(monkeypatch
         figs = figures(at)
         assert "heads_grid" in figs and "heads_sim_mean" not in figs
         # The small model's numbers: the mechanics figures come from head_mechanics on the seed-0 model.
-        enc = tok.encode("the cat sat on the mat", "it was happy")
+        enc = tok.encode("the cat sat on the mat")
         mech = head_mechanics(small_model, enc, 1, 3)
         assert np.allclose(np.asarray(figs["heads_q"]["data"][0]["z"]), mech.q.numpy(), atol=1e-6)
         assert np.allclose(np.asarray(figs["heads_chosen"]["data"][0]["z"]), mech.weights.numpy(), atol=1e-6)
@@ -378,12 +385,160 @@ def test_heads_follow_the_sidebar_and_offer_minilm(trained_mlm, tok):
     at = open_page("heads", {"model": "mlm"})
     no_exception(at)
     model, _, _ = trained_mlm
-    run = run_encoder(model.bert, tok.encode("the cat sat on the mat", "it was happy"))
+    run = run_encoder(model.bert, tok.encode("the cat sat on the mat"))
     assert np.allclose(np.asarray(figures(at)["heads_chosen"]["data"][0]["z"]), run.attentions[0, 2], atol=1e-6)
     assert "Running on the lab's trained MLM" in all_text(at)
-    mech = head_mechanics(model.bert, tok.encode("the cat sat on the mat", "it was happy"), 0, 2)
+    mech = head_mechanics(model.bert, tok.encode("the cat sat on the mat"), 0, 2)
     assert np.allclose(np.asarray(figures(at)["heads_q"]["data"][0]["z"]), mech.q.numpy(), atol=1e-6)
     at.button(key="heads_use_minilm").click().run()
+    helpers.skip_predictions(at)
     no_exception(at)
     assert at.selectbox(key="model").value == "minilm"
     assert figures(at)["heads_grid"]["layout"]["xaxis"]["ticktext"] == [f"head {h}" for h in range(12)]
+
+
+# ---- predict, then see: the questions the lesson asks before it shows ----
+
+COUNT, PREVIOUS = "heads-weight-count", "heads-previous-token"
+REVEALS = {"heads_small_weights", "heads_grid", "heads_chosen"}
+DEFAULT = "the cat sat on the mat"
+
+
+def open_asking(query: dict | None = None) -> AppTest:
+    """The page as a student first meets it: every section, no prediction committed."""
+    return helpers.open_linked("heads", query, skip=False)
+
+
+def commit(at: AppTest, key: str, guess) -> AppTest:
+    if isinstance(guess, str):
+        at.radio(key=f"_predict_guess_{key}").set_value(guess)
+    elif guess is not None:
+        at.number_input(key=f"_predict_guess_{key}").set_value(guess)
+    return at.button(key=f"_predict_commit_{key}").click().run()
+
+
+def scored(at: AppTest) -> list[str]:
+    """The verdicts on the page (the W_O check's own success message left out)."""
+    said = [s.value for s in at.success] + [e.value for e in at.error]
+    return [v for v in said if v.startswith(("Right", "Not quite"))]
+
+
+def previous_by_hand(attentions: torch.Tensor) -> tuple[int, int]:
+    """(layer, head) whose mean weight on the key one step back (rows 1..T-1) is largest."""
+    T = attentions.shape[-1]
+    rows = torch.arange(1, T)
+    prev = attentions[..., rows, rows - 1].mean(-1)
+    return divmod(int(prev.argmax()), prev.shape[1])
+
+
+@slow
+def test_the_lesson_opens_on_one_sentence_says_its_heads_are_random_and_asks_first():
+    at = open_asking()
+    no_exception(at)
+    assert at.text_input(key="heads_sentence_b").value == ""  # no second sentence unless one is typed
+    text = all_text(at)
+    assert "This model's weights are random, so its heads show no learned patterns" in text
+    figs = figures(at)
+    assert {"heads_q", "heads_k", "heads_v", "heads_concat"} <= set(figs)  # the worked half stays in view
+    assert not REVEALS & set(figs)
+    assert "attention weights in one layer" not in text and "puts the most weight on the token just" not in text
+    assert at.number_input(key=f"_predict_guess_{COUNT}").value is None
+    assert [r.key for r in at.radio if str(r.key).startswith("_predict_guess_")] == [f"_predict_guess_{PREVIOUS}"]
+
+
+@slow
+def test_the_weight_count_is_scored_against_the_models_weights(small_model, tok):
+    enc = tok.encode(DEFAULT)
+    n = run_encoder(small_model, enc).attentions[0].numel()  # one layer's weights, as the model returns them
+    assert n == 4 * len(enc) ** 2
+    at = commit(open_asking(), COUNT, n)
+    no_exception(at)
+    assert scored(at)[0].startswith("Right")
+    assert f"= **{n:,}** attention weights in one layer" in all_text(at)
+    mech = head_mechanics(small_model, enc, 0, 2)
+    assert np.allclose(np.asarray(figures(at)["heads_small_weights"]["data"][0]["z"]), mech.weights, atol=1e-6)
+
+    at = commit(open_asking(), COUNT, len(enc) ** 2)  # one grid: the heads forgotten
+    assert "4.0 times too small" in scored(at)[0]
+    assert "Every head computes its own T × T grid" in all_text(at)
+
+
+@slow
+def test_the_previous_token_head_is_the_models(small_model, tok):
+    run = run_encoder(small_model, tok.encode(DEFAULT))
+    best = previous_by_hand(run.attentions)
+    right = f"layer {best[0]}, head {best[1]}"
+    at = open_asking()
+    options = at.radio(key=f"_predict_guess_{PREVIOUS}").options
+    assert right in options and len(options) == 4
+    at = commit(at, PREVIOUS, right)
+    no_exception(at)
+    assert scored(at) == ["Right."]
+    assert f"**Layer {best[0]}, head {best[1]}** puts the most weight on the token just before" in all_text(at)
+    assert "no head of this model really looks back" in all_text(at)  # random weights
+    assert {"heads_grid", "heads_chosen"} <= set(figures(at))
+
+    wrong = next(o for o in options if o != right)
+    at = commit(open_asking(), PREVIOUS, wrong)
+    assert f"the model says “{right}”" in scored(at)[0]
+    layer, head = (int(x.split()[-1]) for x in wrong.split(", "))
+    lab = label_heads(run.attentions, run.tokens)[layer * small_model.config.n_heads + head]
+    misconception = questions.WRONG_HEAD[lab.pattern].format(head=wrong, mass=lab.mass)
+    assert misconception[:1].upper() + misconception[1:] in all_text(at)
+
+
+@slow
+@needs_minilm
+def test_minilm_looks_back_with_layer_0_head_2_and_the_map_can_show_it(minilm):
+    at = open_asking({"model": "minilm", "heads_head": "5"})
+    no_exception(at)
+    assert "heads show no learned patterns" not in all_text(at)
+    run = run_encoder(minilm.model, minilm.tokenizer.encode(DEFAULT))
+    assert previous_by_hand(run.attentions) == (0, 2)
+    at = commit(at, PREVIOUS, "layer 0, head 2")
+    assert scored(at) == ["Right."]
+    assert "that weight is a stripe just left of the diagonal" in all_text(at)
+    at.button(key="heads_show_previous").click().run()
+    no_exception(at)
+    assert (at.slider(key="heads_layer").value, at.slider(key="heads_head").value) == (0, 2)
+    assert np.allclose(np.asarray(figures(at)["heads_chosen"]["data"][0]["z"]), run.attentions[0, 2], atol=1e-6)
+
+
+@slow
+def test_a_new_sentence_asks_again_and_skip_reveals_without_a_score():
+    at = commit(open_asking(), COUNT, 256)
+    assert "heads_small_weights" in figures(at)
+    at.text_input(key="heads_sentence").input("a dog ran home").run()
+    assert not REVEALS & set(figures(at))  # a new sentence: both questions are back
+    at = at.button(key=f"_predict_skip_{PREVIOUS}").click().run()
+    assert {"heads_grid", "heads_chosen"} <= set(figures(at)) and not scored(at)
+    at.text_input(key="heads_sentence_b").input("it was late").run()  # a second sentence: asked again
+    assert "heads_grid" not in figures(at)
+
+
+@slow
+@pytest.mark.parametrize("key", [COUNT, PREVIOUS])
+def test_a_commit_with_nothing_chosen_asks_for_an_answer_and_reveals_nothing(key):
+    at = commit(open_asking(), key, None)
+    assert "Choose an answer first" in all_text(at)
+    assert not REVEALS & set(figures(at))
+
+
+def test_every_wrong_head_is_named_with_what_it_does_instead():
+    tokens = ["[CLS]", "a", "b", "c", "[SEP]"]
+    heads = torch.zeros(5, 5, 5)
+    for i in range(5):
+        heads[0, i, max(i - 1, 0)] = 1.0  # previous token
+        heads[1, i, min(i + 1, 4)] = 1.0  # next token
+        heads[2, i, 4] = 1.0  # [SEP]
+        heads[3, i, i] = 1.0  # self
+    heads[4] = 1 / 5  # broad
+    labels = label_heads(heads[None], tokens)
+    q = questions.previous_token(labels[1:])
+    assert [o.label for o in q.options] == [f"layer 0, head {h}" for h in range(1, 5)]
+    said = [o.misconception for o in q.options]
+    assert said[0].startswith("Attention runs both ways: layer 0, head 1 looks at the next token (1.00)")
+    assert "parks its weight on [SEP]" in said[1] and "its own token" in said[2]
+    assert (
+        said[3] == "Not every head has a sharp pattern: layer 0, head 4 spreads its weight (its largest mass is 0.20)."
+    )

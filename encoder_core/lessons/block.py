@@ -171,6 +171,68 @@ def mean_norm_per_stage(walk: BlockWalk) -> list[float]:
     return [walk.stats[s].mean_l2 for s in walk.stages]
 
 
+@dataclass(frozen=True)
+class NormRow:
+    """One token's row before and after a LayerNorm (population statistics, as LayerNorm computes them)."""
+
+    position: int
+    std_before: float
+    mean_after: float
+    std_after: float  # 1 times the LayerNorm's gain when its gain is 1 and its bias 0; computed, never assumed
+
+
+def norm_row(before: torch.Tensor, after: torch.Tensor, position: int) -> NormRow:
+    """before, after (T, D): what went into a LayerNorm and what came out; the statistics of one row."""
+    if not 0 <= position < before.shape[0]:
+        raise ValueError(f"position must be in [0, {before.shape[0] - 1}], got {position}")
+    stats_before, stats_after = (
+        token_stats(before[position : position + 1]),
+        token_stats(after[position : position + 1]),
+    )
+    return NormRow(position, float(stats_before.std[0]), float(stats_after.mean[0]), float(stats_after.std[0]))
+
+
+@dataclass(frozen=True)
+class NormAffine:
+    """A LayerNorm's learned gain gamma and bias beta, as ranges over the features (1 and 0 as initialised)."""
+
+    gain: Span
+    bias: Span
+
+    @property
+    def identity(self) -> bool:
+        """True when gamma is 1 and beta 0 everywhere: the LayerNorm only centres and scales."""
+        return self.gain == Span(1.0, 1.0) and self.bias == Span(0.0, 0.0)
+
+
+def norm_affine(norm: nn.LayerNorm) -> NormAffine:
+    with torch.no_grad():
+        return NormAffine(span(norm.weight), span(norm.bias))
+
+
+def first_word_position(n_tokens: int) -> int:
+    """The row a question about one token asks about: the first after [CLS] (the only one if there is none)."""
+    return 1 if n_tokens > 1 else 0
+
+
+# The shapes a (rows, columns) tensor of one block could have on one sentence: T tokens, d features, d_ff FFN units.
+SHAPE_CHOICES = ("T x d", "T x d_ff", "T x T", "d x d_ff")
+
+
+def shape_choice(shape: Sequence[int], n_tokens: int, d_model: int, d_ff: int) -> int:
+    """The index in SHAPE_CHOICES of the first choice with this shape (when sizes coincide, the earlier one)."""
+    sizes = {
+        "T x d": (n_tokens, d_model),
+        "T x d_ff": (n_tokens, d_ff),
+        "T x T": (n_tokens, n_tokens),
+        "d x d_ff": (d_model, d_ff),
+    }
+    for i, name in enumerate(SHAPE_CHOICES):
+        if sizes[name] == tuple(shape):
+            return i
+    raise ValueError(f"shape {tuple(shape)} is none of {SHAPE_CHOICES} for T={n_tokens}, d={d_model}, d_ff={d_ff}")
+
+
 # --- where each stage is computed: the source of the function that computes it ---------------
 
 
@@ -510,6 +572,18 @@ def deep_stack_study(
         pre=runs["pre"],
         weights=compare_weights(models["post"], models["pre"]),
     )
+
+
+# A stream counts as grown when it ends at least a tenth larger than it started: far beyond float rounding, and
+# small next to what louder blocks do to a pre-norm stream (it ends well over 1.5 times as large).
+GROWTH_VISIBLE = 1.1
+GROWTH_OUTCOMES = ("post", "pre", "both", "neither")  # which stack's stream grew through the deep stack
+
+
+def growth_outcome(study: DeepStackStudy, visible: float = GROWTH_VISIBLE) -> str:
+    """Which of the two stacks' residual streams grew by `visible` or more, as one of GROWTH_OUTCOMES."""
+    grew = (study.post.growth >= visible, study.pre.growth >= visible)
+    return {(True, False): "post", (False, True): "pre", (True, True): "both"}.get(grew, "neither")
 
 
 # --- checked against PyTorch's own encoder layer -----------------------------------------

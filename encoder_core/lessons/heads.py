@@ -10,6 +10,7 @@ result against the block's recorded "attention" stage.
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -104,6 +105,11 @@ class HeadMechanics:
     @property
     def d_head(self) -> int:
         return self.q.shape[1]
+
+    @property
+    def n_weights(self) -> int:
+        """Attention weights this layer computes on the sentence: one per head, query and key (H x T x T)."""
+        return self.all_weights.numel()
 
     def slices(self) -> dict[str, torch.Tensor]:
         """The chosen head's Q, K and V, by name."""
@@ -210,6 +216,50 @@ def sink_summary(labels: Sequence[HeadLabel]) -> SinkSummary:
         n_more_cls=sum(lab.masses["[CLS]"] > lab.masses["[SEP]"] for lab in labels),
         counts=dict(Counter(lab.pattern for lab in labels).most_common()),
     )
+
+
+# The pattern a head is asked about, and the patterns its rivals in the question are picked for (in this order).
+PREVIOUS = "previous token"
+RIVAL_PATTERNS = ("next token", "[SEP]", "[CLS]", "self")
+
+
+@dataclass(frozen=True)
+class HeadChoice:
+    """A few heads of the grid, one of which (the answer) puts the most weight on the previous token."""
+
+    candidates: tuple[tuple[int, int], ...]  # (layer, head), in grid order
+    answer: int  # index into candidates of the head with the largest previous-token mass of all heads
+    previous: tuple[float, ...]  # each candidate's previous-token mass
+
+
+def previous_token_choice(labels: Sequence[HeadLabel], n: int = 4) -> HeadChoice:
+    """The head with the largest previous-token mass (the first on a tie), and n - 1 rivals with less: for each
+    of RIVAL_PATTERNS in turn, the head that shows it most among the heads it describes best; then the heads that
+    look back least.
+    Every rival's previous-token mass is strictly below the answer's, so exactly one candidate is right."""
+    if not labels:
+        raise ValueError("no heads to choose from")
+    prev = {(lab.layer, lab.head): lab.masses[PREVIOUS] for lab in labels}
+    best = max(prev, key=lambda k: (prev[k], -k[0], -k[1]))  # the largest; the first in grid order on a tie
+    chosen = [best]
+    eligible = [lab for lab in labels if prev[(lab.layer, lab.head)] < prev[best]]
+    picks = []
+    for pattern in RIVAL_PATTERNS:  # the head that shows this pattern most, among those it describes best
+        shows = [lab for lab in eligible if lab.masses[pattern] == max(lab.masses.values())]
+        if shows:
+            picks.append(max(shows, key=lambda lab, p=pattern: lab.masses[p]))
+    picks += sorted(eligible, key=lambda lab: lab.masses[PREVIOUS])
+    for lab in picks:
+        if len(chosen) >= n:
+            break
+        if (lab.layer, lab.head) not in chosen:
+            chosen.append((lab.layer, lab.head))
+    # Shown in an order drawn from the candidates themselves: reproducible, yet the answer is not always
+    # first (in grid order MiniLM's previous-token head, layer 0, would lead every list).
+    candidates = sorted(chosen)
+    random.Random(repr(candidates)).shuffle(candidates)
+    candidates = tuple(candidates)
+    return HeadChoice(candidates, candidates.index(best), tuple(prev[c] for c in candidates))
 
 
 @dataclass

@@ -25,7 +25,7 @@ from .state import STEP, read_url, show_notices, write_url
 @dataclass
 class Section:
     title: str
-    takeaway: str  # one line: what the figure shows
+    takeaway: str  # one line: what the step shows; where it asks first, the question (never the answer)
     render: Callable[[], None]
     tab: str | None = None  # a short label for the tab row, where the title is long
 

@@ -19,6 +19,8 @@ from encoder_core.lessons.block import (
     BlockParams,
     BlockWalk,
     DeepStackStudy,
+    NormAffine,
+    NormRow,
     PositionTables,
     TensorSummary,
     TokenStats,
@@ -90,6 +92,23 @@ def stage_note(walk: BlockWalk, stage: str) -> str:
             f"(√d = {sqrt_d:.2f}). Nothing in the block pulls it back, so it can drift from layer to layer.",
         }
     return notes[stage]
+
+
+def norm_row_note(row: NormRow, affine: NormAffine, token: str, sqrt_d: float) -> str:
+    """The embeddings' LayerNorm read on one row: its statistics, and what γ and β did to them."""
+    if affine.identity:
+        learned = f"γ = 1 and β = 0 here, as initialised: every row leaves with spread 1 and length √d = {sqrt_d:.2f}"
+    else:
+        learned = (
+            f"here γ runs from {affine.gain.lo:.3f} to {affine.gain.hi:.3f} and β from {affine.bias.lo:.3f} to "
+            f"{affine.bias.hi:.3f}, so the spread that comes out is γ's doing"
+        )
+    return (
+        f"After the LayerNorm, the row of “{token}” has mean {row.mean_after:.3f} and standard deviation "
+        f"{row.std_after:.3f} (before it: {row.std_before:.3f}). LayerNorm subtracts each row's mean, divides by its "
+        f"standard deviation, then multiplies by a learned gain γ and adds a learned bias β ({learned}), whatever "
+        "spread the row came in with."
+    )
 
 
 def model_choice_note(choice: str, seed: int) -> str | None:

@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from encoder_core.lessons.heads import (
+    HeadChoice,
     HeadMechanics,
     SameWordMass,
     SentenceSplits,
@@ -452,6 +453,62 @@ def sinks_text(sinks: SinkSummary) -> str:
         + ", ".join(f"{n} {p}" for p, n in sinks.counts.items())
         + "."
     )
+
+
+def sinks_reading(sinks: SinkSummary, model_choice: str, trained: bool) -> str:
+    """Why so much weight lands on a special token, and what this model's heads can say about it (markdown)."""
+    if model_choice == "minilm":
+        here = (
+            f"the parking place is mostly [CLS]: {sinks.n_cls} [CLS] heads against {sinks.n_sep} [SEP] heads on "
+            "your sentence."
+            if sinks.n_cls > sinks.n_sep
+            else f"the parking place is usually [CLS], but not on your sentence: {sinks.n_cls} [CLS] heads against "
+            f"{sinks.n_sep} [SEP] heads. Try the example sentence to compare."
+        )
+        return (
+            "**Why so much weight on a special token?** A softmax row must add up to 1, so a head with nothing "
+            "useful to take from a sentence still has to put its weight somewhere. Clark et al. (2019, *What Does "
+            "BERT Look At?*) found that in BERT-base many heads, especially in the middle layers, put most of their "
+            "weight on [SEP], and argued that this works as a *no-op*: the head parks its attention there when its "
+            "pattern does not apply, and that weight barely changes the output. In all-MiniLM-L6-v2, a compressed "
+            f"(distilled) model further trained for sentence similarity, {here} Same mechanism, different sink: "
+            "which token a model uses is learned, not designed."
+        )
+    if trained:
+        return (
+            "The lab's MLM is small (2 layers, 4 heads) and trained for minutes, so its heads have had little "
+            "reason to specialise. Choose all-MiniLM-L6-v2 in the sidebar to see heads that long training shaped."
+        )
+    return (
+        "The small model's weights are random (seeded), so its patterns are accidents of initialisation, "
+        "not learned behaviour. Choose all-MiniLM-L6-v2 in the sidebar to see heads that training shaped."
+    )
+
+
+def weight_count_text(mech: HeadMechanics) -> str:
+    """How many attention weights one layer computes (the weight-count prediction's answer), said as a product."""
+    T = len(mech.tokens)
+    return (
+        f"{mech.n_heads} heads × {T} queries × {T} keys = **{mech.n_weights:,}** attention weights in one layer: "
+        f"every head computes its own {T} × {T} grid, each row adding up to 1. The grid of head {mech.head}:"
+    )
+
+
+def previous_token_text(choice: HeadChoice, n_heads_total: int, threshold: float) -> str:
+    """The previous-token prediction's answer: the head that looks back most, next to the others asked about."""
+    (layer, head), best = choice.candidates[choice.answer], choice.previous[choice.answer]
+    others = "; ".join(
+        f"layer {c[0]}, head {c[1]}: {m:.2f}"
+        for i, (c, m) in enumerate(zip(choice.candidates, choice.previous))
+        if i != choice.answer
+    )
+    text = (
+        f"**Layer {layer}, head {head}** puts the most weight on the token just before each token: {best:.2f} of a "
+        f"row's weight on average, the most of all {n_heads_total} heads (the others asked about: {others})."
+    )
+    if best < threshold:
+        return text + f" Still, {best:.2f} is below {threshold:.2f}: no head of this model really looks back."
+    return text + " In its map, that weight is a stripe just left of the diagonal."
 
 
 def averages_figure(averages: Sequence[dict[str, float]], model_name: str) -> go.Figure:

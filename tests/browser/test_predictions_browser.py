@@ -1,0 +1,84 @@
+"""Predict, then see, in a real browser: every lesson asks at least twice before it shows, the answers
+are not in the page until the student commits, and a student can do it all from the keyboard, on a
+390-pixel phone and in lecture mode. Screenshots go to artifacts/screenshots/predictions/."""
+
+from __future__ import annotations
+
+import pytest
+
+from encoder_core.lessons import LESSON_IDS
+
+from .driver import assert_no_exception, wait_idle
+
+LOAD_MS = 90_000
+PREDICT = "[class*='st-key-predict-']"
+REVEAL = "[class*='st-key-reveal-']"
+PHONE = {"width": 390, "height": 844}
+
+
+def open_all_sections(page, app_url: str, lesson: str, query: str = "all=1") -> None:
+    page.goto(f"{app_url}/{lesson}?{query}", timeout=LOAD_MS)
+    page.locator(PREDICT).first.wait_for(timeout=LOAD_MS)
+    wait_idle(page, LOAD_MS)
+    assert_no_exception(page)
+
+
+@pytest.mark.parametrize("lesson", LESSON_IDS)
+def test_every_lesson_asks_twice_and_sends_no_answer_before_a_commit(browser, app_url, screenshots_dir, lesson):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    open_all_sections(page, app_url, lesson)
+    asked = page.locator(PREDICT).count()
+    assert asked >= 2, f"{lesson} asks {asked} prediction(s)"
+    assert page.locator(REVEAL).count() == 0  # not hidden: not there
+    first = page.locator(PREDICT).first
+    first.scroll_into_view_if_needed()
+    out = screenshots_dir / "predictions"
+    out.mkdir(exist_ok=True)
+    page.screenshot(path=str(out / f"{lesson}-asking.png"))
+    first.get_by_role("button", name="Skip: just show me").click()
+    page.locator(REVEAL).first.wait_for(timeout=LOAD_MS)
+    wait_idle(page, LOAD_MS)
+    assert_no_exception(page)
+    assert page.locator(REVEAL).count() == 1
+    context.close()
+
+
+def test_a_student_predicts_with_the_keyboard_alone(browser, app_url):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    open_all_sections(page, app_url, "attention", "")
+    question = page.locator(".st-key-predict-attention-rows")
+    question.get_by_role("radio").first.focus()
+    page.keyboard.press("ArrowDown")  # radio groups move with the arrow keys: the second option, "the last row"
+    page.keyboard.press("Space")
+    for _ in range(6):  # Tab on to the commit button
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.innerText.trim()") == "Commit my prediction":
+            break
+    page.keyboard.press("Enter")
+    page.locator(".st-key-reveal-attention-rows").wait_for(timeout=LOAD_MS)
+    assert "Right." in page.locator(".st-key-reveal-attention-rows").inner_text()
+    context.close()
+
+
+def test_on_a_phone_the_question_fits_and_in_a_lecture_it_is_large(browser, app_url, screenshots_dir):
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    open_all_sections(page, app_url, "attention", "")
+    page.locator(".st-key-predict-attention-rows").scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshots_dir / "predictions" / "attention-phone.png"))
+    wide = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert wide <= 0, f"the page scrolls sideways by {wide} px on a phone"
+    buttons = page.locator(".st-key-predict-attention-rows button")
+    assert min(buttons.nth(i).bounding_box()["height"] for i in range(buttons.count())) >= 40
+    context.close()
+
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    open_all_sections(page, app_url, "attention", "lecture=1")
+    option = page.locator("[class*='st-key-predict-'] [role=radiogroup] p").first
+    size = option.evaluate("e => parseFloat(getComputedStyle(e).fontSize)", timeout=LOAD_MS)
+    assert size >= 24, f"a lecture's prediction options are {size}px"
+    page.screenshot(path=str(screenshots_dir / "predictions" / "attention-lecture.png"))
+    context.close()
