@@ -316,19 +316,19 @@ sections = [
     ),
     Section(
         "Follow the shapes",
-        "(B, T) ids -> (B, T, D) hidden -> (B, T, V) logits -> only the chosen rows reach the loss.",
+        "(B, T) ids -> (B, T, D) hidden -> (B, T, V) logits -> (n, V): the rows the loss reads.",
         render_shapes,
         tab="Shapes",
     ),
     Section(
         "Which positions carry a loss",
-        "Positions labelled -100 add nothing; the mean is over the chosen positions only.",
+        "Some positions carry a label, the others -100: which positions does the loss read?",
         render_loss,
         tab="The loss",
     ),
     Section(
         "Fill in the blank",
-        "The trained model reads both sides of a [MASK] and ranks every word in its vocabulary.",
+        "The trained model reads both sides of a [MASK] and ranks its whole vocabulary: which word comes first?",
         render_fill,
     ),
     Section(

@@ -228,13 +228,13 @@ sections = [
     Section("The batch", "One rectangle: the single sentence is filled up with [PAD] tokens.", render_batch),
     Section(
         "Attention with and without the mask",
-        "With the mask, no real token gives the pads any weight: exactly 0.",
+        "With the mask the pads get exactly 0. Without it, what share of the attention do they take?",
         render_attention,
         tab="With and without the mask",
     ),
     Section(
         "The pad-leak gap",
-        "Without the mask a sentence's outputs depend on its batch-mates; with it they don't.",
+        "Leave the mask off and append pads: do the sentence's outputs move, and how as the pads add up?",
         render_leak,
     ),
     Section(
