@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 
 import streamlit as st
 
@@ -15,13 +16,15 @@ from encoder_core.training.checkpoint import fill_mask
 from encoder_core.training.train import train_mlm
 from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
-from ui.frame.inputs import report_encoding, usable_sentence
+from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
-from ui.frame.params import Param
+from ui.frame.params import Param, snippet
+from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
 from ui.frame.state import ensure_valid
 from ui.models import cached_leakage, masked_lm, run_leakage, seconds_per_step, word_tokenizer
+from ui.questions import masking as questions
 from ui.views import masking as figs
 
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
@@ -31,7 +34,7 @@ MAX_FILL_CHARTS = 6
 N_NSP_PAIRS = 6
 LEAK_REQUEST = "_leak_requested"  # set by the button's callback, so a rerun before the button cannot lose the click
 
-FILL_POSITION = Param("fill_position", 0, "int", 0, MAX_WORDS)
+FILL_POSITION = Param("fill_position", 0, "int", 0, None)  # any word: brought into the sentence's range below
 PARAMS = [
     Param("mlm_sentence", DEFAULT_SENTENCE, "text"),
     Param("mlm_rate", 0.15, "float", 0.0, 1.0),
@@ -45,17 +48,14 @@ PARAMS = [
 ]
 
 
-def fill_position_param(n_words: int) -> Param:
-    """The hide-a-word control for a sentence of n_words: 0 (none) or one of its words."""
-    return replace(FILL_POSITION, hi=n_words)
-
-
 def draw_again() -> None:
     """Dynamic masking: a new pattern per draw. The seed moves on, so the link still reproduces the view."""
     st.session_state["mlm_seed"] = (int(st.session_state.get("mlm_seed", 0)) + 1) % (MAX_SEED + 1)
 
 
 start("masking", PARAMS)
+note_long_text(PARAMS, {"mlm_sentence": "Sentence", "fill_sentence": "Sentence with [MASK]"})
+ensure_valid(PARAMS)
 st.title("Masked language modelling")
 narrative(
     "BERT learns by a cloze game: hide some tokens, read the rest in both directions, and guess what was "
@@ -72,9 +72,7 @@ max_positions = trained.model.config.max_positions if trained else 512
 with st.container(border=True):
     st.markdown("**The masking draw**")
     c1, c2, c3 = st.columns([3, 2, 2])
-    c1.text_input(
-        "Sentence", key="mlm_sentence", max_chars=2000, help="Lower-cased and cut into word pieces, as BERT reads it."
-    )
+    c1.text_input("Sentence", key="mlm_sentence", help="Lower-cased and cut into word pieces, as BERT reads it.")
     c2.slider("Masking rate", 0.0, 1.0, step=0.01, key="mlm_rate", help="BERT used 0.15.")
     c3.toggle(
         "Exact count",
@@ -88,10 +86,13 @@ with st.container(border=True):
     c6.number_input("Worked count: N tokens", 0, 1_000_000, step=10, key="mlm_n")
     st.markdown("**Fill-mask**")
     f1, f2 = st.columns([3, 2])
-    f1.text_input("Sentence with [MASK]", key="fill_sentence", max_chars=2000, help="Type [MASK] where a word goes.")
+    f1.text_input("Sentence with [MASK]", key="fill_sentence", help="Type [MASK] where a word goes.")
     fill_text = usable_sentence(st.session_state["fill_sentence"], DEFAULT_FILL)
     fill_words = tokenizer.split(fill_text)[:MAX_WORDS]
-    ensure_valid([fill_position_param(len(fill_words))])
+    asked, in_range = st.session_state["fill_position"], replace(FILL_POSITION, hi=len(fill_words))
+    if not in_range.is_valid(asked):  # a link's word, or a shorter sentence typed: say what is used instead
+        st.warning(figs.fill_position_notice(snippet(str(asked)), len(fill_words), in_range.nearest_valid(asked)))
+    ensure_valid([in_range])
     f2.selectbox(
         "Or hide one word",
         list(range(len(fill_words) + 1)),
@@ -143,11 +144,8 @@ def render_draw() -> None:
     if note := figs.every_fate_text(draw, lesson.rate_showing_every_fate(counts.eligible)):
         st.info(note)
     narrative(
-        "Only chosen positions get a label (their original id); every other position is labelled **-100**, "
-        "the value PyTorch's cross-entropy skips. Why not always [MASK]? [MASK] never occurs when the model is "
-        "later used on real text. If it were the only corruption, the model could learn that only [MASK] "
-        "positions need a good vector. A random word, or the true word left in place, means any position might "
-        "be scored, so every position's vector has to stay honest."
+        "Why not always [MASK]? [MASK] never occurs when the model is later used on real text. If it were the "
+        "only corruption, the model could learn that only [MASK] positions need a good vector."
     )
     worked = exact_counts(int(st.session_state["mlm_n"]), draw.rate)
     st.markdown(figs.worked_count_text(worked, draw.rate))
@@ -179,30 +177,55 @@ def render_shapes() -> None:
 def render_loss() -> None:
     if not needs_model():
         return
+    predict_then_see(
+        questions.LOSS,
+        fingerprint(enc.ids, draw_settings),
+        answer=lambda: lesson.LOSS_SETS.index(lesson.loss_outcome(draw)),
+        reveal=lambda _: reveal_loss(),
+        score=lambda guess, answer: questions.loss_verdict(guess, answer, lesson.matching_loss_sets(draw)),
+    )
+
+
+def reveal_loss() -> None:
+    st.markdown(figs.loss_positions_text(draw, lesson.loss_positions(draw)))
     show_metrics(figs.loss_metrics(forward))
     if forward.breakdown.n_counted == 0:
-        st.info(
-            "No position carries a loss in this draw, so the mean is undefined: there are no positions to "
-            "average (PyTorch returns nan here). Raise the rate or draw again."
-        )
+        st.info(figs.NO_LOSS_TEXT)
     show_chart(figs.loss_chart(forward, draw.tokens, draw.input_tokens), "masking_loss")
+    narrative(
+        "Only chosen positions get a label (their original id); every other position is labelled **-100**, "
+        "the value PyTorch's cross-entropy skips. A chosen position that got a random word, or kept its own, "
+        "is scored like a [MASK]: any position might be scored, so every position's vector has to stay honest."
+    )
     ex = lesson.count_example(trained.model, tokenizer)
     st.markdown(figs.count_example_text(ex))
     show_chart(figs.count_example_chart(ex), "masking_count_example")
-    show_code(loss_breakdown)
+    show_code(loss_breakdown, lesson.loss_outcome)
 
 
 # ---- 4. fill-mask ----
 def render_fill() -> None:
     if not needs_model():
         return
-    view = lesson.fill_mask_view(trained.model, tokenizer, fill_text, int(st.session_state["fill_position"]))
-    report_encoding(view, max_positions)
+    position = int(st.session_state["fill_position"])
+    view = cache(lambda: lesson.fill_mask_view(trained.model, tokenizer, fill_text, position))
+    query_enc = lesson.fill_query(tokenizer, fill_text, position, max_positions)
+    report_encoding(query_enc, max_positions)
     st.markdown("The model receives:")
-    st.code(" ".join(view.tokens), language=None)
-    if not view.predictions:
+    st.code(" ".join(query_enc.tokens), language=None)
+    if "[MASK]" not in query_enc.tokens:
         st.warning("There is no [MASK] to fill: type `[MASK]` where a word should go, or choose a word to hide above.")
         return
+    predict_then_see(
+        questions.FILL,
+        fingerprint(trained.choice, query_enc.ids),
+        answer=view,
+        reveal=reveal_fill,
+        score=lambda guess, v: questions.fill_verdict(lesson.rank_guess(tokenizer, v.first_ranking, guess)),
+    )
+
+
+def reveal_fill(view: lesson.FillMaskView) -> None:
     if len(view.predictions) > 1:
         narrative(
             f"{len(view.predictions)} blanks are filled in one pass: each guess sees the other blanks only as "
@@ -217,20 +240,14 @@ def render_fill() -> None:
             show_chart(figs.fill_chart(view, pred), f"fill_{i}")
             if pred.hidden_word is not None:
                 st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), tokenizer.vocab_size))
-    quality = figs.model_quality_text(trained.metadata, trained.model.config, tokenizer.vocab_size, trained.name)
-    if quality:
+    if quality := figs.model_quality_text(trained.metadata, trained.model.config, tokenizer.vocab_size, trained.name):
         st.caption(quality)
-    show_code(lesson.fill_mask_view, fill_mask)
+    show_code(lesson.fill_mask_view, fill_mask, lesson.rank_guess)
 
 
 # ---- 5. leakage ----
 def render_leakage() -> None:
-    narrative(
-        "A classic bug: the positions are chosen and labelled correctly, but the input still shows the "
-        "original token there. The model can then score perfectly by copying what it sees, and never has "
-        "to use the context. Below, two tiny models (d=32, one layer) start from the **same weights** and "
-        "see the **same batches**; the only difference is whether the chosen positions are really hidden."
-    )
+    narrative(figs.LEAKAGE_INTRO)
     steps, seed = int(st.session_state["leak_steps"]), sidebar_seed()
     result = cached_leakage(steps, seed)
     if result is None:
@@ -287,17 +304,7 @@ def render_nsp() -> None:
     examples = nsp_examples(int(seed))
     st.markdown(figs.nsp_text(examples, seed))
     show_table(figs.nsp_table(examples), hide_index=True)
-    narrative(
-        "BERT's second pre-training task, **next-sentence prediction**, packs two sentences into one input, "
-        "`[CLS] A [SEP] B [SEP]`, with segment 0 for `[CLS]`, A and its `[SEP]` and segment 1 for B and the "
-        "last `[SEP]`. In half of the pairs B really followed A; in the other half B is a random sentence. "
-        "The final vector at **[CLS]** goes through a two-way classifier, IsNext or NotNext, and that is "
-        "what [CLS] was put there for: one position whose vector stands for the whole input. Later work "
-        "found the task adds little. **RoBERTa dropped it**, trained on masked tokens alone over longer "
-        "stretches of text, and **masked dynamically**: a fresh masking pattern every time a sentence comes "
-        "round, instead of one pattern fixed when the data was prepared. The *Draw again* button above is "
-        "dynamic masking; the lab's own model was trained that way, without NSP."
-    )
+    narrative(figs.NSP_NARRATIVE)
     show_code(lesson.nsp_examples, nsp_pairs)
 
 
@@ -309,19 +316,19 @@ sections = [
     ),
     Section(
         "Follow the shapes",
-        "(B, T) ids -> (B, T, D) hidden -> (B, T, V) logits -> only the chosen rows reach the loss.",
+        "(B, T) ids -> (B, T, D) hidden -> (B, T, V) logits -> (n, V): the rows the loss reads.",
         render_shapes,
         tab="Shapes",
     ),
     Section(
-        "Loss only where the answer was hidden",
-        "Positions labelled -100 add nothing; the mean is over the chosen positions only.",
+        "Which positions carry a loss",
+        "Some positions carry a label, the others -100: which positions does the loss read?",
         render_loss,
         tab="The loss",
     ),
     Section(
         "Fill in the blank",
-        "The trained model reads both sides of a [MASK] and ranks every word in its vocabulary.",
+        "The trained model reads both sides of a [MASK] and ranks its whole vocabulary: which word comes first?",
         render_fill,
     ),
     Section(

@@ -1,17 +1,30 @@
 """Padding: a batch needs pads, pads need the key padding mask, and pad outputs are never to be read."""
 
+from functools import cache
+
 import streamlit as st
 
-from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
+from encoder_core.lessons.padding import (
+    LEAK_MIN_PADS,
+    LEAK_TRENDS,
+    fast_path_pad_outputs,
+    leak_trend,
+    mean_pad_share,
+    pad_leak,
+    padded_attention,
+    zero_key_pad_check,
+)
 from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param
+from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, finish, narrative, render_sections, side_by_side, start
 from ui.frame.state import ensure_valid
 from ui.models import lesson_model
+from ui.questions import padding as questions
 from ui.views import padding as figs
 from ui.views.figures import numbers_text
 
@@ -76,6 +89,9 @@ layer, head = int(st.session_state["layer"]), int(st.session_state["head"])
 batch = tokenizer.pad([pair, single], extra_pads=n_extra)
 tokens = batch.tokens[SHORT_ROW]
 n_real, width = batch.lengths[SHORT_ROW], batch.ids.shape[1]
+n_pads = width - n_real
+# What the predictions are made on: the model, and the batch as it reaches the model.
+on_this_batch = (chosen.name, sidebar_seed(), batch.ids.tolist())
 attn = padded_attention(model, batch, SHORT_ROW, layer, head)
 zero_key = zero_key_pad_check()
 # The pad-leak runs (in float64, ~40 passes) and the fast-path check are computed by their own
@@ -98,7 +114,26 @@ def render_batch() -> None:
 
 def render_attention() -> None:
     charts = figs.padded_attention_charts(attn, tokens)
+    if not n_pads:  # no pad on the single sentence: nothing to predict about them
+        reveal_attention(charts, None)
+        return
+    question = questions.pad_share(n_real, n_pads, layer, head)
+    context = fingerprint(*on_this_batch, layer, head)
+    if not revealed(question, context):  # the worked half: with the mask, the pads get nothing
+        show_chart(charts[0], "padded_attention_masked")
+    predict_then_see(
+        question, context, answer=lambda: mean_pad_share(attn), reveal=lambda share: reveal_attention(charts, share)
+    )
+
+
+def reveal_attention(charts, share: float | None) -> None:
     show_chart_row(charts, ("padded_attention_masked", "padded_attention_unmasked"), side_by_side(width))
+    if share is not None:
+        st.markdown(
+            f"Without the mask, a real token gives the pads **{share:.3f}** of its attention on average. "
+            f"{n_pads} of the {width} keys are pads: a head that spread its attention evenly would give them "
+            f"{n_pads / width:.3f}."
+        )
     show_chart(figs.pad_mass_chart(attn, tokens), "pad_mass")
     narrative(
         "With the mask, every [PAD] **column** is exactly 0: the mask adds −∞ to those scores before the "
@@ -109,7 +144,21 @@ def render_attention() -> None:
 
 
 def render_leak() -> None:
-    leak = pad_leak(model, batch, SHORT_ROW)
+    narrative(
+        "The **pad-leak gap** is the largest change in any real token's final output between the padded batch "
+        "and the single sentence run on its own: 0 means the pads changed nothing. It is computed in double "
+        "precision, so float32 noise of about 1e-6 does not blur “nothing” and “something”."
+    )
+    leak = cache(lambda: pad_leak(model, batch, SHORT_ROW, min_pads=LEAK_MIN_PADS))  # run once, after the commit
+    predict_then_see(
+        questions.leak_trend(max(LEAK_MIN_PADS, n_pads)),
+        fingerprint(*on_this_batch),
+        answer=lambda: LEAK_TRENDS.index(leak_trend(leak())),
+        reveal=lambda _: reveal_leak(leak()),
+    )
+
+
+def reveal_leak(leak) -> None:
     if use_mask:
         st.success(
             f"Mask on: the single sentence's outputs in this batch match its outputs alone (gap {leak.gap_masked:.1e})."
@@ -122,18 +171,18 @@ def render_leak() -> None:
     m1, m2 = st.columns(2)
     m1.metric("Gap with the mask", f"{leak.gap_masked:.1e}")
     m2.metric("Gap without the mask", f"{leak.gap_unmasked:.3g}")
+    st.markdown(figs.leak_trend_text(leak))
     show_chart(figs.leak_curve_chart(leak, use_mask), "pad_leak")
     with st.expander("Per token: how far each real output moved"):
         show_table(figs.leak_per_token_table(leak, tokens), hide_index=True)
     narrative(
-        "The **pad-leak gap** is the largest change in any real token's final output between the padded batch "
-        "and the single sentence run on its own. With the mask it is zero (rounding aside: it is computed in "
-        "double precision so float32 noise of about 1e-6 does not hide the answer). Without the mask it is "
-        "clearly not zero, and it changes with the number of pads.\n\n"
+        "With the mask the gap is zero, rounding aside, however many pads there are. Without it, it is clearly "
+        "not zero, and it changes with the number of pads: each one is another key taking a share of every "
+        "softmax row.\n\n"
         "**Forgetting the mask doesn't crash anything.** The model runs, the shapes are right; it just makes a "
         "sentence's vectors depend on how long its batch-mates were, which no test on single sentences catches."
     )
-    show_code(pad_leak)
+    show_code(pad_leak, leak_trend)
 
 
 def render_zero_key() -> None:
@@ -179,13 +228,13 @@ sections = [
     Section("The batch", "One rectangle: the single sentence is filled up with [PAD] tokens.", render_batch),
     Section(
         "Attention with and without the mask",
-        "With the mask, no real token gives the pads any weight: exactly 0.",
+        "With the mask the pads get exactly 0. Without it, what share of the attention do they take?",
         render_attention,
         tab="With and without the mask",
     ),
     Section(
         "The pad-leak gap",
-        "Without the mask a sentence's outputs depend on its batch-mates; with it they don't.",
+        "Leave the mask off and append pads: do the sentence's outputs move, and how as the pads add up?",
         render_leak,
     ),
     Section(

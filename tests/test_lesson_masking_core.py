@@ -485,3 +485,88 @@ def test_nsp_table_is_the_examples(tok):
     assert table["model input"].tolist() == [" ".join(e.tokens) for e in examples]
     assert table["segments"].tolist() == ["".join(str(x) for x in e.segments) for e in examples]
     assert "**3 of 6**" in figs.nsp_text(examples, 1)
+
+
+# ---- the answers to the lesson's predictions ----
+
+
+@pytest.mark.parametrize(("rate", "exact", "seed"), [(0.15, True, 0), (0.5, True, 7), (0.4, False, 3), (1.0, True, 1)])
+def test_loss_positions_are_the_chosen_ones_and_what_the_loss_counts(tok, model, rate, exact, seed):
+    draw = lesson.draw_masks(tok, _ids(tok), rate=rate, exact=exact, seed=seed)
+    _, ref = reference_draw(tok, SENTENCE, rate, exact, seed)
+    chosen = [t for t, action in enumerate(ref.actions[0].tolist()) if action != NOT_CHOSEN]
+    assert lesson.loss_positions(draw) == chosen
+    fwd = lesson.mlm_forward(model, draw.result.inputs, draw.result.labels)
+    counted = [t for t, c in enumerate(fwd.breakdown.counted[0].tolist()) if c]
+    assert lesson.loss_positions(draw) == counted  # the positions the loss actually reads
+    assert lesson.loss_outcome(draw) == "chosen"
+    assert "every" not in lesson.matching_loss_sets(draw)  # [CLS] and [SEP] never carry a loss
+
+
+def test_a_draw_with_a_random_or_kept_position_tells_chosen_from_masked(tok):
+    draw = lesson.draw_masks(tok, _ids(tok), rate=0.5, exact=True, seed=7)
+    assert draw.counts.random + draw.counts.kept > 0
+    sets = lesson.loss_set_positions(draw)
+    assert sets["masked"] != sets["chosen"] and set(sets["masked"]) < set(sets["chosen"])
+    assert lesson.matching_loss_sets(draw) == ["chosen"]
+
+
+def test_draws_that_cannot_tell_two_sets_apart_say_so(tok):
+    only_masks = lesson.draw_masks(tok, _ids(tok), rate=0.15, exact=True, seed=0)
+    assert only_masks.counts.random == only_masks.counts.kept == 0
+    assert lesson.matching_loss_sets(only_masks) == ["chosen", "masked"]
+    everything = lesson.draw_masks(tok, _ids(tok), rate=1.0, exact=True, seed=1)  # every word chosen
+    assert lesson.matching_loss_sets(everything) == ["chosen", "words"]
+    assert lesson.loss_set_positions(everything)["words"] == list(range(1, len(_ids(tok)) - 1))
+    unknown_ids = _ids(tok, "the ☃ sat on the mat and the dog slept")
+    with_unknown = lesson.draw_masks(tok, unknown_ids, rate=1.0, exact=True, seed=1)
+    assert lesson.matching_loss_sets(with_unknown) == ["chosen"]  # [UNK] is a word position that is never chosen
+    assert [lesson.loss_outcome(d) for d in (only_masks, everything, with_unknown)] == ["chosen"] * 3
+
+
+def mlm_of(request, name):
+    """(model, tokenizer) of a trained MLM the masking lesson runs on: the lab's, or MiniLM under its head."""
+    model, tokenizer, _ = request.getfixturevalue({"mlm": "trained_mlm", "minilm": "minilm_mlm"}[name])
+    return model, tokenizer
+
+
+@pytest.mark.parametrize("name", ["mlm", "minilm"])
+def test_a_guess_is_ranked_by_the_models_softmax(request, name):
+    mlm, tokenizer = mlm_of(request, name)
+    text = "the [MASK] sat on the mat"
+    view = lesson.fill_mask_view(mlm, tokenizer, text)
+    assert len(view.first_ranking) == tokenizer.vocab_size
+    enc = tokenizer.encode(text)
+    at = enc.tokens.index("[MASK]")
+    with torch.inference_mode():
+        logits, _ = mlm(torch.tensor([enc.ids]), torch.tensor([enc.segments]), need_weights=False)
+    probs = torch.softmax(logits[0, at].double(), dim=-1)
+    top = [tokenizer.vocab[int(i)] for i in probs.argsort(descending=True)[:3]]
+    for guess in [top[0], top[2].upper(), f"  {top[1]} ", "dog", "the", "mat"]:
+        g = lesson.rank_guess(tokenizer, view.first_ranking, guess)
+        token_id = tokenizer.token_to_id[guess.strip().lower()]
+        p = float(probs[token_id])
+        assert g.token == guess.strip().lower() and g.problem is None
+        assert g.probability == pytest.approx(p, rel=1e-4, abs=1e-9)
+        # How many entries beat it, by hand (entries within float rounding of it may fall either side).
+        assert 1 + int((probs > p * (1 + 1e-4)).sum()) <= g.rank <= int((probs >= p * (1 - 1e-4)).sum())
+        assert g.in_top == (g.rank <= 5)
+    assert lesson.rank_guess(tokenizer, view.first_ranking, top[0]).rank == 1
+
+
+def test_a_guess_that_is_not_one_ordinary_token_has_no_rank(tok, model):
+    ranking = lesson.fill_mask_view(model, tok, "the [MASK] sat on the mat").first_ranking
+    cases = {"": "empty", "   ": "empty", "the cat": "several", "xylophonists": "several", "☃": "unknown"}
+    cases.update({"[mask]": "special", "[SEP]": "special"})
+    for guess, problem in cases.items():
+        g = lesson.rank_guess(tok, ranking, guess)
+        assert (g.token, g.problem, g.rank, g.probability, g.in_top) == (None, problem, None, None, False), guess
+    assert lesson.rank_guess(tok, ranking, "xylophonists").pieces == ["x", "##yl", "##op", "##hon", "##ists"]
+
+
+def test_fill_mask_view_keeps_the_first_blanks_whole_ranking(tok, model):
+    view = lesson.fill_mask_view(model, tok, "the [MASK] sat on the [MASK]")
+    words = [t for t, _ in view.first_ranking]
+    assert words[:5] == view.predictions[0].words and len(set(words)) == tok.vocab_size
+    assert math.fsum(p for _, p in view.first_ranking) == pytest.approx(1.0, abs=1e-4)
+    assert lesson.fill_mask_view(model, tok, "no blank here").first_ranking == []

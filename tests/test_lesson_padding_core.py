@@ -3,13 +3,22 @@
 The lesson runs on the model the sidebar picks, so every test that runs it on a model takes the
 `lesson_model` fixture (conftest.py): the seeded small model, the lab's trained MLM, and MiniLM."""
 
+import copy
+import math
+
 import numpy as np
 import pytest
 import torch
 
 from encoder_core.data.examples import seed001_example
 from encoder_core.lessons.padding import (
+    LEAK_MIN_PADS,
+    LEAK_ROUNDING,
+    LEAK_TRENDS,
+    PadLeak,
     fast_path_pad_outputs,
+    leak_trend,
+    mean_pad_share,
     pad_leak,
     padded_attention,
     seed001_tensors,
@@ -155,3 +164,86 @@ def test_fast_path_zeroes_pad_outputs_in_eval_mode_only(lesson_model):
     assert min(fp.norms_train) > 1.0
     assert fp.real_max_diff < 1e-4
     assert fast_path_pad_outputs(model, b, 1, seed=4).norms_train == fp.norms_train  # seeded: repeatable
+
+
+# ---- the answers to the lesson's predictions ----
+
+
+def pad_share_by_hand(model, batch, row, layer, head) -> float:
+    """Without the mask: softmax(q k^T / sqrt(d_head)) of one head written out from the block's weights,
+    its weight on the row's pad keys summed per real query, averaged over the real queries."""
+    cfg = model.config
+    block = model.encoder.layer[layer]
+    with torch.inference_mode():
+        x = model(batch.ids, batch.segments).hidden_states[layer][row]  # no mask: the pads are ordinary tokens
+        h = x if cfg.norm == "post" else block.attention.output.LayerNorm(x)
+        sa, cols = block.attention.self, slice(head * cfg.d_head, (head + 1) * cfg.d_head)
+        q = (h @ sa.query.weight.T + sa.query.bias)[:, cols].double()
+        k = (h @ sa.key.weight.T + sa.key.bias)[:, cols].double()
+    w = torch.softmax(q @ k.T / math.sqrt(cfg.d_head), dim=-1)
+    n = batch.lengths[row]
+    return float(w[:n, n:].sum(-1).mean())
+
+
+@pytest.mark.parametrize("extra", [0, 6])
+def test_mean_pad_share_is_the_weight_on_the_pads_by_hand(lesson_model, extra):
+    model, b = lesson_model.encoder, seed_batch(lesson_model.tokenizer, extra)
+    for layer in range(model.config.n_layers):
+        for head in range(model.config.n_heads):
+            share = mean_pad_share(padded_attention(model, b, 1, layer, head))
+            assert share == pytest.approx(pad_share_by_hand(model, b, 1, layer, head), abs=1e-5)
+            assert 0.0 < share < 1.0
+
+
+def test_mean_pad_share_is_zero_without_pads(lesson_model):
+    tok = lesson_model.tokenizer
+    b = tok.pad([tok.encode("the cat sat"), tok.encode("a dog")])  # the first row is the longest: no pads
+    assert mean_pad_share(padded_attention(lesson_model.encoder, b, 0, 0, 0)) == 0.0
+
+
+def test_the_leak_curve_reaches_min_pads_and_keeps_the_batch_point(lesson_model):
+    b = seed_batch(lesson_model.tokenizer)  # 7 pads on the single sentence
+    leak = pad_leak(lesson_model.encoder, b, 1, min_pads=LEAK_MIN_PADS)
+    assert leak.pad_counts[0] == 0 and leak.pad_counts[-1] == LEAK_MIN_PADS and 7 in leak.pad_counts
+    assert leak.pad_counts == sorted(set(leak.pad_counts))
+    # The batch's own point is still the batch's gap, now in the middle of the curve.
+    assert leak.curve_unmasked[leak.pad_counts.index(7)] == pytest.approx(leak.gap_unmasked, rel=1e-9)
+    assert max(leak.curve_masked) <= LEAK_ROUNDING
+    # A batch wider than min_pads keeps its own width as the curve's end.
+    wide = pad_leak(lesson_model.encoder, seed_batch(lesson_model.tokenizer, 12), 1, min_pads=LEAK_MIN_PADS)
+    assert wide.pad_counts[-1] == 19 and LEAK_MIN_PADS in wide.pad_counts
+
+
+def gap_with_pads_by_hand(model, tok, text, n_pads) -> float:
+    """Float64: the sentence alone, then with n_pads [PAD]s appended and no mask; the largest change of a real value."""
+    m64 = copy.deepcopy(model).double()
+    ids = torch.tensor([tok.encode(text).ids])
+    padded = torch.cat([ids, torch.full((1, n_pads), tok.pad_id)], dim=1)
+    with torch.inference_mode():
+        alone = m64(ids, need_weights=False).hidden[0]
+        moved = m64(padded, need_weights=False).hidden[0, : ids.shape[1]]
+    return float((moved - alone).abs().max())
+
+
+@pytest.mark.parametrize("text", ["the cat sat", "a very long sentence about nothing in particular at all"])
+def test_without_the_mask_more_pads_move_the_outputs_further(lesson_model, text):
+    tok = lesson_model.tokenizer
+    leak = pad_leak(lesson_model.encoder, tok.pad([tok.encode(text)]), 0, min_pads=LEAK_MIN_PADS)
+    assert leak.n_pads == 0 and leak.pad_counts[-1] == LEAK_MIN_PADS and 1 in leak.pad_counts
+    assert leak_trend(leak) == "grows", leak.curve_unmasked
+    by_hand = {p: gap_with_pads_by_hand(lesson_model.encoder, tok, text, p) for p in (1, LEAK_MIN_PADS)}
+    assert leak.curve_unmasked[leak.pad_counts.index(1)] == pytest.approx(by_hand[1], rel=1e-9)
+    assert leak.curve_unmasked[-1] == pytest.approx(by_hand[LEAK_MIN_PADS], rel=1e-9)
+    assert by_hand[LEAK_MIN_PADS] > 1.1 * by_hand[1]  # what "grows" says, seen without the lesson's code
+
+
+def test_leak_trend_names_each_case():
+    def leak(curve):
+        counts = list(range(len(curve)))
+        return PadLeak(0, counts[-1], 0.0, curve[-1], [], [], counts, [0.0] * len(curve), curve)
+
+    seen = [leak_trend(leak(c)) for c in ([0, 1.0, 2.0], [0, 1.0, 1.05], [0, 1e-9, 2e-9], [0, 2.0, 1.0])]
+    assert seen == list(LEAK_TRENDS)
+    assert leak_trend(leak([0, 0.0, 1.0])) == "grows"  # nothing at one pad, then a move
+    with pytest.raises(ValueError):
+        leak_trend(leak([0, 1.0]))  # one pad count: no trend to read

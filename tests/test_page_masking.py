@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from apptest_helpers import all_text, figures, open_numbers, open_page
+from apptest_helpers import all_text, figures, open_numbers, open_page, skip_predictions
 from test_lesson_masking_core import reference_draw
 
 import ui.models
@@ -16,8 +16,10 @@ from encoder_core import KEPT, MASKED, NOT_CHOSEN, RANDOM
 from encoder_core.lessons import masking as lesson
 from encoder_core.objectives.mlm_masking import exact_counts
 from encoder_core.training.checkpoint import fill_mask, load_small_mlm
+from ui.frame.quiz_widget import escape_md
 
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
+DEFAULT_FILL = "the [MASK] sat on the mat"
 
 
 @pytest.fixture(scope="module")
@@ -160,9 +162,9 @@ def test_every_control(trained):
         worked.kept,
         1000 - worked.chosen,
     ]
-    set_control(at, "text_input", "fill_sentence", "the [MASK] swam in the [MASK]")
+    skip_predictions(set_control(at, "text_input", "fill_sentence", "the [MASK] swam in the [MASK]"))
     assert {"fill_0", "fill_1"} <= set(figures(at))
-    set_control(at, "selectbox", "fill_position", 3)  # hide "swam" as well
+    skip_predictions(set_control(at, "selectbox", "fill_position", 3))  # hide "swam" as well: a new question
     assert {"fill_0", "fill_1", "fill_2"} <= set(figures(at))
     assert any("'swam' is choice" in c.value for c in at.caption)
     assert dict(at.query_params) == {
@@ -207,7 +209,7 @@ def test_bad_input():
     at.text_input(key="fill_sentence").input("the cat sat on the mat").run()
     no_exception(at)
     assert "There is no [MASK] to fill" in all_text(at)
-    at.text_input(key="fill_sentence").input("[MASK] [MASK] [MASK]").run()
+    skip_predictions(at.text_input(key="fill_sentence").input("[MASK] [MASK] [MASK]").run())
     no_exception(at)
     assert {"fill_0", "fill_1", "fill_2"} <= set(figures(at))
 
@@ -341,3 +343,155 @@ def test_a_broken_minilm_head_falls_back_to_the_small_mlm(monkeypatch, tmp_path)
     assert "so this lesson runs on the lab's MLM" in warning and "make train-minilm" in warning
     assert "This lesson runs on the lab's trained MLM." in all_text(at)
     assert "fill_0" in figures(at)
+
+
+# ---- the fixes: long text, a link's word past the sentence ----
+
+
+def test_a_long_sentence_is_cut_with_a_notice_not_ignored():
+    at = open_page("masking")
+    long_text = "a fox ran home " * 200  # 3,000 characters
+    at.text_input(key="mlm_sentence").input(long_text).run()
+    no_exception(at)
+    notices = " ".join(w.value for w in at.warning)
+    assert "“Sentence” was 3,000 characters long: the lesson keeps the first 2,000." in notices
+    assert at.session_state["mlm_sentence"] == long_text[:2000]
+    assert draw_table(at)["original token"].tolist()[1:5] == ["a", "fox", "ran", "home"]  # the new text, drawn
+    at.text_input(key="fill_sentence").input("the [MASK] " * 300).run()
+    no_exception(at)
+    assert "“Sentence with [MASK]” was 3,300 characters long" in " ".join(w.value for w in at.warning)
+    assert at.session_state["fill_sentence"] == ("the [MASK] " * 300)[:2000]
+
+
+def test_a_linked_word_past_the_sentence_says_what_is_used():
+    at = open_page("masking", query={"fill_position": "999"}, skip=False)  # the notice belongs to the first run
+    no_exception(at)
+    notices = [w.value for w in at.warning]
+    assert "`fill_position=999` is outside this sentence's 0–6; using 6." in notices
+    assert not any("512" in n or "could not be used" in n for n in notices)  # no first, wrong notice
+    assert at.session_state["fill_position"] == 6 and at.selectbox(key="fill_position").value == 6
+    assert "the [MASK] sat on the [MASK]" in all_text(at)  # word 6, "mat", is the one hidden
+    at.text_input(key="fill_sentence").input("a [MASK] ran").run()  # a shorter sentence: word 6 is gone too
+    assert "`fill_position=6` is outside this sentence's 0–3; using 3." in [w.value for w in at.warning]
+    assert at.session_state["fill_position"] == 3
+
+
+# ---- predict, then see: the questions the lesson asks before it shows ----
+
+LOSS, FILL = "masking-loss", "masking-fill"
+CHOSEN = "The chosen ones: [MASK], random and kept"
+ONLY_MASKS = "Only the positions that became [MASK]"
+A_RANDOM_DRAW = {"mlm_rate": "0.5", "mlm_seed": "7"}  # six [MASK]s and one random word on the default sentence
+
+
+def open_asking(query: dict | None = None):
+    """The page as a student first meets it: every section, no prediction committed."""
+    return open_page("masking", query, skip=False)
+
+
+def commit(at, key: str, guess: str | None):
+    if guess is not None and key == FILL:
+        at.text_input(key=f"_predict_guess_{key}").input(guess)
+    elif guess is not None:
+        at.radio(key=f"_predict_guess_{key}").set_value(guess)
+    at.button(key=f"_predict_commit_{key}").click().run()
+    no_exception(at)
+    return at
+
+
+def ranking_by_hand(model, tokenizer, text=DEFAULT_FILL):
+    """Every vocabulary entry at the first [MASK], most likely first: fill_mask over the whole vocabulary."""
+    return fill_mask(model, tokenizer, text, top_k=tokenizer.vocab_size)[0]
+
+
+def test_before_a_commit_neither_reveal_is_drawn():
+    at = open_asking()
+    no_exception(at)
+    drawn = set(figures(at))
+    assert {"masking_draw", "masking_split"} <= drawn  # the draw itself is shown first
+    assert not {"masking_loss", "masking_count_example", "fill_0"} & drawn
+    text = all_text(at)
+    assert "Labelled (not -100)" not in text and "mean over the" not in text and "is choice" not in text
+    assert at.radio(key=f"_predict_guess_{LOSS}").value is None
+    assert at.text_input(key=f"_predict_guess_{FILL}").value == ""
+
+
+def test_a_right_loss_prediction_shows_the_labelled_positions_and_the_loss(trained):
+    _, tokenizer = trained
+    at = commit(open_asking(A_RANDOM_DRAW), LOSS, CHOSEN)
+    assert "Right." in [s.value for s in at.success]
+    _, ref = reference_draw(tokenizer, DEFAULT_SENTENCE, 0.5, True, 7)
+    chosen = [t for t, a in enumerate(ref.actions[0].tolist()) if a != NOT_CHOSEN]
+    labelled = [t for t, label in enumerate(ref.labels[0].tolist()) if label != -100]
+    assert chosen == labelled and ref.counts().random == 1
+    assert f"**{', '.join(map(str, chosen))}** of 0–14: the 7 chosen (6 [MASK], 1 random, 0 kept)" in all_text(at)
+    counted = figures(at)["masking_loss"]["data"][0]
+    assert len(counted["x"]) == len(chosen)
+
+
+def test_a_wrong_loss_prediction_names_its_misconception():
+    at = commit(open_asking(A_RANDOM_DRAW), LOSS, ONLY_MASKS)
+    errors = " ".join(e.value for e in at.error)
+    assert f"the model says “{CHOSEN}”" in errors
+    assert "kept its own, is labelled with its original word too" in all_text(at)
+    assert "masking_loss" in figures(at)
+
+
+def test_a_draw_that_cannot_tell_masked_from_chosen_accepts_both():
+    at = commit(open_asking(), LOSS, ONLY_MASKS)  # the default draw: two chosen, both [MASK]
+    assert any(s.value.startswith("Right on this draw") for s in at.success) and not at.error
+
+
+def test_a_new_draw_asks_again_and_skip_reveals_without_a_score():
+    at = commit(open_asking(), LOSS, CHOSEN)
+    assert "masking_loss" in figures(at)
+    next(b for b in at.button if b.label == "Draw again").click().run()
+    assert "masking_loss" not in figures(at) and at.radio(key=f"_predict_guess_{LOSS}").value is None
+    at.button(key=f"_predict_skip_{LOSS}").click().run()
+    assert "masking_loss" in figures(at) and not at.success and not at.error
+
+
+def test_a_commit_with_nothing_chosen_or_typed_reveals_nothing():
+    at = commit(open_asking(), LOSS, None)
+    assert "Choose an answer first" in all_text(at) and "masking_loss" not in figures(at)
+    at = commit(at, FILL, None)
+    assert "fill_0" not in figures(at)
+    at = commit(at, FILL, "   ")  # spaces are not a word
+    assert "fill_0" not in figures(at)
+
+
+def test_a_guess_in_the_top_five_is_right_with_its_rank_and_probability(trained):
+    model, tokenizer = trained
+    ranking = ranking_by_hand(model, tokenizer)
+    word, p = ranking[1]
+    at = commit(open_asking(), FILL, word.upper())  # the tokenizer lower-cases, as it does a sentence
+    assert f"Right: “{word.upper()}” is the model's choice 2 of {tokenizer.vocab_size:,} (probability {p:.1%})." in [
+        s.value for s in at.success
+    ]
+    bars = figures(at)["fill_0"]["data"][0]
+    assert list(bars["y"])[::-1][:5] == [w for w, _ in ranking[:5]]
+
+
+def test_a_guess_outside_the_top_five_gives_its_rank_and_the_misconception(trained):
+    model, tokenizer = trained
+    ranking = ranking_by_hand(model, tokenizer)
+    rank = next(r for r, (w, _) in enumerate(ranking, start=1) if w == "house")
+    assert rank > 5
+    at = commit(open_asking(), FILL, "house")
+    errors = " ".join(e.value for e in at.error)
+    assert f"Not quite: “house” is the model's choice {rank:,} of {tokenizer.vocab_size:,}" in errors
+    assert "A word that fits need not be the model's favourite" in all_text(at)
+    assert "fill_0" in figures(at)
+
+
+def test_a_guess_that_is_not_one_token_is_explained_and_a_new_sentence_asks_again(trained):
+    _, tokenizer = trained
+    pieces = [p for _, ps in tokenizer.split_words("doormat") for p in ps]
+    assert len(pieces) > 1
+    at = commit(open_asking(), FILL, "doormat")
+    errors = " ".join(e.value for e in at.error)
+    assert "“doormat” is not one token of the model's vocabulary" in errors
+    assert f"it reads it as {escape_md(' '.join(pieces))}." in errors
+    assert "fill_0" in figures(at)
+    at.text_input(key="fill_sentence").input("the dog [MASK] home").run()
+    assert "fill_0" not in figures(at) and at.text_input(key=f"_predict_guess_{FILL}").value == ""

@@ -7,7 +7,7 @@ from apptest_helpers import all_text, figures, open_numbers, open_page
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
-from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention
+from encoder_core.lessons.padding import LEAK_MIN_PADS, fast_path_pad_outputs, pad_leak, padded_attention
 
 TOK = english_tokenizer()
 DEFAULTS = ("the cat sat on the mat", "it was happy", "the cat sat")
@@ -35,7 +35,7 @@ def assert_page_matches_core(at, texts=DEFAULTS, extra=0, seed=0, layer=0, head=
     assert f"layer {layer}, head {head}" in figs["padded_attention_masked"]["layout"]["title"]["text"]
     np.testing.assert_array_equal(figs["pad_mass"]["data"][0]["y"], [0.0] * pa.n_real)
     np.testing.assert_allclose(figs["pad_mass"]["data"][1]["y"], pa.pad_mass_unmasked, rtol=1e-6)
-    leak = pad_leak(model, batch, 1)
+    leak = pad_leak(model, batch, 1, min_pads=LEAK_MIN_PADS)  # the curve reaches 16 pads at least
     np.testing.assert_array_equal(figs["pad_leak"]["data"][0]["x"], leak.pad_counts)
     assert max(figs["pad_leak"]["data"][0]["y"]) <= 1e-6
     np.testing.assert_allclose(figs["pad_leak"]["data"][1]["y"], leak.curve_unmasked, rtol=1e-9)
@@ -83,6 +83,7 @@ def test_every_control_changes_what_is_drawn():
     at.slider(key="head").set_value(2).run()
     at.number_input(key="seed").set_value(3).run()
     at.toggle(key="use_mask").set_value(False).run()
+    helpers.skip_predictions(at)  # a new batch, model and layer ask again: a student who skips
     assert not at.exception
     texts = ("a dog ran", "the boy was very tired", "she slept")
     assert_page_matches_core(at, texts, extra=4, seed=3, layer=1, head=2)
@@ -164,3 +165,104 @@ def test_a_charts_numbers_are_sent_only_once_its_panel_is_opened():
     open_numbers(at, "batch")
     assert not at.exception
     assert any("sequence" in d.value.columns for d in at.dataframe)
+
+
+# ---- predict, then see: the questions the lesson asks before it shows ----
+
+SHARE, TREND = "padding-pad-share", "padding-leak-trend"
+GROWS = "They move, further with more pads"
+STILL = "They stay put: a [PAD] changes nothing"
+
+
+def open_asking(query: dict | None = None) -> AppTest:
+    """The page as a student first meets it: every section, no prediction committed."""
+    return open_page("padding", query, skip=False)
+
+
+def commit(at: AppTest, key: str, guess) -> AppTest:
+    """Choose (an option's label) or type (a number) the guess, then press "Commit my prediction"."""
+    if isinstance(guess, str):
+        at.radio(key=f"_predict_guess_{key}").set_value(guess)
+    elif guess is not None:
+        at.number_input(key=f"_predict_guess_{key}").set_value(guess)
+    return at.button(key=f"_predict_commit_{key}").click().run()
+
+
+def share_by_hand(layer=0, head=0, texts=DEFAULTS) -> float:
+    """Without the mask: the single sentence's real rows' total weight on its pad keys, averaged over those rows."""
+    batch = batch_for(*texts, 0)
+    model = build_encoder(preset("small"), seed=0, init_std=TEACHING_INIT_STD)
+    w, n = padded_attention(model, batch, 1, layer, head).unmasked, batch.lengths[1]
+    return float(w[:n, n:].sum(-1).mean())
+
+
+def test_before_a_commit_neither_reveal_is_drawn():
+    at = open_asking()
+    assert not at.exception
+    drawn = figures(at)
+    assert {"batch", "padded_attention_masked"} <= set(drawn)  # the batch, and the worked half: masked pads get 0
+    assert not {"padded_attention_unmasked", "pad_mass", "pad_leak"} & set(drawn)
+    text = all_text(at)
+    assert f"{share_by_hand():.3f}" not in text and "Gap without the mask" not in text and "Mask on" not in text
+    assert at.number_input(key=f"_predict_guess_{SHARE}").value is None
+    assert at.radio(key=f"_predict_guess_{TREND}").value is None
+    assert [o for o in at.radio(key=f"_predict_guess_{TREND}").options][0] == GROWS
+
+
+def test_a_right_share_reveals_the_unmasked_grid_then_a_new_layer_asks_again():
+    share = share_by_hand()
+    at = commit(open_asking(), SHARE, round(share, 2))
+    assert not at.exception
+    assert any(s.value.startswith("Right") for s in at.success)
+    assert f"**{share:.3f}**" in all_text(at) and "7 of the 12 keys are pads" in all_text(at)
+    assert {"padded_attention_unmasked", "pad_mass"} <= set(figures(at))
+    np.testing.assert_allclose(np.mean(figures(at)["pad_mass"]["data"][1]["y"]), share, rtol=1e-6)
+
+    at.slider(key="layer").set_value(1).run()  # a new setting: the question is back, the reveal gone
+    assert "pad_mass" not in figures(at) and at.number_input(key=f"_predict_guess_{SHARE}").value is None
+    at = commit(at, SHARE, share_by_hand(layer=1) / 50)  # fifty times too small
+    errors = " ".join(e.value for e in at.error)
+    assert "50 times too small" in errors
+    assert "nothing marks a [PAD] as empty" in all_text(at)  # too_low: the misconception behind it
+
+
+def test_a_right_trend_states_the_gaps_at_one_and_sixteen_pads():
+    from test_lesson_padding_core import gap_with_pads_by_hand
+
+    at = commit(open_asking(), TREND, GROWS)
+    assert not at.exception
+    assert "Right." in [s.value for s in at.success]
+    model = build_encoder(preset("small"), seed=0, init_std=TEACHING_INIT_STD)
+    one, most = (gap_with_pads_by_hand(model, TOK, DEFAULTS[2], p) for p in (1, 16))
+    assert most > 1.1 * one  # what "further the more pads" says, computed without the lesson's code
+    assert f"gap is **{one:.3g}** with 1 pad after the sentence and **{most:.3g}** with 16" in all_text(at)
+    assert figures(at)["pad_leak"]["data"][1]["x"][-1] == 16
+
+
+def test_a_wrong_trend_names_its_misconception_and_a_new_sentence_asks_again():
+    at = commit(open_asking(), TREND, STILL)
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert f"the model says “{GROWS}”" in errors
+    assert "a [PAD] is a token like any other" in all_text(at)
+    assert "pad_leak" in figures(at)
+    at.text_input(key="single").input("she slept").run()
+    assert "pad_leak" not in figures(at) and at.radio(key=f"_predict_guess_{TREND}").value is None
+    at = at.button(key=f"_predict_skip_{TREND}").click().run()
+    assert "pad_leak" in figures(at) and "Gap without the mask" in all_text(at)
+    assert not any(s.value.startswith("Right") for s in at.success) and not at.error  # skipped: not scored
+
+
+def test_a_commit_with_nothing_given_asks_for_an_answer_and_reveals_nothing():
+    at = commit(open_asking(), SHARE, None)
+    assert "Choose an answer first" in all_text(at)
+    assert "pad_mass" not in figures(at) and "padded_attention_unmasked" not in figures(at)
+    at = commit(at, TREND, None)
+    assert "pad_leak" not in figures(at)
+
+
+def test_no_pads_no_share_question():
+    at = open_page("padding", {"single": "the old man and the young woman sat on the mat"}, skip=False)
+    assert not at.exception
+    assert not [n for n in at.number_input if n.key == f"_predict_guess_{SHARE}"]
+    assert {"padded_attention_unmasked", "pad_mass"} <= set(figures(at))  # nothing to predict: shown at once

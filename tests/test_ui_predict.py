@@ -1,4 +1,5 @@
-"""ui.frame.predict's scoring, which every lesson's predictions share (pure: no page run here)."""
+"""ui.frame.predict's scoring, which every lesson's predictions share (pure: no page run here), and
+one small AppTest of committing a typed word and a long option label."""
 
 import pytest
 
@@ -48,14 +49,33 @@ def test_a_context_is_a_short_stable_digest_of_what_it_was_made_on():
     assert len(fingerprint("x" * 100_000)) == 16
 
 
-def test_a_long_option_label_commits(monkeypatch):
-    """Option labels are matched whole: only a typed word is cut to MAX_WORD characters."""
+def _word_and_long_label_page():
     import streamlit as st
 
-    from ui.frame import predict
+    from ui.frame.predict import Option, Question, Verdict, predict_then_see
 
-    long = Question("demo", "long", "Which?", (Option("x" * 80), Option("y" * 80, "why not")))
-    state: dict = {predict._choice_key(long): "y" * 80}
-    monkeypatch.setattr(st, "session_state", state)
-    predict._commit(long, "ctx", skip=False)
-    assert state[predict.STATE_KEY][long.key] == predict.Commit("ctx", 1)
+    word = Question("demo", "word", "Which word?", word=True)
+    label = "an option label well over forty characters long, as a lesson may write"
+    long = Question("demo", "long", "Which?", (Option(label), Option("b", "the idea behind b")))
+    predict_then_see(
+        word,
+        "ctx",
+        answer=lambda: "cat",
+        reveal=lambda a: st.markdown(f"the answer is {a}"),
+        score=lambda g, a: Verdict(g == a, f"you typed {g}", ""),
+    )
+    predict_then_see(long, "ctx", answer=lambda: 0, reveal=lambda _: st.markdown("the long one, revealed"))
+
+
+def test_a_typed_word_and_a_long_option_label_are_committed():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_word_and_long_label_page).run()
+    at.text_input(key="_predict_guess_demo-word").input("  cat  ")
+    at.button(key="_predict_commit_demo-word").click().run()
+    assert not at.exception
+    assert "you typed cat" in [s.value for s in at.success]  # trimmed, and scored by the page's own score
+    at.radio(key="_predict_guess_demo-long").set_value(at.radio(key="_predict_guess_demo-long").options[0])
+    at.button(key="_predict_commit_demo-long").click().run()
+    assert not at.exception  # the label is matched whole, not cut to a typed word's 40 characters
+    assert "Right." in [s.value for s in at.success] and "the long one, revealed" in [m.value for m in at.markdown]

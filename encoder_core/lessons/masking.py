@@ -8,7 +8,7 @@ and model; the page only lays it out.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
@@ -344,6 +344,12 @@ def rate_showing_every_fate(n_eligible: int, step: float = 0.01) -> float | None
     return None
 
 
+def fill_query(tokenizer: WordPieceTokenizer, text: str, position: int, max_positions: int):
+    """The Encoding the model receives for fill-mask: the text with its position-th word hidden (mask_word),
+    cut to max_positions."""
+    return tokenizer.encode(mask_word(tokenizer, text, position), max_length=max_positions, truncate=True)
+
+
 @dataclass
 class FillMaskView:
     query: str  # the text sent to the model, with [MASK] where a word is asked for
@@ -351,6 +357,7 @@ class FillMaskView:
     predictions: list[MaskPrediction]  # one per [MASK], left to right
     unknown: list[str]  # typed words outside the vocabulary (they became [UNK])
     truncated: int
+    first_ranking: list[tuple[str, float]] = field(default_factory=list)  # every entry at the first [MASK], best first
 
 
 def fill_mask_view(model, tokenizer: WordPieceTokenizer, text: str, position: int = 0, top_k: int = 5) -> FillMaskView:
@@ -359,7 +366,7 @@ def fill_mask_view(model, tokenizer: WordPieceTokenizer, text: str, position: in
     For a hidden word, the rank and probability the model gives the original are reported too.
     """
     query = mask_word(tokenizer, text, position)
-    enc = tokenizer.encode(query, max_length=model.config.max_positions, truncate=True)
+    enc = fill_query(tokenizer, text, position, model.config.max_positions)
     positions = [i for i, t in enumerate(enc.tokens) if t == MASK]
     words = tokenizer.split_words(text)
     hidden_word = words[position - 1][0].lower() if position else None
@@ -380,7 +387,92 @@ def fill_mask_view(model, tokenizer: WordPieceTokenizer, text: str, position: in
                     rank, prob = r, p
         rest = math.fsum(p for _, p in ranking[top_k:])
         predictions.append(MaskPrediction(pos, ranking[:top_k], word, rank, prob, rest))
-    return FillMaskView(query, enc.tokens, predictions, enc.unknown, enc.truncated)
+    return FillMaskView(query, enc.tokens, predictions, enc.unknown, enc.truncated, ranked[0] if ranked else [])
+
+
+# ---- what a student is asked to predict (ui.frame.predict asks; these compute the model's answer) ----
+
+# Which positions of a draw carry a loss: every one; the chosen ones ([MASK], random and kept); only the
+# [MASK]s; every word but [CLS] and [SEP]. In the order the question offers them.
+LOSS_SETS = ("every", "chosen", "masked", "words")
+
+
+def loss_positions(draw: MaskingDraw) -> list[int]:
+    """The positions whose label is not -100: the only ones the loss reads."""
+    return [p.position for p in draw.positions if p.label != IGNORE_INDEX]
+
+
+def loss_set_positions(draw: MaskingDraw) -> dict[str, list[int]]:
+    """The positions each of LOSS_SETS names, in this draw."""
+    ps = draw.positions
+    return {
+        "every": [p.position for p in ps],
+        "chosen": [p.position for p in ps if p.chosen],
+        "masked": [p.position for p in ps if p.fate == "masked"],
+        "words": [p.position for p in ps if p.reason != "special"],  # all but [CLS], [SEP] (and [PAD])
+    }
+
+
+def matching_loss_sets(draw: MaskingDraw) -> list[str]:
+    """The LOSS_SETS whose positions are exactly the labelled ones. More than one when this draw cannot tell
+    them apart: when every chosen position became [MASK], "chosen" and "masked" are the same positions."""
+    labelled = loss_positions(draw)
+    return [name for name, positions in loss_set_positions(draw).items() if positions == labelled]
+
+
+def loss_outcome(draw: MaskingDraw) -> str:
+    """Which of LOSS_SETS the labelled positions are: "chosen" whenever it fits (the rule), else the one that does."""
+    matches = matching_loss_sets(draw)
+    if not matches:
+        raise ValueError(f"the labelled positions {loss_positions(draw)} are none of {LOSS_SETS}")
+    return "chosen" if "chosen" in matches else matches[0]
+
+
+# Why a typed guess has no rank: nothing typed; more than one token (several words, or a word cut into
+# pieces); a word outside the vocabulary ([UNK]); a special token.
+GUESS_PROBLEMS = ("empty", "several", "unknown", "special")
+
+
+@dataclass(frozen=True)
+class GuessRank:
+    """A student's guess for a [MASK], placed in the model's ranking of its whole vocabulary there."""
+
+    guess: str  # as typed, trimmed
+    pieces: list[str]  # the tokens the tokenizer reads it as
+    token: str | None  # the vocabulary entry it is, when it is exactly one ordinary token
+    problem: str | None  # one of GUESS_PROBLEMS when token is None
+    rank: int | None  # 1: the model's first choice
+    probability: float | None
+    top_k: int
+    vocab_size: int
+
+    @property
+    def in_top(self) -> bool:
+        return self.rank is not None and self.rank <= self.top_k
+
+
+def rank_guess(
+    tokenizer: WordPieceTokenizer, ranking: list[tuple[str, float]], guess: str, top_k: int = 5
+) -> GuessRank:
+    """Where the guess falls in ranking (every vocabulary entry at one [MASK], most likely first, as
+    FillMaskView.first_ranking): its rank and probability, or why it has none."""
+    text = str(guess).strip()
+    pieces = [piece for _, word_pieces in tokenizer.split_words(text) for piece in word_pieces] if text else []
+    token, problem = None, None
+    if not pieces:
+        problem = "empty"
+    elif len(pieces) > 1:
+        problem = "several"
+    elif pieces[0] == tokenizer.vocab[tokenizer.unk_id]:
+        problem = "unknown"
+    elif pieces[0] in SPECIAL_TOKENS:
+        problem = "special"
+    else:
+        token = pieces[0]
+    rank = probability = None
+    if token is not None:
+        rank, probability = next(((r, p) for r, (t, p) in enumerate(ranking, start=1) if t == token), (None, None))
+    return GuessRank(text, pieces, token, problem, rank, probability, top_k, len(ranking))
 
 
 # The two runs of encoder_core.objectives.leakage, in the order they are trained.

@@ -77,8 +77,11 @@ def _max_change(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return (a - b).abs().amax(dim=-1)  # (T,) per token
 
 
-def pad_leak(model: Encoder, batch: Batch, row: int, *, max_points: int = 21) -> PadLeak:
+def pad_leak(model: Encoder, batch: Batch, row: int, *, max_points: int = 21, min_pads: int = 0) -> PadLeak:
     """How much a sequence's real outputs change because it sits in a padded batch.
+
+    The curve runs the sequence alone with 0 up to max(its pads in the batch, min_pads) pads appended,
+    at about max_points pad counts, always including the batch's own count and min_pads.
 
     Computed in float64 on a private copy of the model: in float32 even a correctly masked
     batch differs from the lone run by a few rounding units (~1e-6), which would blur a
@@ -94,7 +97,8 @@ def pad_leak(model: Encoder, batch: Batch, row: int, *, max_points: int = 21) ->
         in_masked = m64(batch.ids, batch.segments, batch.key_padding_mask, need_weights=False).hidden[row, :n]
         in_unmasked = m64(batch.ids, batch.segments, need_weights=False).hidden[row, :n]
         tok_m, tok_u = _max_change(in_masked, alone), _max_change(in_unmasked, alone)
-        counts = sorted({round(i * n_pads / (max_points - 1)) for i in range(max_points)}) if n_pads else [0]
+        top = max(n_pads, min_pads)
+        counts = sorted({round(i * top / (max_points - 1)) for i in range(max_points)} | {n_pads, top})
         curve_m, curve_u = [], []
         for p in counts:
             pad_ids = torch.cat([ids, torch.full((1, p), model.config.pad_id, dtype=torch.long)], dim=1)
@@ -197,3 +201,41 @@ def fast_path_pad_outputs(model: Encoder, batch: Batch, row: int, *, seed: int =
         norms_eval=out_eval[row, n:].norm(dim=-1).tolist(),
         real_max_diff=float((out_train[real] - out_eval[real]).abs().max()),
     )
+
+
+# ---- what a student is asked to predict (ui.frame.predict asks; these compute the model's answer) ----
+
+# The leak curve reaches at least this many pads, so how the gap changes with the pads can be read.
+LEAK_MIN_PADS = 16
+# In float64 a masked run matches the lone run to ~1e-15; an unmasked one moves by far more than this.
+LEAK_ROUNDING = 1e-6
+
+
+def mean_pad_share(attn: PaddedAttention) -> float:
+    """Without the mask: the share of its attention a real token gives the pads, averaged over the real tokens."""
+    shares = attn.pad_mass_unmasked
+    return sum(shares) / len(shares) if shares else 0.0
+
+
+# Without the mask, as pads are appended: the real outputs move further, by the same, not at all, or less.
+LEAK_TRENDS = ("grows", "same", "still", "shrinks")
+
+
+def leak_trend(leak: PadLeak, rounding: float = LEAK_ROUNDING, tolerance: float = 0.1) -> str:
+    """How the unmasked gap changes from the fewest pads on the curve to the most: one of LEAK_TRENDS.
+
+    "still": no point of the curve moves by more than rounding. Otherwise the gap at the most pads is
+    compared with the gap at the fewest (above 0): more than 1 + tolerance times larger is "grows",
+    less than 1 / (1 + tolerance) is "shrinks", anything between is "same".
+    """
+    points = [gap for pads, gap in zip(leak.pad_counts, leak.curve_unmasked) if pads > 0]
+    if len(points) < 2:
+        raise ValueError(f"the curve needs at least two pad counts above 0 to show a trend, has {len(points)}")
+    if max(points) <= rounding:
+        return "still"
+    first, last = max(points[0], rounding), points[-1]
+    if last > first * (1 + tolerance):
+        return "grows"
+    if last < first / (1 + tolerance):
+        return "shrinks"
+    return "same"

@@ -120,12 +120,12 @@ def _commit(q: Question, context: str, skip: bool) -> None:
     if q.key in commits and commits[q.key].context == context:
         return
     guess = None if skip else st.session_state.get(_choice_key(q))
-    if q.word and isinstance(guess, str):
+    if q.word and isinstance(guess, str):  # a typed word (an option's label is kept whole)
         guess = guess.strip()[:MAX_WORD] or None
     if guess is None and not skip:
         st.session_state[f"_predict_empty_{q.key}"] = True
         return
-    if not q.numeric and guess is not None:
+    if q.options and guess is not None:  # the chosen label, as its option's index
         guess = next(i for i, o in enumerate(q.options) if o.label == guess)
     commits[q.key] = Commit(context, guess)
 

@@ -414,6 +414,30 @@ def mean_text(value: float) -> str:
     return "undefined" if value != value else f"{value:.4f}"  # nan: nothing was chosen, no positions to average
 
 
+def fill_position_notice(asked: str, n_words: int, using: int) -> str:
+    """What the page says when the hidden word's position (asked: as the link gave it, made safe for a code
+    span by ui.frame.params.snippet) is not one of this sentence's words."""
+    return f"`fill_position={asked}` is outside this sentence's 0–{n_words}; using {using}."
+
+
+NO_LOSS_TEXT = (
+    "No position carries a loss in this draw, so the mean is undefined: there are no positions to "
+    "average (PyTorch returns nan here). Raise the rate or draw again."
+)
+
+
+def loss_positions_text(draw: MaskingDraw, labelled: Sequence[int]) -> str:
+    """Which positions carry a label in this draw, and what each chosen one became."""
+    if not labelled:
+        return "No position carries a label in this draw: nothing was chosen."
+    c = draw.counts
+    return (
+        f"Labelled (not -100) in this draw: position{'s' if len(labelled) > 1 else ''} "
+        f"**{', '.join(map(str, labelled))}** of 0–{len(draw.positions) - 1}: the {c.chosen} chosen "
+        f"({c.masked} [MASK], {c.random} random, {c.kept} kept)."
+    )
+
+
 def loss_metrics(fwd: MLMForward) -> list[tuple[str, str]]:
     """The right mean, PyTorch's own and the wrong one, as the page's metrics show them."""
     b = fwd.breakdown
@@ -656,6 +680,14 @@ def leakage_table(summary: LeakageSummary) -> pd.DataFrame:
     )
 
 
+LEAKAGE_INTRO = (
+    "A classic bug: the positions are chosen and labelled correctly, but the input still shows the "
+    "original token there. The model can then score perfectly by copying what it sees, and never has "
+    "to use the context. Below, two tiny models (d=32, one layer) start from the **same weights** and "
+    "see the **same batches**; the only difference is whether the chosen positions are really hidden."
+)
+
+
 def leakage_request_text(steps: int, seed: int, estimate: int | None) -> str:
     expect = f" Expect about {estimate} s on this server." if estimate else ""
     return (
@@ -700,6 +732,19 @@ def leakage_loss_alt(summary: LeakageSummary) -> str:
 
 
 # ---- next-sentence prediction ----
+
+
+NSP_NARRATIVE = (
+    "BERT's second pre-training task, **next-sentence prediction**, packs two sentences into one input, "
+    "`[CLS] A [SEP] B [SEP]`, with segment 0 for `[CLS]`, A and its `[SEP]` and segment 1 for B and the "
+    "last `[SEP]`. In half of the pairs B really followed A; in the other half B is a random sentence. "
+    "The final vector at **[CLS]** goes through a two-way classifier, IsNext or NotNext, and that is "
+    "what [CLS] was put there for: one position whose vector stands for the whole input. Later work "
+    "found the task adds little. **RoBERTa dropped it**, trained on masked tokens alone over longer "
+    "stretches of text, and **masked dynamically**: a fresh masking pattern every time a sentence comes "
+    "round, instead of one pattern fixed when the data was prepared. The *Draw again* button above is "
+    "dynamic masking; the lab's own model was trained that way, without NSP."
+)
 
 
 def nsp_table(examples: Sequence[NSPExample]) -> pd.DataFrame:

@@ -203,11 +203,23 @@ def leak_curve_chart(pl: PadLeak, mask_on: bool) -> Chart:
     """The gap against the number of pads, this batch ringed on the curve of its mask setting."""
     gap = f"{pl.gap_masked:.1e}" if mask_on else f"{pl.gap_unmasked:.3g}"
     alt = (
-        f"With the mask the gap stays at most {max(pl.curve_masked):.1e} for 0 to {pl.n_pads} pads; "
+        f"With the mask the gap stays at most {max(pl.curve_masked):.1e} for 0 to {pl.pad_counts[-1]} pads; "
         f"without it, it reaches {max(pl.curve_unmasked):.3g}. The circle is this batch, mask "
         f"{'on' if mask_on else 'off'}: gap {gap}."
     )
     return Chart(leak_curve_figure(pl, mask_on=mask_on), alt, leak_curve_table(pl))
+
+
+def leak_trend_text(pl: PadLeak) -> str:
+    """The unmasked gap at the fewest pads on the curve (above 0) and at the most: the trend the lesson asks about."""
+    points = [(pads, gap) for pads, gap in zip(pl.pad_counts, pl.curve_unmasked) if pads > 0]
+    if not points:
+        return "No pads on the curve: nothing could leak."
+    (few, gap_few), (most, gap_most) = points[0], points[-1]
+    return (
+        f"Without the mask the gap is **{gap_few:.3g}** with {few} pad{'s' if few != 1 else ''} after the sentence "
+        f"and **{gap_most:.3g}** with {most}."
+    )
 
 
 def leak_per_token_table(pl: PadLeak, tokens: Sequence[str]) -> pd.DataFrame:
