@@ -49,14 +49,20 @@ def assert_no_exception(page) -> None:
     assert errors.count() == 0, errors.first.inner_text()
 
 
-SKIP_BUTTON = "[class*='st-key-_predict_skip_'] button"  # ui.frame.predict's "Skip: just show me"
+SKIP = "Skip: just show me"  # ui.frame.predict's skip button (asked by role: hidden copies are not buttons)
 
 
 def skip_predictions(page, limit: int = 20) -> None:
-    """Press every "Skip: just show me" on the page, one at a time, so the reveals are drawn."""
+    """Press every "Skip: just show me" on the page, one at a time, so the reveals are drawn.
+
+    Call it right after an action: it first lets the rerun that the action started finish."""
+    page.wait_for_timeout(300)
+    wait_idle(page)
     for _ in range(limit):
-        buttons = page.locator(SKIP_BUTTON)
+        buttons = page.get_by_role("button", name=SKIP)
         if buttons.count() == 0:
             return
         buttons.first.click()
+        wait_idle(page)
+        page.wait_for_timeout(200)  # the rerun that the click starts
         wait_idle(page)

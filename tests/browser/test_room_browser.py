@@ -126,10 +126,10 @@ def test_two_processes_behind_nginx_share_the_room_through_postgresql(browser):
         page = browser.new_page()
         page.goto(f"{proxy_url}/_stcore/health")
         page.close()
-        served = Counter(served_and_problems(prefix)[0])
-        lecturer_port = int(served.most_common(1)[0][0])
+        served = Counter(served_and_problems(prefix)[0])  # {"127.0.0.1:port": requests}
+        lecturer_port = int(served.most_common(1)[0][0].rsplit(":", 1)[1])
         student_port = next(app_port(a) for a in apps if app_port(a) != lecturer_port)
         run_room(browser, proxy_url, f"http://127.0.0.1:{student_port}")
         assert set(served_and_problems(prefix)[0]) == {
-            str(lecturer_port)
+            f"127.0.0.1:{lecturer_port}"
         }  # the lecturer's whole session stayed on its process
