@@ -4,7 +4,8 @@ Measured in the rendered page, not assumed from the figures' settings: every pie
 (cell numbers, ticks, titles, legends, colour bars) and every text in the main column (captions,
 metrics, tables, labels, code) is at least 18 px; each chart title is one line that fits its chart;
 the sidebar is folded away; a step draws at most one chart in full (a side-by-side pair counts as
-one), the others wait folded under their titles. A screenshot of every step goes to
+one), the others wait folded under their titles. A step that asks for a prediction is measured twice:
+as it asks, and once answered (skipped here). A screenshot of every step goes to
 artifacts/screenshots/lecture-hall/ for a person to look at.
 """
 
@@ -14,7 +15,7 @@ import pytest
 
 from encoder_core.lessons import LESSON_IDS
 
-from .driver import assert_no_exception
+from .driver import SKIP, assert_no_exception, skip_predictions
 from .test_lecture_screens import LOAD_MS, NEXT_KEY_CLASS, wait_for_step
 
 pytestmark = pytest.mark.slow
@@ -53,6 +54,19 @@ MEASURE = """() => {
 }""".replace("MIN", str(MIN_PX))
 
 
+def measured(page, where: str) -> list[str]:
+    """What in this view is too small, or too much, for the back of a hall."""
+    found = page.evaluate(MEASURE)
+    problems = [f"{where}: {p}" for p in found["small"]]
+    problems += [f"{where}: title {t['text']!r} takes {t['lines']} lines" for t in found["titles"] if t["lines"] > 1]
+    problems += [f"{where}: title {t['text']!r} is wider than its chart" for t in found["titles"] if not t["fits"]]
+    if found["sidebar"] > 0:
+        problems.append(f"{where}: the sidebar is open ({found['sidebar']:.0f} px)")
+    if found["charts"] > 2:
+        problems.append(f"{where}: {found['charts']} charts drawn in full")
+    return problems
+
+
 @pytest.mark.parametrize("lesson", LESSON_IDS)
 def test_every_lecture_step_reads_from_the_back_of_the_hall(browser, app_url, screenshots_dir, lesson):
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
@@ -67,17 +81,13 @@ def test_every_lecture_step_reads_from_the_back_of_the_hall(browser, app_url, sc
             page.locator(NEXT_KEY_CLASS).get_by_role("button").click()
             wait_for_step(page, step + 1)
         assert_no_exception(page)
-        found = page.evaluate(MEASURE)
-        page.screenshot(path=str(out / f"{lesson}-step{step + 1}.png"))
-        where = f"{lesson} step {step + 1}"
-        problems += [f"{where}: {p}" for p in found["small"]]
-        problems += [
-            f"{where}: title {t['text']!r} takes {t['lines']} lines" for t in found["titles"] if t["lines"] > 1
-        ]
-        problems += [f"{where}: title {t['text']!r} is wider than its chart" for t in found["titles"] if not t["fits"]]
-        if found["sidebar"] > 0:
-            problems.append(f"{where}: the sidebar is open ({found['sidebar']:.0f} px)")
-        if found["charts"] > 2:
-            problems.append(f"{where}: {found['charts']} charts drawn in full")
+        asks = page.get_by_role("button", name=SKIP).count() > 0
+        problems += measured(page, f"{lesson} step {step + 1}" + (", asking" if asks else ""))
+        page.screenshot(path=str(out / f"{lesson}-step{step + 1}{'-asking' if asks else ''}.png"))
+        if asks:  # the step's answer, once the hall has predicted (here: skipped), must read as well
+            skip_predictions(page)
+            wait_for_step(page, step + 1)
+            problems += measured(page, f"{lesson} step {step + 1}, revealed")
+            page.screenshot(path=str(out / f"{lesson}-step{step + 1}.png"))
     context.close()
     assert problems == [], "\n".join(problems[:40])
