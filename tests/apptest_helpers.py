@@ -41,6 +41,20 @@ def skip_predictions(at: AppTest, rounds: int = 3) -> AppTest:
     return at
 
 
+def commit_prediction(at: AppTest, key: str, guess=None, *, typed: bool = False, timeout: float | None = None):
+    """Answer the prediction `key` ("<lesson>-<name>") as a student does, then press "Commit my prediction".
+
+    guess: an option's label (str), a number, a typed word (str with typed=True), or None to commit
+    with nothing chosen."""
+    if typed and guess is not None:
+        at.text_input(key=f"_predict_guess_{key}").input(guess)
+    elif isinstance(guess, str):
+        at.radio(key=f"_predict_guess_{key}").set_value(guess)
+    elif guess is not None:
+        at.number_input(key=f"_predict_guess_{key}").set_value(guess)
+    return at.button(key=f"_predict_commit_{key}").click().run(timeout=timeout)
+
+
 def open_page(
     page: str | None = None,
     query: dict | None = None,

@@ -211,10 +211,7 @@ def open_asking(query: dict | None = None) -> AppTest:
     return open_page("attention", query, skip=False)
 
 
-def commit(at: AppTest, key: str, label: str | None) -> AppTest:
-    if label is not None:
-        at.radio(key=f"_predict_guess_{key}").set_value(label)
-    return at.button(key=f"_predict_commit_{key}").click().run()
+commit = helpers.commit_prediction  # choose or type the guess, then commit
 
 
 def test_before_a_commit_neither_reveal_is_drawn():

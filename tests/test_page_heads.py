@@ -409,12 +409,7 @@ def open_asking(query: dict | None = None) -> AppTest:
     return helpers.open_linked("heads", query, skip=False)
 
 
-def commit(at: AppTest, key: str, guess) -> AppTest:
-    if isinstance(guess, str):
-        at.radio(key=f"_predict_guess_{key}").set_value(guess)
-    elif guess is not None:
-        at.number_input(key=f"_predict_guess_{key}").set_value(guess)
-    return at.button(key=f"_predict_commit_{key}").click().run()
+commit = helpers.commit_prediction  # choose or type the guess, then commit
 
 
 def scored(at: AppTest) -> list[str]:

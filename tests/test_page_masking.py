@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from apptest_helpers import all_text, figures, open_numbers, open_page, skip_predictions
+from apptest_helpers import all_text, commit_prediction, figures, open_numbers, open_page, skip_predictions
 from test_lesson_masking_core import reference_draw
 
 import ui.models
@@ -390,11 +390,7 @@ def open_asking(query: dict | None = None):
 
 
 def commit(at, key: str, guess: str | None):
-    if guess is not None and key == FILL:
-        at.text_input(key=f"_predict_guess_{key}").input(guess)
-    elif guess is not None:
-        at.radio(key=f"_predict_guess_{key}").set_value(guess)
-    at.button(key=f"_predict_commit_{key}").click().run()
+    commit_prediction(at, key, guess, typed=key == FILL)
     no_exception(at)
     return at
 

@@ -258,9 +258,7 @@ def open_asking(query: dict | None = None):
 
 
 def commit(at, key: str, label: str | None, timeout: float = 60):
-    if label is not None:
-        at.radio(key=f"_predict_guess_{key}").set_value(label)
-    return at.button(key=f"_predict_commit_{key}").click().run(timeout=timeout)
+    return helpers.commit_prediction(at, key, label, timeout=timeout)
 
 
 def shape_labels(trained_mlm, batch=BATCH) -> tuple[dict[str, str], str, tuple]:

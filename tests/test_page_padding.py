@@ -179,13 +179,7 @@ def open_asking(query: dict | None = None) -> AppTest:
     return open_page("padding", query, skip=False)
 
 
-def commit(at: AppTest, key: str, guess) -> AppTest:
-    """Choose (an option's label) or type (a number) the guess, then press "Commit my prediction"."""
-    if isinstance(guess, str):
-        at.radio(key=f"_predict_guess_{key}").set_value(guess)
-    elif guess is not None:
-        at.number_input(key=f"_predict_guess_{key}").set_value(guess)
-    return at.button(key=f"_predict_commit_{key}").click().run()
+commit = helpers.commit_prediction  # choose or type the guess, then commit
 
 
 def share_by_hand(layer=0, head=0, texts=DEFAULTS) -> float:

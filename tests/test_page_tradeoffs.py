@@ -145,12 +145,7 @@ def open_asking(query: dict | None = None):
     return helpers.open_linked("tradeoffs", query, skip=False)
 
 
-def commit(at, key: str, guess=None):
-    if isinstance(guess, str):
-        at.radio(key=f"_predict_guess_{key}").set_value(guess)
-    elif guess is not None:
-        at.number_input(key=f"_predict_guess_{key}").set_value(guess)
-    return at.button(key=f"_predict_commit_{key}").click().run()
+commit = helpers.commit_prediction  # choose or type the guess, then commit
 
 
 def saving(text=DEFAULT, n=16) -> float:

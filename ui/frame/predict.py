@@ -139,23 +139,11 @@ def _ask(q: Question, context: str) -> None:
         st.radio(q.prompt, [o.label for o in q.options], index=None, key=_choice_key(q))
     if st.session_state.pop(f"_predict_empty_{q.key}", False):
         st.warning("Choose an answer first, or skip to see the model's.")
-    commit, skip = st.columns([1, 1])
-    commit.button(
-        "Commit my prediction",
-        key=f"_predict_commit_{q.key}",
-        type="primary",
-        on_click=_commit,
-        args=(q, context, False),
-        width="stretch",
-    )
-    skip.button(
-        "Skip: just show me",
-        key=f"_predict_skip_{q.key}",
-        type="tertiary",
-        on_click=_commit,
-        args=(q, context, True),
-        width="stretch",
-    )
+    buttons = (("Commit my prediction", "commit", "primary", False), ("Skip: just show me", "skip", "tertiary", True))
+    for column, (label, name, kind, skip) in zip(st.columns([1, 1]), buttons):
+        column.button(
+            label, key=f"_predict_{name}_{q.key}", type=kind, on_click=_commit, args=(q, context, skip), width="stretch"
+        )
 
 
 def _said_guess(q: Question, guess: int | float | str) -> str:
