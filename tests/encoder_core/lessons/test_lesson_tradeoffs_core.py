@@ -48,7 +48,7 @@ from encoder_core.objectives.mlm_masking import IGNORE_INDEX
 
 SENTENCE = "the cat sat on the mat and the dog slept"
 # The source documents sit in shared/ beside the checkout (CI lays a copy there too).
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEEDS = Path(__file__).resolve().parents[4] / "shared" / "seeds"
 
 
 def sentence_ids(tokenizer) -> list[int]:
