@@ -50,7 +50,7 @@ def assert_stage_drawn(at, walk, step: str) -> None:
         np.testing.assert_allclose(drawn, want.double().numpy(), rtol=0, atol=1e-6)
     np.testing.assert_allclose(ys(figs["stage_profile"])[0], core.mean_norm_per_stage(walk), rtol=1e-6)
     assert any(core.STAGE_FORMULAS[walk.norm][step] in el.value for el in at.latex)
-    # the function that computed the stage (tests/encoder_core/lessons/test_lesson_block_core.py checks it is the one that ran)
+    # the function that computed the stage (test_lesson_block_core.py checks it is the one that ran)
     code = core.stage_code(step, walk.norm)
     assert code.source in [el.value for el in at.code]
     assert f"{code.qualname} in {code.path}, line {code.first_line}" in all_text(at)

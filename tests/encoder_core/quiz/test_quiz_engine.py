@@ -350,8 +350,8 @@ CHECKS = {name.removeprefix("check_"): fn for name, fn in globals().items() if n
 
 
 def checked_elsewhere(name: str) -> bool:
-    """A lesson added later keeps its generators' checks in tests/encoder_core/quiz/test_quiz_<lesson>.py, as check_<name>
-    or check_<name without the lesson's prefix>."""
+    """A lesson added later keeps its generators' checks beside this file, in test_quiz_<lesson>.py, as
+    check_<name> or check_<name without the lesson's prefix>."""
     lesson = ALL[name].lesson
     path = Path(__file__).parent / f"test_quiz_{lesson}.py"
     if not path.exists():
