@@ -197,11 +197,11 @@ def test_a_cache_guess_far_off_names_its_misconception(times, idea):
 def test_a_new_sentence_or_n_asks_again_and_skip_reveals():
     at = commit(open_asking(), CACHE, 20)
     assert "append_flops" in figures(at)
-    at.number_input(key="n_append").set_value(5).run()
+    at.number_input(key="tradeoffs.n_append").set_value(5).run()
     assert "append_flops" not in figures(at)  # a new N: the question is back
     at = commit(at, CACHE, 20)
     assert "append_flops" in figures(at)
-    at.text_input(key="sentence").input("a small dog ran to the old house").run()
+    at.text_input(key="tradeoffs.sentence").input("a small dog ran to the old house").run()
     assert "append_flops" not in figures(at)  # a new sentence: asked again
     at.button(key=f"_predict_skip_{CACHE}").click().run()
     assert "append_flops" in figures(at) and not at.success
@@ -227,5 +227,5 @@ def test_the_mismatch_answer_is_the_trained_mlms():
     wrong = next(c for c in lesson.CASES if c != best)
     at = commit(open_asking(), MISMATCH, questions.CASE_LABELS[wrong])
     assert at.error and questions.CASE_MISCONCEPTIONS[wrong] in all_text(at)
-    at.number_input(key="word").set_value(3).run()  # another word: asked again
+    at.number_input(key="tradeoffs.word").set_value(3).run()  # another word: asked again
     assert "mask_mismatch" not in figures(at)
