@@ -32,16 +32,18 @@ from torch import nn
 from ..model.model import param_count
 from ..model.output_heads import MaskedLanguageModel
 from ..objectives.mlm_masking import IGNORE_INDEX, mask_tokens
-from ..training.checkpoint import CheckpointError, fill_mask
+from ..training.checkpoint import CheckpointError
 from ..training.evaluate import evaluate_real
 from ..training.files import file_sha256
-from ..training.probes import run_probes
 from ..training.train import (
     ProgressBar,
     TrainSettings,
+    filled_examples,
     loss_curve,
     print_quality,
+    probe_ranks,
     seen_ids,
+    time_and_loss,
     training_texts,
     warmup_linear,
 )
@@ -263,10 +265,8 @@ def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, pro
     cache_seconds = time.perf_counter() - t0
     bar = ProgressBar(len(cached) * s.epochs) if progress else None
     records = train_top(model, cached, s, bar)
-    # Wall time depends on what else the machine runs; CPU time is the work itself.
-    train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+    spent = time_and_loss(records, t0, c0)
     model.eval()
-    tail = records[-200:]
     metadata = {
         "model": "minilm_mlm",
         "base": {"name": pre.name, "sha256": pre.sha256},
@@ -277,18 +277,10 @@ def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, pro
         "parameters": param_count(model),
         "corpus": {**data.counts, "sentences_used": len(texts)},
         "cache_seconds": round(cache_seconds, 1),
-        "train_seconds": round(train_seconds, 1),
-        "train_cpu_seconds": round(cpu_seconds, 1),
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "final_loss": round(sum(r["loss"] for r in tail) / len(tail), 4),
-        "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
+        **spent,
         "real_metrics": evaluate_real(model, tokenizer, data.texts, data.examples_held_out, seed=0),
-        "probes": [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)],
-        "examples": {
-            text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]]
-            for text in ["the [MASK] sat on the mat", "she read the [MASK]"]
-        },
+        "probes": probe_ranks(model, tokenizer),
+        "examples": filled_examples(model, tokenizer, ["the [MASK] sat on the mat", "she read the [MASK]"]),
         "curve": loss_curve(records, 50),
     }
     save_trained_part(model, s.frozen_layers, metadata, Path(out_dir))

@@ -354,16 +354,15 @@ def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT
         replacement_ids=replacements,
         callback=bar,
     )
-    # Wall time depends on what else the machine runs; CPU time is the work itself.
-    train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+    spent = time_and_loss(records, t0, c0)
     metrics = evaluate_model(model, tokenizer, data.grammar_train, data.grammar_held_out, seed=settings.corpus_seed)
     real = evaluate_real(model, tokenizer, data.texts, data.examples_held_out, seed=settings.seed)
-    tail = records[-200:]
-    examples = {
-        text: fill_mask(model, tokenizer, text)[0]
-        for text in ["the [MASK] sat on the mat", "the [MASK] swam in the lake", "she read the [MASK]"]
-        + [pair[i].replace(" bank ", " [MASK] ", 1) for pair in bank_pairs(2, settings.corpus_seed) for i in (0, 1)]
-    }
+    examples = filled_examples(
+        model,
+        tokenizer,
+        ["the [MASK] sat on the mat", "the [MASK] swam in the lake", "she read the [MASK]"]
+        + [pair[i].replace(" bank ", " [MASK] ", 1) for pair in bank_pairs(2, settings.corpus_seed) for i in (0, 1)],
+    )
     metadata = {
         "model": "small_mlm",
         "objective": "masked language modelling, dynamic masking (15%, 80/10/10, coin flip), loss at chosen positions",
@@ -371,16 +370,11 @@ def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT
         "seed": settings.seed,
         "parameters": param_count(model),
         "corpus": data.counts,
-        "train_seconds": round(train_seconds, 1),
-        "train_cpu_seconds": round(cpu_seconds, 1),
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "final_loss": round(sum(r["loss"] for r in tail) / len(tail), 4),
-        "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
+        **spent,
         "metrics": metrics,
         "real_metrics": real,
-        "probes": [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)],
-        "examples": {k: [[tok, round(p, 4)] for tok, p in v] for k, v in examples.items()},
+        "probes": probe_ranks(model, tokenizer),
+        "examples": examples,
         "curve": loss_curve(records, settings.log_every),
     }
     save_small_mlm(model, tokenizer, metadata, out_dir)
@@ -404,6 +398,31 @@ def main(argv: list[str] | None = None) -> None:
     print(f"trained {settings.steps} steps in {meta['train_seconds']:.0f}s, final loss {meta['final_loss']:.3f}")
     print_quality(meta, {"grammar": "metrics", "WordNet examples": "real_metrics"})
     print(f"saved to {args.out}")
+
+
+def time_and_loss(records: list[dict], t0: float, c0: float) -> dict:
+    """A checkpoint's record of its training: wall and CPU time since t0, c0, and the last 200 steps' means."""
+    # Wall time depends on what else the machine runs; CPU time is the work itself.
+    train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+    tail = records[-200:]
+    return {
+        "train_seconds": round(train_seconds, 1),
+        "train_cpu_seconds": round(cpu_seconds, 1),
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "final_loss": round(sum(r["loss"] for r in tail) / len(tail), 4),
+        "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
+    }
+
+
+def probe_ranks(model, tokenizer) -> list[dict]:
+    """The probes' ranks as a checkpoint records them."""
+    return [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)]
+
+
+def filled_examples(model, tokenizer, texts: list[str]) -> dict[str, list[list]]:
+    """Each text's top fills at its first [MASK], as a checkpoint records them."""
+    return {text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]] for text in texts}
 
 
 def print_quality(meta: dict, held_out: dict[str, str]) -> None:
