@@ -31,15 +31,17 @@ from torch import nn
 
 from ..model.model import param_count
 from ..model.output_heads import MaskedLanguageModel
-from ..objectives.mlm_masking import IGNORE_INDEX, mask_tokens
+from ..objectives.mlm_masking import IGNORE_INDEX
 from ..training.checkpoint import CheckpointError
 from ..training.evaluate import evaluate_real
 from ..training.files import file_sha256
 from ..training.train import (
     ProgressBar,
     TrainSettings,
+    coin_flip_mask,
     filled_examples,
     loss_curve,
+    optimizer_step,
     print_quality,
     probe_ranks,
     seen_ids,
@@ -115,16 +117,7 @@ def cache_frozen_features(model, tokenizer, texts: list[str], s: HeadSettings, r
         rows = order[start : start + s.batch_size]
         chosen = [texts[i] + (" ." if rng.random() < s.period_rate else "") for i in rows]
         batch = tokenizer.pad([tokenizer.encode(t, max_length=s.max_pieces, truncate=True) for t in chosen])
-        m = mask_tokens(
-            batch.ids,
-            mask_id=tokenizer.mask_id,
-            special_ids=tokenizer.special_ids,
-            vocab_size=tokenizer.vocab_size,
-            rate=s.mask_rate,
-            exact=False,
-            generator=generator,
-            replacement_ids=replacement_ids,
-        )
+        m = coin_flip_mask(tokenizer, batch.ids, s.mask_rate, generator, replacement_ids)
         if not bool((m.labels != IGNORE_INDEX).any()):
             continue
         x = model.bert.embeddings(m.inputs, batch.segments)
@@ -166,12 +159,7 @@ def train_top(model: MaskedLanguageModel, cached: list[CachedBatch], s: HeadSett
             logits = head(x[scored])
             targets = b.labels[scored]
             loss = F.cross_entropy(logits, targets)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(top + head_params, 1.0)
-            optimizer.step()
-            schedule.step()
-            acc = float((logits.argmax(-1) == targets).float().mean())
+            acc = optimizer_step(optimizer, schedule, loss, top + head_params, logits, targets)
             records.append({"step": step + 1, "loss": loss.item(), "accuracy": acc})
             if callback is not None:
                 callback(step + 1, steps, loss.item(), acc)

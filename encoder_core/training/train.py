@@ -31,7 +31,7 @@ from ..model.config import EncoderConfig, preset
 from ..model.model import init_bert_weights, param_count
 from ..model.output_heads import MaskedLanguageModel
 from ..model.tokenizer import Batch, english_tokenizer
-from ..objectives.mlm_masking import IGNORE_INDEX, mask_tokens
+from ..objectives.mlm_masking import IGNORE_INDEX, MaskingResult, mask_tokens
 from .checkpoint import DEFAULT_DIR, fill_mask, save_small_mlm
 from .evaluate import evaluate_model, evaluate_real
 from .probes import PROBES, filled, run_probes
@@ -148,6 +148,28 @@ def warmup_linear(warmup: int, total: int) -> Callable[[int], float]:
     return factor
 
 
+def tokenizer_mask(tokenizer, ids: torch.Tensor, **options) -> MaskingResult:
+    """mask_tokens with the tokenizer's own [MASK] id, special ids and vocabulary size."""
+    return mask_tokens(
+        ids, mask_id=tokenizer.mask_id, special_ids=tokenizer.special_ids, vocab_size=tokenizer.vocab_size, **options
+    )
+
+
+def coin_flip_mask(tokenizer, ids: torch.Tensor, rate: float, generator: torch.Generator, replacement_ids):
+    """BERT's original selection: each position chosen with probability rate, then 80/10/10."""
+    return tokenizer_mask(tokenizer, ids, rate=rate, exact=False, generator=generator, replacement_ids=replacement_ids)
+
+
+def optimizer_step(optimizer, schedule, loss: torch.Tensor, params, logits: torch.Tensor, targets) -> float:
+    """One update (gradients clipped to norm 1); returns the step's accuracy at the scored positions."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    optimizer.step()
+    schedule.step()
+    return float((logits.argmax(-1) == targets).float().mean())
+
+
 def train_mlm(
     model: MaskedLanguageModel,
     tokenizer,
@@ -194,16 +216,7 @@ def train_mlm(
             # Coin-flip selection (BERT's original): with ~9-token sentences the exact rule would
             # choose one position per sentence and always make it [MASK], never random or kept.
             while True:
-                m = mask_tokens(
-                    batch.ids,
-                    mask_id=tokenizer.mask_id,
-                    special_ids=tokenizer.special_ids,
-                    vocab_size=tokenizer.vocab_size,
-                    rate=mask_rate,
-                    exact=False,
-                    generator=generator,
-                    replacement_ids=replacement_ids,
-                )
+                m = coin_flip_mask(tokenizer, batch.ids, mask_rate, generator, replacement_ids)
                 if bool((m.labels != IGNORE_INDEX).any()):
                     break
             inputs = batch.ids if leaky else m.inputs
@@ -212,12 +225,7 @@ def train_mlm(
             logits = model.cls.predictions(out.hidden[scored])  # only the scored rows: (N, V)
             targets = m.labels[scored]
             loss = F.cross_entropy(logits, targets, ignore_index=IGNORE_INDEX)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            acc = float((logits.argmax(-1) == targets).float().mean())
+            acc = optimizer_step(optimizer, schedule, loss, model.parameters(), logits, targets)
             rec = {"step": step, "loss": loss.item(), "accuracy": acc, "lr": optimizer.param_groups[0]["lr"]}
             records.append(rec)
             if callback is not None:
