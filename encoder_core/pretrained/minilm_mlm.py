@@ -42,6 +42,7 @@ from ..training.train import (
     filled_examples,
     loss_curve,
     optimizer_step,
+    parse_with_threads,
     print_quality,
     probe_ranks,
     seen_ids,
@@ -280,9 +281,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sentences", type=int, default=HeadSettings.sentences)
     parser.add_argument("--epochs", type=int, default=HeadSettings.epochs)
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    args = parse_with_threads(parser, argv)
     meta = run(HeadSettings(sentences=args.sentences, epochs=args.epochs), args.out)
     print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
     print_quality(meta, {"WordNet examples": "real_metrics"})

@@ -396,11 +396,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
     parser.add_argument("--lr", type=float, default=TrainSettings.lr)
     parser.add_argument("--dropout", type=float, default=TrainSettings.dropout)
-    # Measured: on a machine already busy with other jobs, 2 threads can be ~10x slower than 1 (threads
-    # wait on each other); on a quiet 2-core machine 2 threads take ~150 s for the default 5000 steps.
-    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    args = parse_with_threads(parser, argv)
     settings = TrainSettings(steps=args.steps, seed=args.seed, lr=args.lr, dropout=args.dropout)
     meta = run(settings, args.out)
     print(f"trained {settings.steps} steps in {meta['train_seconds']:.0f}s, final loss {meta['final_loss']:.3f}")
@@ -431,6 +427,16 @@ def probe_ranks(model, tokenizer) -> list[dict]:
 def filled_examples(model, tokenizer, texts: list[str]) -> dict[str, list[list]]:
     """Each text's top fills at its first [MASK], as a checkpoint records them."""
     return {text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]] for text in texts}
+
+
+def parse_with_threads(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """Add --threads, parse argv and give torch that many threads."""
+    # Measured: on a machine already busy with other jobs, 2 threads can be ~10x slower than 1 (threads
+    # wait on each other); on a quiet 2-core machine 2 threads take ~150 s for the default 5000 steps.
+    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    return args
 
 
 def print_quality(meta: dict, held_out: dict[str, str]) -> None:
