@@ -33,6 +33,7 @@ from ..model.tokenizer import WordPieceTokenizer
 from ..objectives.loss import LossBreakdown, loss_breakdown
 from ..objectives.mlm_masking import NOT_CHOSEN, exact_counts, mask_tokens
 from ..training.train import tokenizer_mask
+from .attention import shift_fields
 
 MAX_SENTENCE_TOKENS = 64  # the lesson reads at most this many tokens of the sentence
 TIMING_LENGTHS = (16, 32, 64, 128, 256, 512)
@@ -83,10 +84,7 @@ def append_one_token(model: Encoder, ids, new_id: int) -> AppendReuse:
             last = cache.step(token)
     return AppendReuse(
         n_earlier=n,
-        shift_causal=shifts[True].tolist(),
-        shift_bidirectional=shifts[False].tolist(),
-        max_causal=float(shifts[True].max()),
-        max_bidirectional=float(shifts[False].max()),
+        **shift_fields(shifts),
         layer_input_shift_causal=inputs[True],
         layer_input_shift_bidirectional=inputs[False],
         cached_vs_full=float((last - full_last).abs().max()),
