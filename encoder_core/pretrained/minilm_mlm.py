@@ -42,7 +42,7 @@ from ..training.train import (
     filled_examples,
     loss_curve,
     optimizer_step,
-    parse_with_threads,
+    parse_run_arguments,
     print_quality,
     probe_ranks,
     seen_ids,
@@ -280,8 +280,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Train the lab's MLM head on all-MiniLM-L6-v2.")
     parser.add_argument("--sentences", type=int, default=HeadSettings.sentences)
     parser.add_argument("--epochs", type=int, default=HeadSettings.epochs)
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
-    args = parse_with_threads(parser, argv)
+    args = parse_run_arguments(parser, argv, DEFAULT_DIR)
     meta = run(HeadSettings(sentences=args.sentences, epochs=args.epochs), args.out)
     print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
     print_quality(meta, {"WordNet examples": "real_metrics"})

@@ -393,10 +393,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Pre-train the lab's small masked-language model.")
     parser.add_argument("--steps", type=int, default=TrainSettings.steps)
     parser.add_argument("--seed", type=int, default=TrainSettings.seed)
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
     parser.add_argument("--lr", type=float, default=TrainSettings.lr)
     parser.add_argument("--dropout", type=float, default=TrainSettings.dropout)
-    args = parse_with_threads(parser, argv)
+    args = parse_run_arguments(parser, argv, DEFAULT_DIR)
     settings = TrainSettings(steps=args.steps, seed=args.seed, lr=args.lr, dropout=args.dropout)
     meta = run(settings, args.out)
     print(f"trained {settings.steps} steps in {meta['train_seconds']:.0f}s, final loss {meta['final_loss']:.3f}")
@@ -429,8 +428,9 @@ def filled_examples(model, tokenizer, texts: list[str]) -> dict[str, list[list]]
     return {text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]] for text in texts}
 
 
-def parse_with_threads(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
-    """Add --threads, parse argv and give torch that many threads."""
+def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None, out: Path) -> argparse.Namespace:
+    """Add what every training command takes (--out, default out; --threads), parse argv, set torch's threads."""
+    parser.add_argument("--out", type=Path, default=out, help="checkpoint folder")
     # Measured: on a machine already busy with other jobs, 2 threads can be ~10x slower than 1 (threads
     # wait on each other); on a quiet 2-core machine 2 threads take ~150 s for the default 5000 steps.
     parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
