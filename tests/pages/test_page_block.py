@@ -151,50 +151,41 @@ def test_the_small_model_in_the_sidebar_needs_no_note():
     assert not [el for el in at.info if "whatever the sidebar's encoder" in el.value]
 
 
+# Every linked control but the sentence: its widget, a good link value and what the control then
+# shows, a malformed value and the default the control keeps instead.
+LINKED = {
+    "block_layer": ("slider", "1", 1, "9", 1),
+    "block_norm": ("radio", "pre", "pre", "sideways", "post"),
+    "seed": ("number_input", "7", 7, "abc", 0),
+    "block_step": ("select_slider", "ffn_hidden", "ffn_hidden", "<script>", "input"),
+    "block_depth": ("slider", "20", 20, "99", 24),
+    "block_init": ("radio", "width", "width", "loud", "bert"),
+}
+
+
+def widget_key(name: str) -> str:
+    """The session key of a linked control: the lesson's own are namespaced, the sidebar's seed is not."""
+    return name if name == "seed" else f"block.{name}"
+
+
 def test_a_link_sets_every_control():
-    query = {
-        "block_sentence": "the bird flew",
-        "block_layer": "1",
-        "block_norm": "pre",
-        "seed": "7",
-        "block_step": "ffn_hidden",
-        "block_depth": "20",
-        "block_init": "width",
-    }
-    at = open_page(query)
+    at = open_page({"block_sentence": "the bird flew", **{key: good for key, (_, good, *_) in LINKED.items()}})
     assert not at.exception
     assert at.text_input(key="block.block_sentence").value == "the bird flew"
-    assert at.slider(key="block.block_layer").value == 1
-    assert at.radio(key="block.block_norm").value == "pre"
-    assert at.number_input(key="seed").value == 7
-    assert at.select_slider(key="block.block_step").value == "ffn_hidden"
-    assert at.slider(key="block.block_depth").value == 20
-    assert at.radio(key="block.block_init").value == "width"
+    for key, (widget, _, shown, _, _) in LINKED.items():
+        assert getattr(at, widget)(key=widget_key(key)).value == shown, key
     walk, _ = expected("the bird flew", norm="pre", seed=7, layer=1)
     assert_stage_drawn(at, walk, "ffn_hidden")
     assert len(ys(figures(at)["deep_grad"])[0]) == 20
 
 
 def test_malformed_link_values_give_a_notice():
-    query = {
-        "block_layer": "9",
-        "block_norm": "sideways",
-        "seed": "abc",
-        "block_step": "<script>",
-        "block_depth": "99",
-        "block_init": "loud",
-    }
-    at = open_page(query)
+    at = open_page({key: bad for key, (_, _, _, bad, _) in LINKED.items()})
     assert not at.exception
     notice = " ".join(w.value for w in at.warning)
-    for key in query:
+    for key, (widget, _, _, _, default) in LINKED.items():
         assert f"`{key}=" in notice
-    assert at.slider(key="block.block_layer").value == 1
-    assert at.slider(key="block.block_depth").value == 24
-    assert at.radio(key="block.block_norm").value == "post"
-    assert at.select_slider(key="block.block_step").value == "input"
-    assert at.number_input(key="seed").value == 0
-    assert at.radio(key="block.block_init").value == "bert"
+        assert getattr(at, widget)(key=widget_key(key)).value == default, key
 
 
 @pytest.mark.parametrize(
