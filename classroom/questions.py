@@ -51,11 +51,15 @@ class RoomQuestion:
 def quiz_options(q: Question) -> tuple[tuple[str, ...], int, tuple[str, ...]] | None:
     """(options, right index, misconception per option) of a quiz question, or None if it has too few.
 
-    Choice questions keep their options. A typed question offers its answer and its diagnosed mistakes,
+    Choice questions keep their options (at most MAX_OPTIONS of them, the diagnosed ones first). A typed question offers its answer and its diagnosed mistakes,
     in ascending order for numbers (so the right one's place gives nothing away)."""
     if q.kind in CHOICE_KINDS:
         diagnoses = {str(m.answer): m.diagnosis for m in q.mistakes}
         options = tuple(str(c) for c in q.choices)
+        if len(options) > MAX_OPTIONS:  # keep the answer and the diagnosed mistakes, then the first others
+            keep = [str(q.answer)] + [o for o in diagnoses if o in options]
+            keep += [o for o in options if o not in keep]
+            options = tuple(o for o in options if o in keep[:MAX_OPTIONS])
         return options, options.index(str(q.answer)), tuple(diagnoses.get(o, "") for o in options)
     if len(q.mistakes) + 1 < MIN_OPTIONS:
         return None
