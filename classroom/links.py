@@ -91,6 +91,7 @@ def public_base(setting: object, here: str, environ: dict | None = None, lan: st
         return Base(
             url,
             "page",
-            f"The link points at localhost: phones cannot open it. Set the public address below or in {PUBLIC_URL_VAR}.",
+            "The link points at localhost: phones cannot open it. "
+            f"Set the public address below or in {PUBLIC_URL_VAR}.",
         )
     return Base(url, "page")

@@ -51,8 +51,9 @@ class RoomQuestion:
 def quiz_options(q: Question) -> tuple[tuple[str, ...], int, tuple[str, ...]] | None:
     """(options, right index, misconception per option) of a quiz question, or None if it has too few.
 
-    Choice questions keep their options (at most MAX_OPTIONS of them, the diagnosed ones first). A typed question offers its answer and its diagnosed mistakes,
-    in ascending order for numbers (so the right one's place gives nothing away)."""
+    Choice questions keep their options (at most MAX_OPTIONS, the diagnosed ones kept first). A typed
+    question offers its answer and its diagnosed mistakes, in ascending order for numbers (so the right
+    one's place gives nothing away)."""
     if q.kind in CHOICE_KINDS:
         diagnoses = {str(m.answer): m.diagnosis for m in q.mistakes}
         options = tuple(str(c) for c in q.choices)
