@@ -56,7 +56,12 @@ def phone_round(code: str) -> None:
         st.markdown(escape_md(rnd.question.prompt))
     if vote is not None:
         vote_buttons(code, rnd, vote)
-    elif rnd.phase == "between":
+        return
+    for v in (1, 2):  # a tap that reached the room after its vote closed says so
+        said = rooms.vote_said(rnd.id, v)
+        if said and said[0] not in ("recorded", "changed"):
+            st.warning(said[1])
+    if rnd.phase == "between":
         st.info(BETWEEN, icon=":material/forum:")
     else:
         answer_shown(rnd)
@@ -86,7 +91,7 @@ def vote_buttons(code: str, rnd: Round, vote: int) -> None:
 
 def answer_shown(rnd: Round) -> None:
     q = rnd.question
-    st.success(f"The answer: **{letter(q.correct)}**, {escape_md(q.options[q.correct])}")
+    st.success(f"**The answer: {letter(q.correct)}**, {escape_md(q.options[q.correct])}")
     votes = [(v, rooms.my_vote(rnd.id, v)) for v in (1, 2)]
     said = [f"vote {v}: {letter(o)}" for v, o in votes if o is not None]
     if said:
