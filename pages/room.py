@@ -106,23 +106,9 @@ def live_results(code: str, quiz_seed: int) -> None:
         show_live_chart(view.option_chart(r, q.lesson), f"room_chart_{r.index}")  # redrawn every few seconds
 
 
-def lecturer_view(code: str) -> None:
-    room = get_store().room(code)
+def join_block(code: str, state: str, student_link: str, link_warning: str) -> None:
+    """The QR code and the links: large before the first question, folded once a round runs."""
     shown = shown_code(code)
-    if room is None:  # deleted since the page looked it up
-        st.warning(f"Room {shown} no longer exists.")
-        return
-    student_link, link_warning = rooms.student_link(code)
-    state = room.state(datetime.now(UTC))
-    if state == "open":
-        st.success(f"Room **{shown}** is open on quiz number {room.quiz_seed}. Students join with this link or code.")
-    elif state == "closed":
-        st.warning(
-            f"Room **{shown}** closed at {room.closed_at:%H:%M} UTC: new answers are not recorded. "
-            "Its results stay here for the rest of its day."
-        )
-    else:
-        st.warning(f"Room **{shown}** has expired (rooms last a day): new answers are not recorded.")
     if link_warning:
         st.warning(link_warning, icon=":material/wifi_off:")
     c_qr, c_link = st.columns([1, 2])
@@ -136,24 +122,34 @@ def lecturer_view(code: str) -> None:
                 "It opens this view in another browser. Anyone holding it sees the results and can close the room."
             )
             st.code(rooms.app_link(f"room?room={code}&key={rooms.lecturer_key(code)}"), language=None, wrap_lines=True)
-        c_csv, c_close = st.columns(2)
-        c_csv.download_button(
-            "Self-paced quiz answers (CSV)",
-            data=lambda: room_csv(code, room.quiz_seed),
-            file_name=f"encoder-lab-room-{code}.csv",
-            mime="text/csv",
-            key="room_csv",
-            on_click="ignore",
-            icon=":material/table:",
-        )
         if state == "open":
-            c_close.button(
-                "Close the room",
-                key="room_close",
-                on_click=close_clicked,
-                args=(code,),
-                icon=":material/lock:",
-            )
+            st.button("Close the room", key="room_close", on_click=close_clicked, args=(code,), icon=":material/lock:")
+
+
+def lecturer_view(code: str) -> None:
+    room = get_store().room(code)
+    shown = shown_code(code)
+    if room is None:  # deleted since the page looked it up
+        st.warning(f"Room {shown} no longer exists.")
+        return
+    student_link, link_warning = rooms.student_link(code)
+    state = room.state(datetime.now(UTC))
+    running = get_store().current_round(code) is not None
+    if state == "open" and not running:
+        st.success(f"Room **{shown}** is open. Students join with this QR code, link or code.")
+    elif state == "closed":
+        st.warning(
+            f"Room **{shown}** closed at {room.closed_at:%H:%M} UTC: new votes and answers are not recorded. "
+            "Its results stay here for the rest of its day."
+        )
+    elif state == "expired":
+        st.warning(f"Room **{shown}** has expired (rooms last a day): new votes and answers are not recorded.")
+    if running:  # the question comes first on a projected screen; latecomers still see where to join
+        st.markdown(f"**Join:** `{student_link}` · room code **{shown}**")
+        with st.expander("QR code, links, closing the room"):
+            join_block(code, state, student_link, link_warning)
+    else:
+        join_block(code, state, student_link, link_warning)
     rooms.remember_lecturer(code)  # a reload of this page keeps the lecturer's view
     st.divider()
     lecturer_rounds(code, room.quiz_seed)
@@ -162,6 +158,15 @@ def lecturer_view(code: str) -> None:
         quiz_link = student_link.replace(f"/room?room={code}", f"/quiz?room={code}")
         st.markdown("Instead of rounds, students may work through the room's quiz alone, at this link:")
         st.code(quiz_link, language=None, wrap_lines=True)
+        st.download_button(
+            "Self-paced quiz answers (CSV)",
+            data=lambda: room_csv(code, room.quiz_seed),
+            file_name=f"encoder-lab-room-{code}.csv",
+            mime="text/csv",
+            key="room_csv",
+            on_click="ignore",
+            icon=":material/table:",
+        )
         live_results(code, room.quiz_seed)
 
 

@@ -194,6 +194,10 @@ def test_a_lessons_prediction_is_answered_and_proved_by_the_lessons_own_chart(da
     comparison = core.compare_masks(chosen.encoder, enc.ids, 0, 0)
     assert rnd.question.correct == core.ROW_OUTCOMES.index(core.row_outcome(comparison))
     assert rnd.question.lesson == "attention" and rnd.question.concept == "attention_identical_row"
+    (asked,) = helpers.figures(teacher).values()  # the worked half only: the bidirectional grid, no causal one
+    assert "causal" not in asked["layout"]["title"]["text"].lower()
+    z = np.array(helpers.decode(asked["data"][0]["z"]), dtype=float)
+    assert np.allclose(z, comparison.bidirectional.numpy(), atol=1e-6)
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
     assert any(p.label.startswith("Teach it again: Attention") for p in teacher.get("page_link"))
     teacher = ok(teacher.button(key="room_reveal").click().run())

@@ -21,7 +21,7 @@ from ui.views import room as view
 
 from . import room_session as rooms
 from . import room_sources as sources
-from .charts import show_chart
+from .charts import show_chart, show_table
 from .modes import sidebar_model, sidebar_seed
 from .quiz_widget import escape_md
 
@@ -163,6 +163,12 @@ def question_shown(rnd: Round, show_right: bool) -> None:
         for i, option in enumerate(q.options):
             mark = "  ✓" if show_right and i == q.correct else ""
             st.markdown(f"**{view.letter(i)}**  {escape_md(option)}{mark}")
+    if not show_right:  # at the reveal the proof draws these again, with the answer
+        charts, table = sources.asked_with(q)
+        if table is not None:
+            show_table(table, hide_index=True)
+        for i, chart in enumerate(charts):
+            show_chart(chart, f"room_asked_{rnd.id}_{i}")
 
 
 def round_panel(code: str, rnd: Round) -> None:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pandas as pd
+
 from classroom.questions import RoomQuestion, from_quiz, quiz_question
 from encoder_core.lessons import attention as core
 from encoder_core.quiz import question_for
@@ -35,6 +37,7 @@ class LessonPrediction:
     step: int  # the lesson's section that teaches it (its link's step, from 0)
     answer: Callable[[object, list[int], dict], int]  # (model, ids, proof) -> the right option
     charts: Callable[[object, list[int], list[str], dict], list[Chart]]  # the lesson's chart(s) of the answer
+    asked_with: Callable[[object, list[int], list[str], dict], list[Chart]] | None = None  # shown with the question
 
 
 def _rows_answer(model, ids, proof) -> int:
@@ -43,6 +46,11 @@ def _rows_answer(model, ids, proof) -> int:
 
 def _rows_charts(model, ids, tokens, proof) -> list[Chart]:
     return list(attention_figs.mask_pair_charts(core.compare_masks(model, ids, proof["layer"], proof["head"]), tokens))
+
+
+def _rows_asked_with(model, ids, tokens, proof) -> list[Chart]:
+    """The lesson's worked half: the bidirectional grid alone, which the question asks about."""
+    return _rows_charts(model, ids, tokens, proof)[:1]
 
 
 def _drop_answer(model, ids, proof) -> int:
@@ -63,6 +71,7 @@ PREDICTIONS = {
             0,
             _rows_answer,
             _rows_charts,
+            _rows_asked_with,
         ),
         LessonPrediction(
             "attention-drop",
@@ -125,6 +134,26 @@ def proof_charts(question: RoomQuestion) -> list[Chart]:
         chart = view.quiz_proof_chart(q) if q is not None else None
         return [chart] if chart is not None else []
     return []
+
+
+def asked_with(question: RoomQuestion) -> tuple[list[Chart], pd.DataFrame | None]:
+    """What the question itself shows (never its answer): a prediction's worked half, a quiz question's
+    grid or table when the question asks the room to read it."""
+    kind = question.proof.get("kind")
+    if kind == "lesson" and question.proof.get("key") in PREDICTIONS:
+        p = PREDICTIONS[question.proof["key"]]
+        if p.asked_with is None:
+            return [], None
+        chosen, enc = encode(question.proof)
+        return p.asked_with(chosen.encoder, enc.ids, enc.tokens, question.proof), None
+    if kind == "quiz":
+        q = quiz_question(str(question.proof.get("id", "")))
+        if q is None:
+            return [], None
+        charts = [view.quiz_proof_chart(q)] if q.figure is not None and q.figure.in_prompt else []
+        table = pd.DataFrame(list(q.table[1]), columns=list(q.table[0])) if q.table is not None else None
+        return charts, table
+    return [], None
 
 
 def reteach_step(question: RoomQuestion) -> int:
