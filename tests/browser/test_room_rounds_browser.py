@@ -60,6 +60,7 @@ def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screens
     lecturer.goto(f"{app_url}/room")
     lecturer.get_by_role("button", name="Open a room").click()
     lecturer.get_by_text("Room code:").wait_for(timeout=LOAD_MS)
+    lecturer.wait_for_url(re.compile(r"room=[A-Z0-9]{8}"), timeout=30_000)
     code = re.search(r"room=([A-Z0-9]{8})", lecturer.url).group(1)
     lecturer.get_by_text("a lesson's prediction").click()
     wait_idle(lecturer)

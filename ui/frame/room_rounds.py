@@ -163,12 +163,15 @@ def question_shown(rnd: Round, show_right: bool) -> None:
         for i, option in enumerate(q.options):
             mark = "  ✓" if show_right and i == q.correct else ""
             st.markdown(f"**{view.letter(i)}**  {escape_md(option)}{mark}")
-    if not show_right:  # at the reveal the proof draws these again, with the answer
-        charts, table = sources.asked_with(q)
-        if table is not None:
-            show_table(table, hide_index=True)
-        for i, chart in enumerate(charts):
-            show_chart(chart, f"room_asked_{rnd.id}_{i}")
+
+
+def asked_with(rnd: Round) -> None:
+    """The chart or table the question asks the room to read (at the reveal the proof draws them again)."""
+    charts, table = sources.asked_with(rnd.question)
+    if table is not None:
+        show_table(table, hide_index=True)
+    for i, chart in enumerate(charts):
+        show_chart(chart, f"room_asked_{rnd.id}_{i}")
 
 
 def round_panel(code: str, rnd: Round) -> None:
@@ -184,8 +187,10 @@ def round_panel(code: str, rnd: Round) -> None:
             args=(code, rnd, "between" if rnd.open_vote == 1 else "reveal"),
             icon=":material/how_to_vote:",
         )
+        asked_with(rnd)
     elif rnd.phase == "between":
         between(code, rnd)
+        asked_with(rnd)
     else:
         reveal(code, rnd)
 
