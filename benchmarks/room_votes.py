@@ -218,7 +218,7 @@ def main() -> None:
         )
         print(
             f"taps {len(taps)}, polls {sum(p.polls for p in phones)}, errors {sum(p.errors for p in phones)}, "
-            f"{elapsed:.1f} s from the first phone joining to the last tap answered"
+            f"{elapsed:.1f} s from the first phone connecting to the last tap answered"
         )
         for k, v in result.items():
             print(f"{k}: {v}")

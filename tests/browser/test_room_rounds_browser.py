@@ -8,6 +8,16 @@ from __future__ import annotations
 import csv
 import io
 import re
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from classroom.store import DATABASE_URL_VAR
+from scripts.scale_out import NGINX, app_port, behind_nginx, served_and_problems
+from tests.needs import missing
+from tests.room_postgres import postgres_server
 
 from .driver import assert_no_exception, chart_data, wait_charts, wait_idle
 
@@ -44,7 +54,8 @@ def phone_layout(phone) -> dict:
     """What a thumb and an eye need: target heights, horizontal overflow, the question's bottom edge."""
     return phone.evaluate(
         """() => ({
-            heights: [...document.querySelectorAll('.st-key-room-vote button')].map(b => b.getBoundingClientRect().height),
+            heights: [...document.querySelectorAll('.st-key-room-vote button')]
+                .map(b => b.getBoundingClientRect().height),
             overflow: document.documentElement.scrollWidth - window.innerWidth,
             questionBottom: document.querySelector('.st-key-room-question').getBoundingClientRect().bottom,
             inExpander: !!document.querySelector('.st-key-room-question').closest('[data-testid=stExpander]'),
@@ -52,9 +63,15 @@ def phone_layout(phone) -> dict:
     )
 
 
-def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screenshots_dir):
-    shots = screenshots_dir / "room-rounds"
-    shots.mkdir(exist_ok=True)
+def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = None) -> None:
+    """The whole round: the lecturer at lecturer_url, the phones at phone_url. With shots, screenshots of
+    each stage are saved there and the reveal is checked in lecture mode too."""
+
+    def shot(page, name: str) -> None:
+        if shots:
+            page.screenshot(path=str(shots / name), full_page=True)
+
+    app_url = lecturer_url
     lecturer_context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
     lecturer = lecturer_context.new_page()
     lecturer.goto(f"{app_url}/room")
@@ -71,7 +88,7 @@ def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screens
     for _ in range(3):
         context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
         page = context.new_page()
-        page.goto(f"{app_url}/room?room={code}")
+        page.goto(f"{phone_url}/room?room={code}")
         page.locator(VOTE).first.wait_for(timeout=LOAD_MS)
         phones.append(page)
     layout = phone_layout(phones[0])
@@ -79,7 +96,7 @@ def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screens
     assert layout["questionBottom"] <= PHONE["height"] and not layout["inExpander"], layout
     kinds = phones[0].locator(VOTE).evaluate_all("bs => bs.map(b => b.getAttribute('data-testid'))")
     assert len(set(kinds)) == 1, kinds  # every option drawn alike before a tap: the right one is not marked
-    phones[0].screenshot(path=str(shots / "phone_vote1.png"))
+    shot(phones[0], "phone_vote1.png")
 
     for phone, option in zip(phones, (RIGHT, 0, 2), strict=True):
         tap(phone, option, 1)
@@ -88,13 +105,13 @@ def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screens
         "() => [...document.querySelectorAll('.js-plotly-plot')].map(el => el.layout.title.text)"
     )
     assert len(titles) <= 1 and not any("vote" in t or "causal" in t.lower() for t in titles), titles  # no answer
-    lecturer.screenshot(path=str(shots / "lecturer_vote1.png"), full_page=True)
+    shot(lecturer, "lecturer_vote1.png")
 
     lecturer.get_by_role("button", name="Close vote 1").click()
     lecturer.get_by_text("Suggested: Teach it again").wait_for(timeout=30_000)  # 1 of 3 right: under 35%
     assert lecturer.get_by_text("33% answered right").count() == 1
     phones[1].get_by_text("Talk it over with your neighbour").wait_for(timeout=30_000)
-    lecturer.screenshot(path=str(shots / "lecturer_suggestion.png"), full_page=True)
+    shot(lecturer, "lecturer_suggestion.png")
 
     lecturer.get_by_role("button", name="Open vote 2").click()
     lecturer.get_by_text("Votes in vote 2").wait_for(timeout=30_000)
@@ -108,24 +125,11 @@ def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screens
     assert [t["name"] for t in shift] == ["vote 1 (3 votes)", "vote 2 (3 votes)"]
     assert [t["text"][RIGHT] for t in shift] == ["1 (33%)", "2 (67%)"]
     assert_no_exception(lecturer)
-    lecturer.screenshot(path=str(shots / "lecturer_reveal.png"), full_page=True)
+    shot(lecturer, "lecturer_reveal.png")
     phones[2].get_by_text("The answer: B").wait_for(timeout=30_000)
-    phones[2].screenshot(path=str(shots / "phone_reveal.png"))
-
-    hall = lecturer_context.new_page()  # the same lecturer in lecture mode, on a projector
-    hall.set_viewport_size({"width": 1920, "height": 1080})
-    hall.goto(f"{app_url}/room?room={code}&lecture=1")
-    hall.get_by_text("The answer: B").wait_for(timeout=LOAD_MS)
-    wait_charts(hall, 3)
-    smallest = hall.evaluate(
-        """() => Math.min(...[...document.querySelectorAll('[data-testid=stMain] .stMarkdown p,'
-                 + ' [data-testid=stMain] .js-plotly-plot text')]
-              .filter(e => e.getBoundingClientRect().width > 0 && e.textContent.trim())
-              .map(e => parseFloat(getComputedStyle(e).fontSize)))"""
-    )
-    assert smallest >= 18, smallest
-    hall.screenshot(path=str(shots / "lecture_mode_reveal.png"))
-    hall.close()
+    shot(phones[2], "phone_reveal.png")
+    if shots:
+        lecture_mode_reveal(lecturer_context, app_url, code, shots)
 
     lecturer.get_by_role("button", name=re.compile("Transfer question")).click()
     lecturer.get_by_text(re.compile("Question 2 · transfer question")).wait_for(timeout=LOAD_MS)
@@ -148,3 +152,48 @@ def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screens
         assert_no_exception(phone)
         phone.context.close()
     lecturer_context.close()
+
+
+def lecture_mode_reveal(context, app_url: str, code: str, shots: Path) -> None:
+    """The same lecturer's reveal in lecture mode on a projector (1920 x 1080): no text under 18 px."""
+    hall = context.new_page()
+    hall.set_viewport_size({"width": 1920, "height": 1080})
+    hall.goto(f"{app_url}/room?room={code}&lecture=1")
+    hall.get_by_text("The answer: B").wait_for(timeout=LOAD_MS)
+    wait_charts(hall, 3)
+    smallest = hall.evaluate(
+        """() => Math.min(...[...document.querySelectorAll('[data-testid=stMain] .stMarkdown p,'
+                 + ' [data-testid=stMain] .js-plotly-plot text')]
+              .filter(e => e.getBoundingClientRect().width > 0 && e.textContent.trim())
+              .map(e => parseFloat(getComputedStyle(e).fontSize)))"""
+    )
+    assert smallest >= 18, smallest
+    hall.screenshot(path=str(shots / "lecture_mode_reveal.png"))
+    hall.close()
+
+
+def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screenshots_dir):
+    shots = screenshots_dir / "room-rounds"
+    shots.mkdir(exist_ok=True)
+    run_round(browser, app_url, app_url, shots)
+
+
+@pytest.mark.slow
+def test_a_round_across_two_processes_behind_nginx_on_postgresql(browser):
+    """The lecturer through nginx (one process), the phones straight to the other process: the round,
+    its phases and its votes live in PostgreSQL, not in either process."""
+    if not Path(NGINX).exists():
+        missing("nginx")
+    with postgres_server() as database, behind_nginx(2, {DATABASE_URL_VAR: database}) as (proxy_url, apps, prefix):
+        page = browser.new_page()
+        page.goto(f"{proxy_url}/_stcore/health")
+        page.close()
+        for _ in range(50):  # nginx writes its access log a moment after answering
+            served = Counter(served_and_problems(prefix)[0])
+            if served:
+                break
+            time.sleep(0.1)
+        lecturer_port = int(served.most_common(1)[0][0].rsplit(":", 1)[1])
+        phone_port = next(app_port(a) for a in apps if app_port(a) != lecturer_port)
+        run_round(browser, proxy_url, f"http://127.0.0.1:{phone_port}")
+        assert set(served_and_problems(prefix)[0]) == {f"127.0.0.1:{lecturer_port}"}
