@@ -141,3 +141,15 @@ def test_sixty_phones_voting_at_once_are_counted_exactly(store):
     assert set(said.values()) <= {"recorded", "closed"}
     assert store.vote_count(rnd.id, 2) == recorded
     assert store.tallies(rnd).get(2, None) is None or store.tallies(rnd)[2].counts == (0, recorded, 0)
+
+
+def test_a_restarted_process_finds_every_vote(store):
+    """A vote is written before the phone hears "recorded": a new process (a new store, a new pool) reads it."""
+    room, _ = store.open_room(1)
+    rnd = store.open_round(room.code, QUESTION)
+    for option in (0, 1, 1):
+        assert store.vote(room.code, rnd.id, 1, new_student_id(), option) == "recorded"
+    store.engine.dispose()  # the old process's connections are gone
+    restarted = RoomStore(store.url)
+    again = restarted.current_round(room.code)
+    assert again == rnd and restarted.tallies(again)[1].counts == (1, 2, 0)
