@@ -101,7 +101,7 @@ def from_prediction(key: str, sentence: str, model: str, seed: int) -> RoomQuest
     proof |= {"layer": 0, "head": 0, "position": core.last_word_position(enc.tokens)}
     right = p.answer(chosen.encoder, enc.ids, proof)
     options = tuple(o.label for o in p.prediction.options)
-    prompt = f"On “{sentence}” ({chosen.name}): {p.prediction.prompt}"
+    prompt = f"On “{sentence}”, with {chosen.name}: {p.prediction.prompt}"
     return RoomQuestion(
         prompt,
         options,
