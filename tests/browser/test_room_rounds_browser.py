@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from classroom.store import DATABASE_URL_VAR
 from scripts.scale_out import NGINX, app_port, behind_nginx, served_and_problems
@@ -39,15 +40,32 @@ def wait_count(page, vote: int, n: int) -> None:
               m.innerText.includes('Votes in vote ' + vote) &&
               m.querySelector('[data-testid=stMetricValue]').innerText.trim() === String(n))""",
         arg=[vote, n],
-        timeout=30_000,
+        timeout=60_000,
     )
 
 
+def press(page, click, then, timeout_ms: int = 45_000) -> None:
+    """Click, then wait for what the click brings; once more if it does not come, as a person would.
+    On this shared 2-core machine a click that lands while the page's timer redraws a fragment has
+    now and then gone unanswered; the vote counts below stay exact either way."""
+    click()
+    try:
+        then().wait_for(timeout=timeout_ms)
+    except PlaywrightTimeout:
+        try:
+            click()
+        except PlaywrightTimeout:  # the first click did land: its button is gone
+            pass
+        then().wait_for(timeout=timeout_ms)
+
+
 def tap(phone, option: int, vote: int) -> None:
-    buttons = phone.locator(VOTE)
-    phone.get_by_text(f"· vote {vote}").wait_for(timeout=30_000)
-    buttons.nth(option).click()
-    phone.get_by_text(re.compile(r"Vote (recorded|changed)")).wait_for(timeout=30_000)
+    phone.get_by_text(f"· vote {vote}").wait_for(timeout=60_000)
+    press(
+        phone,
+        lambda: phone.locator(VOTE).nth(option).click(),
+        lambda: phone.get_by_text(re.compile(r"Vote (recorded|changed)")),
+    )
 
 
 def phone_layout(phone) -> dict:
@@ -77,7 +95,7 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     lecturer.goto(f"{app_url}/room")
     lecturer.get_by_role("button", name="Open a room").click()
     lecturer.get_by_text("Room code:").wait_for(timeout=LOAD_MS)
-    lecturer.wait_for_url(re.compile(r"room=[A-Z0-9]{8}"), timeout=30_000)
+    lecturer.wait_for_url(re.compile(r"room=[A-Z0-9]{8}"), timeout=60_000)
     code = re.search(r"room=([A-Z0-9]{8})", lecturer.url).group(1)
     lecturer.get_by_text("a lesson's prediction").click()
     wait_idle(lecturer)
@@ -107,33 +125,45 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     assert len(titles) <= 1 and not any("vote" in t or "causal" in t.lower() for t in titles), titles  # no answer
     shot(lecturer, "lecturer_vote1.png")
 
-    lecturer.get_by_role("button", name="Close vote 1").click()
-    lecturer.get_by_text("Suggested: Teach it again").wait_for(timeout=30_000)  # 1 of 3 right: under 35%
+    press(  # 1 of 3 right: under 35%
+        lecturer,
+        lambda: lecturer.get_by_role("button", name="Close vote 1").click(),
+        lambda: lecturer.get_by_text("Suggested: Teach it again"),
+    )
     assert lecturer.get_by_text("33% answered right").count() == 1
-    phones[1].get_by_text("Talk it over with your neighbour").wait_for(timeout=30_000)
+    phones[1].get_by_text("Talk it over with your neighbour").wait_for(timeout=60_000)
     shot(lecturer, "lecturer_suggestion.png")
 
-    lecturer.get_by_role("button", name="Open vote 2").click()
-    lecturer.get_by_text("Votes in vote 2").wait_for(timeout=30_000)
+    press(
+        lecturer,
+        lambda: lecturer.get_by_role("button", name="Open vote 2").click(),
+        lambda: lecturer.get_by_text("Votes in vote 2"),
+    )
     for phone, option in zip(phones, (RIGHT, RIGHT, 0), strict=True):
         tap(phone, option, 2)
     wait_count(lecturer, 2, 3)
-    lecturer.get_by_role("button", name="Close vote 2 and reveal").click()
-    lecturer.get_by_text("The answer: B").wait_for(timeout=LOAD_MS)
+    press(
+        lecturer,
+        lambda: lecturer.get_by_role("button", name="Close vote 2 and reveal").click(),
+        lambda: lecturer.get_by_text("The answer: B"),
+    )
     wait_charts(lecturer, 3)  # the shift, and the lesson's two heatmaps
     shift = chart_data(lecturer, 0)
     assert [t["name"] for t in shift] == ["vote 1 (3 votes)", "vote 2 (3 votes)"]
     assert [t["text"][RIGHT] for t in shift] == ["1 (33%)", "2 (67%)"]
     assert_no_exception(lecturer)
     shot(lecturer, "lecturer_reveal.png")
-    phones[2].get_by_text("The answer: B").wait_for(timeout=30_000)
+    phones[2].get_by_text("The answer: B").wait_for(timeout=60_000)
     shot(phones[2], "phone_reveal.png")
     if shots:
         lecture_mode_reveal(lecturer_context, app_url, code, shots)
 
-    lecturer.get_by_role("button", name=re.compile("Transfer question")).click()
-    lecturer.get_by_text(re.compile("Question 2 · transfer question")).wait_for(timeout=LOAD_MS)
-    phones[0].get_by_text("question 2 · vote 1").wait_for(timeout=30_000)
+    press(
+        lecturer,
+        lambda: lecturer.get_by_role("button", name=re.compile("Transfer question")).click(),
+        lambda: lecturer.get_by_text(re.compile("Question 2 · transfer question")),
+    )
+    phones[0].get_by_text("question 2 · vote 1").wait_for(timeout=60_000)
     tap(phones[0], 0, 1)
     wait_count(lecturer, 1, 1)
 
