@@ -3,8 +3,9 @@
 SQLite in artifacts/classroom.sqlite3 (WAL mode) unless ENCODER_LAB_DATABASE_URL names another
 database, e.g. postgresql+psycopg://user:pass@host/db, which several app processes share. The schema
 is created the first time a process uses the store. One answer per student per question is a unique
-constraint, so simultaneous first answers never both count. Every failure of the database reaches
-callers as StoreUnavailable, which the pages turn into a notice.
+constraint, so simultaneous first answers never both count. Peer-instruction rounds and their votes
+are rounds.py's, mixed into RoomStore; the tables of both are schema.py's. Every failure of the
+database reaches callers as StoreUnavailable, which the pages turn into a notice.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import threading
+from datetime import timedelta
 
 import pytest
 from room_postgres import postgres_server
@@ -12,7 +13,8 @@ from sqlalchemy import text
 
 from classroom.codes import new_student_id
 from classroom.questions import typed
-from classroom.store import RoomStore
+from classroom.schema import votes
+from classroom.store import ROOM_LIFETIME, RoomStore, _now
 
 QUESTION = typed("Which mask hides later tokens?", "causal\nbidirectional\nnone", 1)
 
@@ -153,3 +155,16 @@ def test_a_restarted_process_finds_every_vote(store):
     restarted = RoomStore(store.url)
     again = restarted.current_round(room.code)
     assert again == rnd and restarted.tallies(again)[1].counts == (1, 2, 0)
+
+
+def test_a_room_past_its_day_goes_with_its_rounds_and_votes(store):
+    old, _ = store.open_room(1, now=_now() - ROOM_LIFETIME - timedelta(minutes=1))
+    rnd = store.open_round(old.code, QUESTION)
+    with store.engine.begin() as conn:  # a vote from its day (votes are refused once the room has expired)
+        conn.execute(
+            votes.insert().values(
+                round_id=rnd.id, vote=1, student_id=new_student_id(), option=0, voted_at=_now() - ROOM_LIFETIME
+            )
+        )
+    store.open_room(2)
+    assert store.get_round(old.code, rnd.id) is None and store.vote_count(rnd.id, 1) == 0
