@@ -274,3 +274,44 @@ def test_the_link_and_qr_use_the_public_address(database, monkeypatch):
     teacher = ok(teacher.run())
     assert f"http://localhost:8501/room?room={room.code}" in [c.value for c in teacher.code]
     assert any("phones cannot open it" in w.value for w in teacher.warning)
+
+
+def ask_prediction(database, key: str, sentence: str):
+    room, code_key = database.open_room(1)
+    teacher = lecturer(room.code, code_key)
+    teacher.radio(key="room_source").set_value("lesson")
+    teacher = ok(teacher.run())
+    teacher.selectbox(key="room_prediction").set_value(key)
+    teacher.text_input(key="room_sentence").input(sentence)
+    return room, ok(teacher.button(key="room_ask_lesson").click().run())
+
+
+def test_the_mask_mismatch_prediction_runs_on_the_trained_mlm_and_reveals_its_chart(database):
+    from encoder_core.lessons import tradeoffs as tradeoffs_core
+    from ui.models import trained_mlm
+
+    room, teacher = ask_prediction(database, "tradeoffs-mismatch", "the old man read the book in the garden")
+    rnd = database.current_round(room.code)
+    trained, _ = trained_mlm()
+    ids = trained.tokenizer.encode("the old man read the book in the garden").ids
+    words = tradeoffs_core.eligible_positions(trained.tokenizer, ids)
+    mm = tradeoffs_core.mask_mismatch(trained.model, trained.tokenizer, ids, words[len(words) // 2], 0)
+    assert rnd.question.correct == tradeoffs_core.CASES.index(tradeoffs_core.likeliest_case(mm))
+    assert "the lab's trained MLM" in rnd.question.prompt and rnd.question.concept == "masking_split"
+    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
+    assert any("Trade-offs and pitfalls, step 5" in p.label for p in teacher.get("page_link"))
+    teacher = ok(teacher.button(key="room_reveal").click().run())
+    (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
+    from ui.views.tradeoffs import mismatch_chart
+
+    lessons = mismatch_chart(mm).figure.to_plotly_json()["data"]  # the lesson's own chart of the same numbers
+    assert len(proof["data"]) == len(lessons)
+    for drawn, expected in zip(proof["data"], lessons, strict=True):
+        assert list(drawn["x"]) == list(expected["x"])
+        assert np.allclose(helpers.decode(drawn["y"]), helpers.decode(expected["y"]))
+
+
+def test_a_prediction_on_a_sentence_with_no_word_says_so(database):
+    room, teacher = ask_prediction(database, "tradeoffs-mismatch", "[CLS] [SEP]")
+    assert any("no word the model could be asked about" in e.value for e in teacher.error)
+    assert database.current_round(room.code) is None

@@ -86,7 +86,12 @@ def ask_quiz(code: str, quiz_seed: int) -> None:
 def ask_prediction(code: str) -> None:
     sentence = " ".join(str(st.session_state.get("room_sentence", "")).split())[:200] or sources.DEFAULT_SENTENCE
     key = st.session_state.get("room_prediction", next(iter(sources.PREDICTIONS)))
-    _open(code, sources.from_prediction(key, sentence, sidebar_model(), sidebar_seed()))
+    try:
+        question = sources.from_prediction(key, sentence, sidebar_model(), sidebar_seed())
+    except sources.CannotAsk as err:
+        _said(str(err))
+        return
+    _open(code, question)
 
 
 def ask_typed(code: str) -> None:
@@ -121,7 +126,10 @@ def pose_form(code: str, quiz_seed: int) -> None:
         names = {k: p.title for k, p in sources.PREDICTIONS.items()}
         st.selectbox("Prediction", list(names), format_func=names.get, key="room_prediction")
         st.text_input("On the sentence", value=sources.DEFAULT_SENTENCE, max_chars=200, key="room_sentence")
-        st.caption("The model in the sidebar answers it; the reveal shows the lesson's chart.")
+        st.caption(
+            "The model in the sidebar answers it (the [MASK] question: the lab's trained MLM); the reveal shows the "
+            "lesson's chart."
+        )
         st.button("Ask it: vote 1 opens", key="room_ask_lesson", type="primary", on_click=ask_prediction, args=(code,))
     else:
         st.text_area("Question", max_chars=400, key="room_typed_prompt")

@@ -18,47 +18,60 @@ import pandas as pd
 
 from classroom.questions import RoomQuestion, from_quiz, quiz_question
 from encoder_core.lessons import attention as core
+from encoder_core.lessons import tradeoffs as tradeoffs_core
 from encoder_core.quiz import question_for
 from ui.frame.predict import Question as Prediction
-from ui.models import lesson_model
+from ui.models import lesson_model, trained_mlm
 from ui.questions import attention as asked
+from ui.questions import tradeoffs as tradeoffs_asked
 from ui.views import attention as attention_figs
 from ui.views import room as view
+from ui.views import tradeoffs as tradeoffs_figs
 from ui.views.figures import Chart
 
 MAX_QUIZ_LOOKAHEAD = 30  # questions skipped at most to find one a room can vote on
+TRADEOFFS_MISMATCH_STEP = 4  # "The [MASK] mismatch" is the trade-offs lesson's fifth section
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a prediction is answered on: a model, its tokenizer, the encoded sentence and the proof's inputs."""
+
+    model: object
+    name: str  # how a sentence names the model
+    tokenizer: object
+    ids: list[int]
+    tokens: list[str]
+    proof: dict
 
 
 @dataclass(frozen=True)
 class LessonPrediction:
     key: str
     title: str  # as the lecturer's picker shows it
-    prediction: Prediction
+    ask: Callable[[Run], Prediction]  # the lesson's question (some name a word of the sentence)
     step: int  # the lesson's section that teaches it (its link's step, from 0)
-    answer: Callable[[object, list[int], dict], int]  # (model, ids, proof) -> the right option
-    charts: Callable[[object, list[int], list[str], dict], list[Chart]]  # the lesson's chart(s) of the answer
-    asked_with: Callable[[object, list[int], list[str], dict], list[Chart]] | None = None  # shown with the question
+    answer: Callable[[Run], int]  # the right option, from the encoder_core function the lesson uses
+    charts: Callable[[Run], list[Chart]]  # the lesson's chart(s) of the answer
+    asked_with: Callable[[Run], list[Chart]] | None = None  # shown with the question (never the answer)
+    trained: bool = False  # runs on the lab's trained MLM, whatever the sidebar's model
+    lead: Callable[[Run], str] = lambda run: ""  # what the lesson's page would show around the question
 
 
-def _rows_answer(model, ids, proof) -> int:
-    return core.ROW_OUTCOMES.index(core.row_outcome(core.compare_masks(model, ids, proof["layer"], proof["head"])))
+class CannotAsk(ValueError):
+    """A prediction that this sentence or this machine cannot answer; the message says why."""
 
 
-def _rows_charts(model, ids, tokens, proof) -> list[Chart]:
-    return list(attention_figs.mask_pair_charts(core.compare_masks(model, ids, proof["layer"], proof["head"]), tokens))
+def _comparison(run: Run):
+    return core.compare_masks(run.model, run.ids, run.proof["layer"], run.proof["head"])
 
 
-def _rows_asked_with(model, ids, tokens, proof) -> list[Chart]:
-    """The lesson's worked half: the bidirectional grid alone, which the question asks about."""
-    return _rows_charts(model, ids, tokens, proof)[:1]
+def _mismatch(run: Run):
+    return tradeoffs_core.mask_mismatch(run.model, run.tokenizer, run.ids, run.proof["position"], 0)
 
 
-def _drop_answer(model, ids, proof) -> int:
-    return core.DROP_OUTCOMES.index(core.drop_outcome(core.drop_token(model, ids, proof["position"])))
-
-
-def _drop_charts(model, ids, tokens, proof) -> list[Chart]:
-    return [attention_figs.drop_last_chart(core.drop_token(model, ids, proof["position"]), tokens)]
+def _mismatch_question(run: Run) -> Prediction:
+    return tradeoffs_asked.mismatch_question(run.proof["position"], run.tokens[run.proof["position"]])
 
 
 PREDICTIONS = {
@@ -67,50 +80,90 @@ PREDICTIONS = {
         LessonPrediction(
             "attention-rows",
             "Attention: which row does the causal mask leave alone?",
-            asked.SAME_ROWS,
+            lambda run: asked.SAME_ROWS,
             0,
-            _rows_answer,
-            _rows_charts,
-            _rows_asked_with,
+            lambda run: core.ROW_OUTCOMES.index(core.row_outcome(_comparison(run))),
+            lambda run: list(attention_figs.mask_pair_charts(_comparison(run), run.tokens)),
+            # the lesson's worked half: the bidirectional grid alone, which the question asks about
+            lambda run: list(attention_figs.mask_pair_charts(_comparison(run), run.tokens))[:1],
+            lead=lambda run: f"Layer {run.proof['layer']}, head {run.proof['head']}, drawn on the screen. ",
         ),
         LessonPrediction(
             "attention-drop",
             "Attention: drop the last word; whose vectors move?",
-            asked.DROP,
+            lambda run: asked.DROP,
             1,
-            _drop_answer,
-            _drop_charts,
+            lambda run: core.DROP_OUTCOMES.index(
+                core.drop_outcome(core.drop_token(run.model, run.ids, run.proof["position"]))
+            ),
+            lambda run: [
+                attention_figs.drop_last_chart(core.drop_token(run.model, run.ids, run.proof["position"]), run.tokens)
+            ],
+            lead=lambda run: (
+                f"The token dropped is the last word piece, “{run.tokens[run.proof['position']]}” "
+                f"(token {run.proof['position']}). "
+            ),
+        ),
+        LessonPrediction(
+            "tradeoffs-mismatch",
+            "Trade-offs: [MASK], a random word or the word itself: under which is it likeliest?",
+            _mismatch_question,
+            TRADEOFFS_MISMATCH_STEP,
+            lambda run: tradeoffs_core.CASES.index(tradeoffs_core.likeliest_case(_mismatch(run))),
+            lambda run: [tradeoffs_figs.mismatch_chart(_mismatch(run))],
+            trained=True,
         ),
     )
 }
 DEFAULT_SENTENCE = "the cat sat on the mat"
 
 
-def encode(proof: dict):
-    chosen = lesson_model(proof["model"], proof["seed"])
-    enc = chosen.tokenizer.encode(proof["sentence"], max_length=chosen.encoder.config.max_positions, truncate=True)
-    return chosen, enc
+def encode(proof: dict) -> Run:
+    if PREDICTIONS[proof["key"]].trained:
+        trained, error = trained_mlm()
+        if trained is None:
+            raise CannotAsk(f"This question needs the lab's trained MLM, which could not be loaded. {error}")
+        model, name, tokenizer = trained.model, "the lab's trained MLM", trained.tokenizer
+        limit = trained.model.bert.config.max_positions
+    else:
+        chosen = lesson_model(proof["model"], proof["seed"])
+        model, name, tokenizer = chosen.encoder, chosen.name, chosen.tokenizer
+        limit = chosen.encoder.config.max_positions
+        proof["model"] = chosen.choice  # the model that really ran (the small one if another could not load)
+    enc = tokenizer.encode(proof["sentence"], max_length=limit, truncate=True)
+    return Run(model, name, tokenizer, list(enc.ids), list(enc.tokens), proof)
 
 
 def from_prediction(key: str, sentence: str, model: str, seed: int) -> RoomQuestion:
-    """A lesson's prediction as a room question, answered by the model on this sentence."""
+    """A lesson's prediction as a room question, answered by the model on this sentence (CannotAsk if it cannot)."""
     p = PREDICTIONS[key]
-    proof = {"kind": "lesson", "key": key, "sentence": sentence, "model": model, "seed": int(seed)}
-    chosen, enc = encode(proof)
-    proof["model"] = chosen.choice  # the model that really ran (the small one if another could not load)
-    proof |= {"layer": 0, "head": 0, "position": core.last_word_position(enc.tokens)}
-    right = p.answer(chosen.encoder, enc.ids, proof)
-    options = tuple(o.label for o in p.prediction.options)
-    prompt = f"On “{sentence}”, with {chosen.name}: {p.prediction.prompt}"
+    proof = {
+        "kind": "lesson",
+        "key": key,
+        "sentence": sentence,
+        "model": model,
+        "seed": int(seed),
+        "layer": 0,
+        "head": 0,
+    }
+    run = encode(proof)
+    if p.trained:
+        words = tradeoffs_core.eligible_positions(run.tokenizer, run.ids)
+        if not words:
+            raise CannotAsk("The sentence has no word the model could be asked about: type a few words.")
+        proof["position"] = words[len(words) // 2]  # a word in the middle has context on both sides
+    else:
+        proof["position"] = core.last_word_position(run.tokens)
+    question = p.ask(run)
     return RoomQuestion(
-        prompt,
-        options,
-        right,
+        f"On “{sentence}”, with {run.name}: {p.lead(run)}{question.prompt}",
+        tuple(o.label for o in question.options),
+        p.answer(run),
         "lesson",
-        lesson=p.prediction.lesson,
-        concept=p.prediction.concept,
+        lesson=question.lesson,
+        concept=question.concept,
         proof=proof,
-        why_wrong=tuple(o.misconception for o in p.prediction.options),
+        why_wrong=tuple(o.misconception for o in question.options),
     )
 
 
@@ -127,8 +180,10 @@ def proof_charts(question: RoomQuestion) -> list[Chart]:
     """The chart(s) that prove the answer: the lesson's own, or the quiz question's grid; none for typed."""
     kind = question.proof.get("kind")
     if kind == "lesson" and question.proof.get("key") in PREDICTIONS:
-        chosen, enc = encode(question.proof)
-        return PREDICTIONS[question.proof["key"]].charts(chosen.encoder, enc.ids, enc.tokens, question.proof)
+        try:
+            return PREDICTIONS[question.proof["key"]].charts(encode(dict(question.proof)))
+        except CannotAsk:
+            return []
     if kind == "quiz":
         q = quiz_question(str(question.proof.get("id", "")))
         chart = view.quiz_proof_chart(q) if q is not None else None
@@ -144,8 +199,10 @@ def asked_with(question: RoomQuestion) -> tuple[list[Chart], pd.DataFrame | None
         p = PREDICTIONS[question.proof["key"]]
         if p.asked_with is None:
             return [], None
-        chosen, enc = encode(question.proof)
-        return p.asked_with(chosen.encoder, enc.ids, enc.tokens, question.proof), None
+        try:
+            return p.asked_with(encode(dict(question.proof))), None
+        except CannotAsk:
+            return [], None
     if kind == "quiz":
         q = quiz_question(str(question.proof.get("id", "")))
         if q is None:
