@@ -315,3 +315,15 @@ def test_a_prediction_on_a_sentence_with_no_word_says_so(database):
     room, teacher = ask_prediction(database, "tradeoffs-mismatch", "[CLS] [SEP]")
     assert any("no word the model could be asked about" in e.value for e in teacher.error)
     assert database.current_round(room.code) is None
+
+
+@pytest.mark.parametrize(
+    "sentence", ["", "   ", "x" * 10_000, "<script>alert(1)</script> it", "\u202eevil text", "🙂 " * 30, "[MASK] [PAD]"]
+)
+def test_a_hostile_sentence_still_asks_a_question_and_shows_it_as_text(database, sentence):
+    room, teacher = ask_prediction(database, "attention-drop", sentence)
+    rnd = database.current_round(room.code)
+    assert rnd is not None and 0 <= rnd.question.correct < len(rnd.question.options)
+    assert len(rnd.question.prompt) < 1_000
+    assert "<script>" not in "".join(m.value for m in teacher.markdown).replace("\\<script\\>", "")
+    ok(phone(room.code))

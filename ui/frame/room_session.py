@@ -19,6 +19,7 @@ import streamlit as st
 
 from classroom.codes import key_shape_ok, new_student_id, parse_code, parse_student_id, shown_code
 from classroom.limits import LIMITER
+from classroom.links import Base, lan_address, public_base
 from classroom.results import answer_option
 from classroom.store import Room, StoreUnavailable, get_store
 from encoder_core.quiz import Grade, Question, question_for
@@ -255,6 +256,7 @@ def app_link(path_and_query: str) -> str:
 
 # ---------------------------------------------------------------- peer-instruction votes
 
+PUBLIC_URL_KEY = "room_public_url"  # the lecturer's setting: the app's public address
 VOTES_KEY = "_room_my_votes"  # (round id, vote) -> the option this browser holds in the room
 VOTE_SAID_KEY = "_room_vote_said"  # (round id, vote) -> what became of the last tap, as a sentence
 VOTE_MESSAGES = {
@@ -296,18 +298,13 @@ def vote_said(round_id: int, vote: int) -> tuple[str, str] | None:
     return st.session_state.get(VOTE_SAID_KEY, {}).get((round_id, vote))
 
 
-def public_base_url():
+def public_base_url() -> Base:
     """The base of the room's link and QR code (classroom.links): the setting, the environment, the page."""
-    from classroom.links import lan_address, public_base
-
     try:
         here = st.context.url or ""
     except Exception:  # outside a browser session
         here = ""
     return public_base(st.session_state.get(PUBLIC_URL_KEY, ""), here, lan=lan_address())
-
-
-PUBLIC_URL_KEY = "room_public_url"
 
 
 def student_link(code: str) -> tuple[str, str]:
