@@ -14,6 +14,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from encoder_core.quiz import CHOICE_KINDS, Question, generators
+from encoder_core.quiz.base import Precision, format_number
 
 SOURCES = ("quiz", "lesson", "typed")
 MIN_OPTIONS, MAX_OPTIONS = 2, 6
@@ -65,8 +66,6 @@ def quiz_options(q: Question) -> tuple[tuple[str, ...], int, tuple[str, ...]] | 
     if len(q.mistakes) + 1 < MIN_OPTIONS:
         return None
     if q.kind == "numeric":
-        from encoder_core.quiz.base import format_number
-
         values = [(float(q.answer), "")] + [(float(m.answer), m.diagnosis) for m in q.mistakes]
         values = sorted(values[:MAX_OPTIONS])
         options = tuple(format_number(v, q.tolerance, q.decimals) for v, _ in values)
@@ -79,6 +78,15 @@ def quiz_options(q: Question) -> tuple[tuple[str, ...], int, tuple[str, ...]] | 
     return options, options.index(str(q.answer)), tuple(d for _, d in pairs)
 
 
+def choice_prompt(q: Question) -> str:
+    """The prompt without the sentence on how to type a number (a room picks an option instead)."""
+    if q.kind == "numeric" and q.decimals is not None:
+        rule = " " + Precision(q.decimals, q.tolerance).rule
+        if q.prompt.endswith(rule):
+            return q.prompt[: -len(rule)]
+    return q.prompt
+
+
 def from_quiz(q: Question) -> RoomQuestion | None:
     """A quiz engine's question as a room question, or None if it cannot be offered as a choice."""
     offered = quiz_options(q)
@@ -87,7 +95,7 @@ def from_quiz(q: Question) -> RoomQuestion | None:
     options, right, why = offered
     generator_name = q.id.split(":", 1)[0]
     return RoomQuestion(
-        q.prompt,
+        choice_prompt(q),
         options,
         right,
         "quiz",

@@ -10,7 +10,7 @@ from encoder_core.quiz import CHOICE_KINDS, grade, question_for
 
 
 def test_quiz_questions_become_choices_whose_right_option_grades_right():
-    offered = 0
+    offered = numeric = 0
     for i in range(40):
         q = question_for(None, 7, i)
         rq = from_quiz(q)
@@ -24,7 +24,9 @@ def test_quiz_questions_become_choices_whose_right_option_grades_right():
         assert rq.concept == q.id.split(":")[0] and rq.lesson == q.lesson
         assert RoomQuestion.from_json(rq.to_json()) == rq
         assert quiz_question(rq.proof["id"]) == q
-    assert offered >= 20
+        assert "decimal place" not in rq.prompt and rq.prompt in q.prompt  # a room picks, it does not type
+        numeric += q.kind == "numeric" and "decimal place" in q.prompt
+    assert offered >= 20 and numeric >= 3
 
 
 def test_a_transfer_question_asks_the_same_idea_anew():
