@@ -42,3 +42,12 @@ def test_the_rounds_csv_keeps_formulas_as_text():
     row.update({"option text": "=SUM(A1)", "count": 3})
     table = pd.read_csv(io.StringIO(rounds_csv([row])))
     assert list(table.columns) == list(EXPORT_COLUMNS) and table["option text"][0] == "'=SUM(A1)"
+
+
+def test_the_shift_chart_keeps_the_rules_of_an_honest_figure():
+    import json
+
+    from figure_rules import check_figure
+
+    chart = shift_chart(QUESTION, {1: Tally((3, 1, 0), 1), 2: Tally((1, 5, 2), 1)})
+    assert check_figure(json.loads(chart.figure.to_json()), chart.alt) == []
