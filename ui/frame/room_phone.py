@@ -21,7 +21,8 @@ from .quiz_widget import escape_md
 PHONE_REFRESH_S = 2.0
 # Big targets on a phone (at least 44 px tall), the question's type large enough to read at arm's length.
 PHONE_CSS = """
-.st-key-room-vote button {min-height: 52px; justify-content: flex-start; text-align: left;}
+.st-key-room-vote button {min-height: 52px;}
+.st-key-room-vote button > div {justify-content: flex-start; text-align: left;}
 .st-key-room-vote button p {font-size: 1.1rem; white-space: normal;}
 .st-key-room-question p {font-size: 1.15rem; line-height: 1.4;}
 """
@@ -72,7 +73,7 @@ def vote_buttons(code: str, rnd: Round, vote: int) -> None:
     with st.container(key="room-vote"):
         for i, option in enumerate(rnd.question.options):
             st.button(
-                f"{letter(i)}   {escape_md(option)}",
+                f"**{letter(i)}**\u2003{escape_md(option)}",  # an em space after the letter
                 key=f"room_vote_{rnd.id}_{vote}_{i}",
                 type="primary" if mine == i else "secondary",  # this phone's own choice, never the right one
                 on_click=rooms.cast_vote,
