@@ -327,3 +327,27 @@ def test_a_hostile_sentence_still_asks_a_question_and_shows_it_as_text(database,
     assert len(rnd.question.prompt) < 1_000
     assert "<script>" not in "".join(m.value for m in teacher.markdown).replace("\\<script\\>", "")
     ok(phone(room.code))
+
+
+def test_the_padding_leak_prediction_is_answered_by_the_lessons_curve(database):
+    from encoder_core.lessons import padding as padding_core
+    from ui.models import lesson_model
+
+    room, key = database.open_room(1)
+    teacher = lecturer(room.code, key)
+    teacher.radio(key="room_source").set_value("lesson")
+    teacher = ok(teacher.run())
+    teacher.selectbox(key="room_prediction").set_value("padding-leak")
+    teacher.text_input(key="room_sentence").input("the bird sang in the old garden")
+    teacher = ok(teacher.button(key="room_ask_lesson").click().run())
+    rnd = database.current_round(room.code)
+    chosen = lesson_model("small", 0)
+    batch = chosen.tokenizer.pad([chosen.tokenizer.encode("the bird sang in the old garden")])
+    leak = padding_core.pad_leak(chosen.encoder, batch, 0, min_pads=padding_core.LEAK_MIN_PADS)
+    assert rnd.question.correct == padding_core.LEAK_TRENDS.index(padding_core.leak_trend(leak))
+    assert rnd.question.lesson == "padding" and rnd.question.concept == "padding_masked_gap"
+    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
+    teacher = ok(teacher.button(key="room_reveal").click().run())
+    (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
+    curves = [np.array(helpers.decode(t["y"]), dtype=float) for t in proof["data"]]
+    assert any(len(y) == len(leak.curve_unmasked) and np.allclose(y, leak.curve_unmasked, rtol=1e-6) for y in curves)

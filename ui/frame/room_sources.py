@@ -18,19 +18,23 @@ import pandas as pd
 
 from classroom.questions import RoomQuestion, from_quiz, quiz_question
 from encoder_core.lessons import attention as core
+from encoder_core.lessons import padding as padding_core
 from encoder_core.lessons import tradeoffs as tradeoffs_core
 from encoder_core.quiz import question_for
 from ui.frame.predict import Question as Prediction
 from ui.models import lesson_model, trained_mlm
 from ui.questions import attention as asked
+from ui.questions import padding as padding_asked
 from ui.questions import tradeoffs as tradeoffs_asked
 from ui.views import attention as attention_figs
+from ui.views import padding as padding_figs
 from ui.views import room as view
 from ui.views import tradeoffs as tradeoffs_figs
 from ui.views.figures import Chart
 
 MAX_QUIZ_LOOKAHEAD = 30  # questions skipped at most to find one a room can vote on
 TRADEOFFS_MISMATCH_STEP = 4  # "The [MASK] mismatch" is the trade-offs lesson's fifth section
+PADDING_LEAK_STEP = 2  # "The pad-leak gap" is the padding lesson's third section
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,13 @@ def _mismatch(run: Run):
     return tradeoffs_core.mask_mismatch(run.model, run.tokenizer, run.ids, run.proof["position"], 0)
 
 
+def _leak(run: Run):
+    """The sentence alone, then with 1 up to LEAK_MIN_PADS [PAD]s appended and no mask (the lesson's curve)."""
+    room = run.model.config.max_positions - padding_core.LEAK_MIN_PADS  # the pads must fit too
+    batch = run.tokenizer.pad([run.tokenizer.encode(run.proof["sentence"], max_length=room, truncate=True)])
+    return padding_core.pad_leak(run.model, batch, 0, min_pads=padding_core.LEAK_MIN_PADS)
+
+
 def _mismatch_question(run: Run) -> Prediction:
     return tradeoffs_asked.mismatch_question(run.proof["position"], run.tokens[run.proof["position"]])
 
@@ -103,6 +114,14 @@ PREDICTIONS = {
                 f"The token dropped is the last word piece, “{run.tokens[run.proof['position']]}” "
                 f"(token {run.proof['position']}). "
             ),
+        ),
+        LessonPrediction(
+            "padding-leak",
+            "Padding: mask off, pads appended; how do the real outputs move?",
+            lambda run: padding_asked.leak_trend(padding_core.LEAK_MIN_PADS),
+            PADDING_LEAK_STEP,
+            lambda run: padding_core.LEAK_TRENDS.index(padding_core.leak_trend(_leak(run))),
+            lambda run: [padding_figs.leak_curve_chart(_leak(run), mask_on=False)],
         ),
         LessonPrediction(
             "tradeoffs-mismatch",
