@@ -21,12 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..data.cloze import CLOZE_SENTENCES  # noqa: F401  (the lesson's fixed set, read from here)
 from ..model.output_heads import MaskedLanguageModel
 from ..model.tokenizer import MASK, SPECIAL_TOKENS
 from .masking import mask_word
 
 MAX_TOKENS = 64  # word pieces, [CLS] and [SEP] included: knockouts cost one forward per token
-DEFAULT_SENTENCE = "the cat sat on the [MASK] because it was tired ."  # 12 tokens
+DEFAULT_SENTENCE = "the cat sat on the [MASK] because it was tired"  # 12 tokens with [CLS] and [SEP]
 BASELINES = ("[PAD]", "[MASK]", "zeros")  # what integrated gradients starts from
 DEFAULT_STEPS = 64
 METHODS = {
@@ -96,7 +97,8 @@ def prepare_cloze(tokenizer, text: str, hide: int = 0, max_tokens: int = MAX_TOK
         )
     words_left = [i for i, t in enumerate(enc.tokens) if t not in SPECIAL_TOKENS]
     if not words_left:
-        return _fallback(tokenizer, "The sentence holds only special tokens, so there is no word to knock out", max_tokens)
+        why = "The sentence holds only special tokens, so there is no word to knock out"
+        return _fallback(tokenizer, why, max_tokens)
     return Cloze(text, list(enc.ids), list(enc.tokens), masks[0], notices)
 
 
