@@ -60,7 +60,8 @@ def inside_rollout(r: random.Random, g: torch.Generator) -> Question:
         prompt=(
             f"Attention rollout over two layers of one head each, on {T} tokens. Layer 0's weights are "
             f"{rows_text(layers[0, 0], 2)} and layer 1's {rows_text(layers[1, 0], 2)} "
-            "(rows are queries, columns keys, both numbered from 0). With the residual, each layer becomes 0.5·A + 0.5·I, and the rollout is "
+            "(rows are queries, columns keys, both numbered from 0). With the residual, each layer becomes "
+            "0.5·A + 0.5·I, and the rollout is "
             f"(0.5·A₁ + 0.5·I)(0.5·A₀ + 0.5·I). What is its entry for query {i}, key {j}?"
         ),
         answer=answer,
