@@ -459,6 +459,13 @@ def clean_answer(model, cloze: Cloze) -> tuple[int, float]:
     return answer, float(logp[answer])
 
 
+@torch.inference_mode()
+def attention_maps(model: MaskedLanguageModel, cloze: Cloze) -> torch.Tensor:
+    """Every layer's attention on the sentence, unperturbed.  (L, H, T, T)."""
+    _, attentions = stream(model, torch.tensor([cloze.ids]), need_weights=True)
+    return torch.stack([a[0] for a in attentions])
+
+
 # ---- the logit lens ---------------------------------------------------------------------------------------
 
 
