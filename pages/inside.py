@@ -27,6 +27,7 @@ from ui.questions import inside as questions
 from ui.views import inside as views
 
 STEP_CHOICES = (1, 4, 16, 64, 128)
+SWEEP_REQUEST = "_inside_sweep_requested"
 HIDE = Param("inside_hide", 0, "int", 0, None)  # a word to hide when none is [MASK]: brought into range below
 PARAMS = [
     Param("inside_sentence", core.DEFAULT_SENTENCE, "text"),
@@ -163,11 +164,19 @@ def render_scores() -> None:
     render_sweep(expl.integrated.baseline, expl.integrated.steps)
 
 
+def request_sweep(setting: tuple) -> None:
+    st.session_state[SWEEP_REQUEST] = setting
+
+
 def render_sweep(baseline: str, steps: int) -> None:
     n = len(core.CLOZE_SENTENCES)
     st.markdown(f"**One sentence proves little.** The same scores over {n} fixed sentences:")
     result = cached_inside_sweep(trained.choice, baseline, steps)
-    if result is None and st.button(f"Score every explanation on {n} sentences", key="inside_run_sweep"):
+    setting = (trained.choice, baseline, steps)
+    if result is None:  # the callback keeps the click, so a rerun before the button cannot lose it
+        st.button(f"Score every explanation on {n} sentences", key="inside_run_sweep", on_click=request_sweep,
+                  args=(setting,))  # fmt: skip
+    if result is None and st.session_state.pop(SWEEP_REQUEST, None) == setting:
         bar = st.progress(0.0, text=f"0 of {n} sentences")
         result = run_inside_sweep(
             trained.choice, baseline, steps, lambda d, t: bar.progress(d / t, text=f"{d} of {t} sentences")
