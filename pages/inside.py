@@ -54,8 +54,9 @@ if trained is None:
     st.error(f"This lesson needs a model with an MLM head, and none could be loaded.\n\n{load_error}")
     st.stop()
 st.caption(
-    ("The seeded small model has random weights and no MLM head, so " if asked == "small" else "")
-    + f"this lesson runs on {trained.name}."
+    f"The seeded small model has random weights and no MLM head, so this lesson runs on {trained.name}."
+    if asked == "small"
+    else f"This lesson runs on {trained.name}."
 )
 pre, _ = minilm()
 if trained.choice != "minilm" and pre is not None:

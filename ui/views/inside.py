@@ -76,7 +76,7 @@ def token_knockout_chart(knock: Knockouts, cloze: Cloze) -> Chart:
     keep = scored_positions(cloze)
     worst = min(keep, key=lambda i: change[i])
     alt = (
-        f"Hiding {cloze.tokens[worst]} (token {worst}) lowers the log-probability of {knock.answer} most, "
+        f"Hiding {cloze.tokens[worst]} (token {worst}) lowers the log-probability of “{knock.answer}” most, "
         f"by {-change[worst]:.2f}; the answer's log-probability with nothing hidden is {knock.log_prob:.2f} "
         f"(probability {knock.probability:.3f})."
     )
@@ -107,7 +107,7 @@ def head_knockout_chart(knock: Knockouts) -> Chart:
     fig.update_yaxes(dtick=1)
     layer, head = knock.most_important_head()
     alt = (
-        f"Knocking out layer {layer}, head {head} lowers the log-probability of {knock.answer} most, by "
+        f"Knocking out layer {layer}, head {head} lowers the log-probability of “{knock.answer}” most, by "
         f"{-values[layer, head]:.2f}; {int((values < 0).sum())} of {L * H} heads lower it, "
         f"{int((values > 0).sum())} raise it."
     )
@@ -149,9 +149,9 @@ def explanations_chart(expl: Explanations, knock: Knockouts, cloze: Cloze) -> Ch
     fig = matrix_heatmap(
         np.array(scaled),
         None,
-        title="Which token matters? Each row divided by its own largest |value|",
+        title="Which token matters? Each row divided by its own largest |value| ([MASK] left blank)",
         x_title="token",
-        y_title="",
+        y_title="explanation",
         col_labels=token_labels(cloze.tokens),
         zrange=(-1.0, 1.0),
         height=380,
@@ -161,7 +161,7 @@ def explanations_chart(expl: Explanations, knock: Knockouts, cloze: Cloze) -> Ch
         hovertemplate="%{y}, %{x}: %{z:+.2f} of the row's largest<extra></extra>",
         colorbar={"title": {"text": "share of row max"}},
     )
-    fig.update_layout(margin={"l": 190})
+    fig.update_layout(margin={"l": 250})
     tops = {m: cloze.tokens[max(keep, key=lambda i: values[i])] for m, values in rows.items()}
     alt = (
         f"Hiding {tops['knockout']} costs the answer most. Raw attention points at {tops['raw']}, rollout at "
@@ -260,12 +260,12 @@ def logit_lens_chart(lens: LogitLens) -> Chart:
             f"Logit lens: p({quoted(lens.answer)}) read at the [MASK] after each layer",
             "where the MLM head reads the stream",
             f"probability of {quoted(lens.answer)}",
-            range=[0, 1.05],
+            rangemode="tozero",
         )
     )
     first = next(i for i in range(len(lens.rank)) if all(r == 1 for r in lens.rank[i:]))
     alt = (
-        f"The final answer {lens.answer} has probability {lens.probability[0]:.4f} (rank {lens.rank[0]:,}) read "
+        f"The final answer “{lens.answer}” has probability {lens.probability[0]:.4f} (rank {lens.rank[0]:,}) read "
         f"from the embeddings and {lens.probability[-1]:.3f} after the last layer; it is the top guess from "
         f"{stages[first]} on."
     )
@@ -295,10 +295,12 @@ def logit_rank_chart(lens: LogitLens) -> Chart:
     )
     fig.update_layout(
         **axes_layout(
-            f"Rank of {quoted(lens.answer)} among all words (1 = top guess; log scale)",
+            f"Rank of {quoted(lens.answer)} among all words (1 = top guess, at the top; log scale)",
             "where the MLM head reads the stream",
             "rank (1 = top)",
             type="log",
+            autorange="reversed",
+            dtick=1,
         )
     )
     alt = f"The answer's rank goes {', '.join(f'{r:,}' for r in lens.rank)} from the embeddings to the last layer."

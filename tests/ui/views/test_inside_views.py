@@ -80,7 +80,7 @@ def test_logit_lens_charts(run):
     prob, rank = views.logit_lens_chart(lens), views.logit_rank_chart(lens)
     np.testing.assert_allclose(prob.figure.data[0].y, lens.probability)
     assert list(rank.figure.data[0].y) == lens.rank and rank.figure.layout.yaxis.type == "log"
-    assert list(prob.figure.layout.yaxis.range) == [0, 1.05]
+    assert rank.figure.layout.yaxis.autorange == "reversed" and prob.figure.layout.yaxis.rangemode == "tozero"
     assert f"{lens.probability[-1]:.3f} after the last layer" in prob.alt
 
 
