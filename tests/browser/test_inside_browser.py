@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from encoder_core.lessons import inside as core
+from tests.apptest_helpers import decode
 
 from .driver import assert_no_exception, skip_predictions, wait_charts, wait_idle
 
@@ -24,6 +25,7 @@ def expected(minilm_mlm):
 
 
 def drawn_heatmaps(page) -> list:
+    """Each drawn heatmap's z as plotly.js holds it (a typed array's base64 form is decoded by the caller)."""
     return page.evaluate(
         """() => [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')]
              .map(el => el.data[0]).filter(t => t.type === 'heatmap')
@@ -53,7 +55,7 @@ def test_the_head_question_comes_first_and_the_heatmap_is_the_cores(browser, app
     wait_charts(page, 2, LOAD_MS)
     assert "Right." in page.locator(HEAD_R).inner_text()
     (z,) = drawn_heatmaps(page)
-    np.testing.assert_allclose(np.array(z, dtype=float), expected.heads.numpy(), atol=1e-4)
+    np.testing.assert_allclose(np.array(decode(z), dtype=float), expected.heads.numpy(), atol=1e-4)
     page.locator(HEAD_R).scroll_into_view_if_needed()
     page.screenshot(path=str(out / "revealed.png"))
     context.close()
