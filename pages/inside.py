@@ -99,7 +99,9 @@ def render_knockouts() -> None:
         f"W_O, one head at a time: {n_heads} heads, {n_heads} runs, done in one batch per layer. "
         "A negative change means the part was helping the answer."
     )
-    show_chart(views.token_knockout_chart(knock, cloze), "inside_tokens")
+    # In a lecture step one chart is drawn in full: the heatmap once revealed, so the tokens' chart comes after.
+    if not lesson.lecture_mode():
+        show_chart(views.token_knockout_chart(knock, cloze), "inside_tokens")
     choice = core.head_choice(knock, attentions, pos)
     predict_then_see(
         questions.most_important_head(choice, knock.answer),
@@ -107,6 +109,8 @@ def render_knockouts() -> None:
         answer=lambda: choice.answer,
         reveal=lambda _: reveal_heads(choice),
     )
+    if lesson.lecture_mode():
+        show_chart(views.token_knockout_chart(knock, cloze), "inside_tokens")
     show_code(core.head_knockouts)
 
 

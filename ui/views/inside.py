@@ -212,7 +212,7 @@ def sentence_agreement_chart(scores: dict[str, float]) -> Chart:
     return agreement_chart(
         scores,
         "Rank agreement with the knockouts on your sentence",
-        "Spearman ρ with the knockout drops",
+        "Spearman ρ",
         "On your sentence",
     )
 
@@ -221,7 +221,7 @@ def sweep_chart(result: Sweep) -> Chart:
     chart = agreement_chart(
         result.mean,
         f"Mean rank agreement over {len(result.sentences)} fixed sentences",
-        "mean Spearman ρ with the knockout drops",
+        "mean Spearman ρ",
         f"Over {len(result.sentences)} sentences",
     )
     wins = result.wins
