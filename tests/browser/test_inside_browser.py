@@ -10,7 +10,7 @@ import pytest
 from encoder_core.lessons import inside as core
 from tests.apptest_helpers import decode
 
-from .driver import assert_no_exception, skip_predictions, wait_charts, wait_idle
+from .driver import SKIP, assert_no_exception, wait_charts, wait_idle
 
 LOAD_MS = 120_000
 HEAD_Q, HEAD_R = ".st-key-predict-inside-head", ".st-key-reveal-inside-head"
@@ -61,6 +61,19 @@ def test_the_head_question_comes_first_and_the_heatmap_is_the_cores(browser, app
     context.close()
 
 
+def reveal_the_step(page, rounds: int = 20) -> None:
+    """Skip the step's question (its buttons can arrive a moment after its box) until a chart is on the page."""
+    page.locator("[class*='st-key-predict-'], [data-testid=stPlotlyChart]").first.wait_for(timeout=LOAD_MS)
+    for _ in range(rounds):
+        page.wait_for_timeout(500)
+        wait_idle(page, LOAD_MS)
+        skip = page.get_by_role("button", name=SKIP)
+        if skip.count():
+            skip.first.click()
+        elif page.locator("[data-testid=stPlotlyChart]").count():
+            return
+
+
 @pytest.mark.parametrize("step", range(4))
 def test_each_step_in_a_lecture_and_on_a_phone(browser, app_url, screenshots_dir, step):
     out = screenshots_dir / "inside"
@@ -72,8 +85,7 @@ def test_each_step_in_a_lecture_and_on_a_phone(browser, app_url, screenshots_dir
         context = browser.new_context(viewport=viewport)
         page = context.new_page()
         page.goto(f"{app_url}/inside?model=minilm&{query}", timeout=LOAD_MS)
-        wait_idle(page, LOAD_MS)
-        skip_predictions(page)
+        reveal_the_step(page)
         wait_charts(page, 1, LOAD_MS)
         assert_no_exception(page)
         wide = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
