@@ -178,15 +178,16 @@ def render_sweep(baseline: str, steps: int) -> None:
     st.markdown(f"**One sentence proves little.** The same scores over {n} fixed sentences:")
     result = cached_inside_sweep(trained.choice, baseline, steps)
     setting = (trained.choice, baseline, steps)
+    slot = st.empty()
     if result is None:  # the callback keeps the click, so a rerun before the button cannot lose it
-        st.button(f"Score every explanation on {n} sentences", key="inside_run_sweep", on_click=request_sweep,
-                  args=(setting,))  # fmt: skip
+        slot.button(f"Score every explanation on {n} sentences", key="inside_run_sweep", on_click=request_sweep,
+                    args=(setting,))  # fmt: skip
     if result is None and st.session_state.pop(SWEEP_REQUEST, None) == setting:
-        bar = st.progress(0.0, text=f"0 of {n} sentences")
+        bar = slot.progress(0.0, text=f"0 of {n} sentences")
         result = run_inside_sweep(
             trained.choice, baseline, steps, lambda d, t: bar.progress(d / t, text=f"{d} of {t} sentences")
         )
-        bar.empty()
+        slot.empty()
     if result is None:
         st.caption("Computed once per model, baseline and step count on this server, then kept for everyone.")
         return

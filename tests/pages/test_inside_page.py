@@ -199,6 +199,7 @@ def test_the_sweep_runs_on_request_and_shows_the_cores_means(trained_mlm, monkey
     expected = core.sweep(model, tok, few, "[PAD]", 4)
     np.testing.assert_allclose(bars(figures(at)["inside_sweep"]), [expected.mean[m] for m in core.METHODS], atol=1e-9)
     assert "agrees best with the knockouts over the 4 sentences" in all_text(at)
+    assert not [b for b in at.button if b.key == "inside_run_sweep"]  # done: the button gives way to the chart
     ui.models._inside_sweep_store.clear()
 
 

@@ -105,6 +105,7 @@ def head_knockout_chart(knock: Knockouts) -> Chart:
         colorbar={"title": {"text": "Δ log p"}},
     )
     fig.update_yaxes(dtick=1)
+    fig.update_xaxes(dtick=1)  # every head labelled, not every other one
     layer, head = knock.most_important_head()
     alt = (
         f"Knocking out layer {layer}, head {head} lowers the log-probability of “{knock.answer}” most, by "
