@@ -81,6 +81,10 @@ if words and "[MASK]" not in [w.upper() for w in words]:
         key="inside_hide",
         format_func=lambda i: "the last whole word" if i == 0 else f"“{words[i - 1]}” (word {i} of {len(words)})",
     )
+b1, b2 = st.columns(2)  # read by two sections: shown with the other controls, so a step keeps its setting
+b1.selectbox("Integrated gradients: baseline", core.BASELINES, key="inside_baseline",
+             help="What every token's vector starts from: the [PAD] or [MASK] embedding, or zeros.")  # fmt: skip
+b2.select_slider("Integrated gradients: steps", STEP_CHOICES, key="inside_steps")
 cloze = core.prepare_cloze(tokenizer, text, int(st.session_state["inside_hide"]))
 for line in cloze.notices:
     st.info(line)
@@ -123,14 +127,6 @@ def reveal_heads(choice: core.HeadChoice) -> None:
     )
 
 
-def steps_and_baseline() -> tuple[str, int]:
-    b1, b2 = st.columns(2)
-    b1.selectbox("Integrated gradients: baseline", core.BASELINES, key="inside_baseline",
-                 help="What every token's vector starts from: the [PAD] or [MASK] embedding, or zeros.")  # fmt: skip
-    b2.select_slider("Integrated gradients: steps", STEP_CHOICES, key="inside_steps")
-    return st.session_state["inside_baseline"], int(st.session_state["inside_steps"])
-
-
 def explanations_now():
     baseline, steps = st.session_state["inside_baseline"], int(st.session_state["inside_steps"])
     return inside_explanations(trained.choice, ids, pos, knock.answer_id, baseline, steps)
@@ -145,7 +141,6 @@ def render_explanations() -> None:
         "**Gradient × input**: the slope of f along each token's word vector, times that vector. **Integrated "
         "gradients** (Sundararajan et al. 2017): the slope averaged along a straight path from a baseline."
     )
-    steps_and_baseline()
     expl = explanations_now()
     show_chart(views.explanations_chart(expl, knock, cloze), "inside_explanations")
     st.markdown(views.completeness_text(expl.integrated))
