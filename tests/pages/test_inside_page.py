@@ -213,3 +213,19 @@ def test_lecture_mode_shows_one_step_at_a_time(step):
 def test_torch_stays_out_of_the_page():
     source = (helpers.ROOT / "pages" / "inside.py").read_text(encoding="utf-8")
     assert "import torch" not in source and torch is not None
+
+
+def test_the_questions_review_concepts_are_the_lessons_generators(trained_mlm):
+    from encoder_core.quiz import generators
+    from ui.questions import inside as questions
+
+    model, tok, _ = trained_mlm
+    cloze = core.prepare_cloze(tok, core.DEFAULT_SENTENCE)
+    knock = core.knockouts(model, tok, cloze)
+    choice = core.head_choice(knock, core.attention_maps(model, cloze), cloze.position)
+    names = {g.__name__ for g in generators("inside")}
+    head_q, method_q = questions.most_important_head(choice, knock.answer), questions.best_explanation()
+    assert {head_q.concept, method_q.concept} <= names
+    for option, reason, effect in zip(head_q.options, choice.reasons, choice.effects, strict=True):
+        assert reason == "answer" or f"{effect:+.2f}" in option.misconception
+    assert all(o.misconception for o in method_q.options) and len(method_q.options) == len(core.METHODS)
