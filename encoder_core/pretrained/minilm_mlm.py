@@ -31,17 +31,22 @@ from torch import nn
 
 from ..model.model import param_count
 from ..model.output_heads import MaskedLanguageModel
-from ..objectives.mlm_masking import IGNORE_INDEX, mask_tokens
-from ..training.checkpoint import CheckpointError, fill_mask
+from ..objectives.mlm_masking import IGNORE_INDEX
+from ..training.checkpoint import CheckpointError
 from ..training.evaluate import evaluate_real
 from ..training.files import file_sha256
-from ..training.probes import run_probes
 from ..training.train import (
     ProgressBar,
     TrainSettings,
+    coin_flip_mask,
+    filled_examples,
     loss_curve,
+    optimizer_step,
+    parse_run_arguments,
     print_quality,
+    probe_ranks,
     seen_ids,
+    time_and_loss,
     training_texts,
     warmup_linear,
 )
@@ -113,16 +118,7 @@ def cache_frozen_features(model, tokenizer, texts: list[str], s: HeadSettings, r
         rows = order[start : start + s.batch_size]
         chosen = [texts[i] + (" ." if rng.random() < s.period_rate else "") for i in rows]
         batch = tokenizer.pad([tokenizer.encode(t, max_length=s.max_pieces, truncate=True) for t in chosen])
-        m = mask_tokens(
-            batch.ids,
-            mask_id=tokenizer.mask_id,
-            special_ids=tokenizer.special_ids,
-            vocab_size=tokenizer.vocab_size,
-            rate=s.mask_rate,
-            exact=False,
-            generator=generator,
-            replacement_ids=replacement_ids,
-        )
+        m = coin_flip_mask(tokenizer, batch.ids, s.mask_rate, generator, replacement_ids)
         if not bool((m.labels != IGNORE_INDEX).any()):
             continue
         x = model.bert.embeddings(m.inputs, batch.segments)
@@ -164,12 +160,7 @@ def train_top(model: MaskedLanguageModel, cached: list[CachedBatch], s: HeadSett
             logits = head(x[scored])
             targets = b.labels[scored]
             loss = F.cross_entropy(logits, targets)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(top + head_params, 1.0)
-            optimizer.step()
-            schedule.step()
-            acc = float((logits.argmax(-1) == targets).float().mean())
+            acc = optimizer_step(optimizer, schedule, loss, top + head_params, logits, targets)
             records.append({"step": step + 1, "loss": loss.item(), "accuracy": acc})
             if callback is not None:
                 callback(step + 1, steps, loss.item(), acc)
@@ -263,10 +254,8 @@ def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, pro
     cache_seconds = time.perf_counter() - t0
     bar = ProgressBar(len(cached) * s.epochs) if progress else None
     records = train_top(model, cached, s, bar)
-    # Wall time depends on what else the machine runs; CPU time is the work itself.
-    train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+    spent = time_and_loss(records, t0, c0)
     model.eval()
-    tail = records[-200:]
     metadata = {
         "model": "minilm_mlm",
         "base": {"name": pre.name, "sha256": pre.sha256},
@@ -277,18 +266,10 @@ def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, pro
         "parameters": param_count(model),
         "corpus": {**data.counts, "sentences_used": len(texts)},
         "cache_seconds": round(cache_seconds, 1),
-        "train_seconds": round(train_seconds, 1),
-        "train_cpu_seconds": round(cpu_seconds, 1),
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "final_loss": round(sum(r["loss"] for r in tail) / len(tail), 4),
-        "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
+        **spent,
         "real_metrics": evaluate_real(model, tokenizer, data.texts, data.examples_held_out, seed=0),
-        "probes": [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)],
-        "examples": {
-            text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]]
-            for text in ["the [MASK] sat on the mat", "she read the [MASK]"]
-        },
+        "probes": probe_ranks(model, tokenizer),
+        "examples": filled_examples(model, tokenizer, ["the [MASK] sat on the mat", "she read the [MASK]"]),
         "curve": loss_curve(records, 50),
     }
     save_trained_part(model, s.frozen_layers, metadata, Path(out_dir))
@@ -299,10 +280,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Train the lab's MLM head on all-MiniLM-L6-v2.")
     parser.add_argument("--sentences", type=int, default=HeadSettings.sentences)
     parser.add_argument("--epochs", type=int, default=HeadSettings.epochs)
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    args = parse_run_arguments(parser, argv, DEFAULT_DIR)
     meta = run(HeadSettings(sentences=args.sentences, epochs=args.epochs), args.out)
     print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
     print_quality(meta, {"WordNet examples": "real_metrics"})

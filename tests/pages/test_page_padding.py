@@ -4,6 +4,7 @@ import apptest_helpers as helpers
 import numpy as np
 import pytest
 from apptest_helpers import all_text, figures, open_numbers, open_page
+from independent import gap_with_pads_by_hand
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
@@ -75,14 +76,14 @@ def test_the_sidebar_model_is_the_one_drawn(choice, trained_mlm, minilm):
 
 def test_every_control_changes_what_is_drawn():
     at = open_page("padding")
-    at.text_input(key="sentence_a").input("a dog ran").run()
-    at.text_input(key="sentence_b").input("the boy was very tired").run()
-    at.text_input(key="single").input("she slept").run()
-    at.slider(key="n_pads").set_value(4).run()
-    at.slider(key="layer").set_value(1).run()
-    at.slider(key="head").set_value(2).run()
+    at.text_input(key="padding.sentence_a").input("a dog ran").run()
+    at.text_input(key="padding.sentence_b").input("the boy was very tired").run()
+    at.text_input(key="padding.single").input("she slept").run()
+    at.slider(key="padding.n_pads").set_value(4).run()
+    at.slider(key="padding.layer").set_value(1).run()
+    at.slider(key="padding.head").set_value(2).run()
     at.number_input(key="seed").set_value(3).run()
-    at.toggle(key="use_mask").set_value(False).run()
+    at.toggle(key="padding.use_mask").set_value(False).run()
     helpers.skip_predictions(at)  # a new batch, model and layer ask again: a student who skips
     assert not at.exception
     texts = ("a dog ran", "the boy was very tired", "she slept")
@@ -93,19 +94,19 @@ def test_every_control_changes_what_is_drawn():
 
 def test_bad_input_gets_a_message_and_a_fallback():
     at = open_page("padding")
-    at.text_input(key="single").input(" \t ").run()
+    at.text_input(key="padding.single").input(" \t ").run()
     assert not at.exception
     assert any("empty" in i.value for i in at.info)
     assert batch_rows(at)["token"][:5] == ["[CLS]", "the", "cat", "sat", "[SEP]"]
 
-    at.text_input(key="sentence_a").input("a " * 5000).run()
+    at.text_input(key="padding.sentence_a").input("a " * 5000).run()
     assert not at.exception
     notices = " ".join(w.value for w in at.warning)
     assert "10,000 characters" in notices and "cut" in notices
     assert np.asarray(figures(at)["padded_attention_masked"]["data"][0]["z"]).shape == (480, 480)
 
-    at.text_input(key="sentence_a").input("the cat").run()
-    at.text_input(key="single").input("<b>x</b> <script>alert(1)</script> &amp; zebra 🙂").run()
+    at.text_input(key="padding.sentence_a").input("the cat").run()
+    at.text_input(key="padding.single").input("<b>x</b> <script>alert(1)</script> &amp; zebra 🙂").run()
     assert not at.exception
     assert "[UNK]" in batch_rows(at)["token"]
     for fig in figures(at).values():
@@ -133,8 +134,8 @@ def test_link_sets_every_control():
     }
     at = open_linked(query)
     assert not at.exception and not at.warning
-    assert at.text_input(key="single").value == "the dog"
-    assert (at.slider(key="n_pads").value, at.toggle(key="use_mask").value) == (3, False)
+    assert at.text_input(key="padding.single").value == "the dog"
+    assert (at.slider(key="padding.n_pads").value, at.toggle(key="padding.use_mask").value) == (3, False)
     assert_page_matches_core(at, ("a cat ran", "it was late", "the dog"), extra=3, seed=2, layer=1, head=3)
 
 
@@ -143,7 +144,11 @@ def test_malformed_link_values_give_a_notice():
     assert not at.exception
     notice = " ".join(w.value for w in at.warning)
     assert "n_pads" in notice and "use_mask" in notice and "head" in notice
-    assert (at.slider(key="n_pads").value, at.toggle(key="use_mask").value, at.slider(key="head").value) == (
+    assert (
+        at.slider(key="padding.n_pads").value,
+        at.toggle(key="padding.use_mask").value,
+        at.slider(key="padding.head").value,
+    ) == (
         0,
         True,
         0,
@@ -212,7 +217,7 @@ def test_a_right_share_reveals_the_unmasked_grid_then_a_new_layer_asks_again():
     assert {"padded_attention_unmasked", "pad_mass"} <= set(figures(at))
     np.testing.assert_allclose(np.mean(figures(at)["pad_mass"]["data"][1]["y"]), share, rtol=1e-6)
 
-    at.slider(key="layer").set_value(1).run()  # a new setting: the question is back, the reveal gone
+    at.slider(key="padding.layer").set_value(1).run()  # a new setting: the question is back, the reveal gone
     assert "pad_mass" not in figures(at) and at.number_input(key=f"_predict_guess_{SHARE}").value is None
     at = commit(at, SHARE, share_by_hand(layer=1) / 50)  # fifty times too small
     errors = " ".join(e.value for e in at.error)
@@ -221,7 +226,6 @@ def test_a_right_share_reveals_the_unmasked_grid_then_a_new_layer_asks_again():
 
 
 def test_a_right_trend_states_the_gaps_at_one_and_sixteen_pads():
-    from test_lesson_padding_core import gap_with_pads_by_hand
 
     at = commit(open_asking(), TREND, GROWS)
     assert not at.exception
@@ -240,7 +244,7 @@ def test_a_wrong_trend_names_its_misconception_and_a_new_sentence_asks_again():
     assert f"the model says “{GROWS}”" in errors
     assert "a [PAD] is a token like any other" in all_text(at)
     assert "pad_leak" in figures(at)
-    at.text_input(key="single").input("she slept").run()
+    at.text_input(key="padding.single").input("she slept").run()
     assert "pad_leak" not in figures(at) and at.radio(key=f"_predict_guess_{TREND}").value is None
     at = at.button(key=f"_predict_skip_{TREND}").click().run()
     assert "pad_leak" in figures(at) and "Gap without the mask" in all_text(at)

@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+from independent import THIRTY_WORDS
 
 from encoder_core.model.tokenizer import ENGLISH_VOCAB, WordPieceTokenizer, english_tokenizer
 from encoder_core.training.files import file_sha256
@@ -10,10 +11,6 @@ from encoder_core.training.files import file_sha256
 VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
 
 # Thirty words a student might type, none of them in the grammar's 191-word list.
-THIRTY_WORDS = (
-    "Yesterday my neighbour borrowed twelve eggs, some flour and a bottle of milk because the "
-    "supermarket near the station had closed very early for the long holiday weekend once again."
-)
 SENTENCES = [
     THIRTY_WORDS,
     "the bank raised interest rates",

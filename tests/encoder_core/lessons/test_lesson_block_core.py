@@ -129,7 +129,7 @@ def test_activation_curves():
 
 # ---- where each stage is computed: one function per stage, its source read with inspect ------------
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 # What each stage's function must do, as its source writes it: the operation the stage is named after.
 # The input stage's function is its placement's method, which returns every stage: it names them all.
 STAGE_OPERATIONS = {

@@ -9,28 +9,15 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from independent import reference_draw
 
 from encoder_core import IGNORE_INDEX, KEPT, MASKED, NOT_CHOSEN, RANDOM, MaskedLanguageModel, preset
 from encoder_core.lessons import masking as lesson
-from encoder_core.objectives.mlm_masking import MaskCounts, MaskingResult, exact_counts, mask_tokens
+from encoder_core.objectives.mlm_masking import MaskCounts, exact_counts
 from ui.views import masking as figs
 
 SENTENCE = "the cat sat on the mat and the dog slept on the floor"
 ACTION_OF_FATE = {"not_chosen": NOT_CHOSEN, "masked": MASKED, "random": RANDOM, "kept": KEPT}
-
-
-def reference_draw(tokenizer, text: str, rate: float, exact: bool, seed: int) -> tuple[torch.Tensor, MaskingResult]:
-    """(ids, mask_tokens' result) for one sentence, seeded as the lesson seeds it: what a draw must equal."""
-    ids = torch.tensor([tokenizer.encode(text).ids])
-    return ids, mask_tokens(
-        ids,
-        mask_id=tokenizer.mask_id,
-        special_ids=tokenizer.special_ids,
-        vocab_size=tokenizer.vocab_size,
-        rate=rate,
-        exact=exact,
-        generator=torch.Generator().manual_seed(seed),
-    )
 
 
 @pytest.fixture(scope="module")

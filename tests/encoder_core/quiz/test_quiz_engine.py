@@ -350,14 +350,14 @@ CHECKS = {name.removeprefix("check_"): fn for name, fn in globals().items() if n
 
 
 def checked_elsewhere(name: str) -> bool:
-    """A lesson added later keeps its generators' checks in a test_quiz_<lesson>.py under tests/ (beside this
-    file or in the tree that mirrors the code), as check_<name> or check_<name without the lesson's prefix>."""
+    """A lesson added later keeps its generators' checks beside this file, in test_quiz_<lesson>.py, as
+    check_<name> or check_<name without the lesson's prefix>."""
     lesson = ALL[name].lesson
-    for path in Path(__file__).parent.rglob(f"test_quiz_{lesson}.py"):
-        text = path.read_text(encoding="utf-8")
-        if any(f"def check_{n}(" in text for n in (name, name.removeprefix(f"{lesson}_"))):
-            return True
-    return False
+    path = Path(__file__).parent / f"test_quiz_{lesson}.py"
+    if not path.exists():
+        return False
+    text = path.read_text(encoding="utf-8")
+    return any(f"def check_{n}(" in text for n in (name, name.removeprefix(f"{lesson}_")))
 
 
 def test_every_generator_has_an_independent_check():

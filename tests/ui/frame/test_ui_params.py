@@ -159,3 +159,21 @@ def test_link_for_drops_an_old_query_and_keeps_a_bare_page():
     assert link_for("http://h/x?old=1#frag", {}) == "http://h/x"
     assert link_for("http://h/x?old=1", {"sentence": "a b&c"}) == "http://h/x?sentence=a%20b%26c"
     assert link_for(None, {"seed": "3"}) == "?seed=3"
+
+
+def test_a_lesson_owns_its_controls_keys_and_links_keep_their_names():
+    from ui.frame.params import LessonParams
+
+    attention = LessonParams("attention", SENTENCE, LAYER, shared=(SEED,))
+    padding = LessonParams("padding", SENTENCE, LAYER)
+    assert attention.sentence.key == "attention.sentence" and padding.sentence.key == "padding.sentence"
+    assert attention.sentence.name == padding.sentence.name == "sentence"  # the link is unchanged
+    assert attention.seed.key == "seed"  # a frame control keeps its own key
+    assert [p.name for p in attention] == ["sentence", "layer", "seed"] and len(attention) == 3
+    assert attention["layer"] is attention.layer and attention.layer.hi == LAYER.hi
+    value, notice = attention.layer.parse("9")
+    assert value == 5 and notice.startswith("`layer=9`")  # a notice names the link's parameter, not the key
+    with pytest.raises(AttributeError, match="no control named 'head'"):
+        attention.head  # noqa: B018
+    with pytest.raises(ValueError, match="share a name"):
+        LessonParams("attention", SENTENCE, Param("sentence", "", "text"))

@@ -4,7 +4,7 @@ import json
 
 import pytest
 from apptest_helpers import all_text, figures, open_linked
-from test_english_tokenizer import THIRTY_WORDS
+from independent import THIRTY_WORDS
 
 # The lessons a student types a sentence into, with the control it goes to.
 SENTENCE_KEYS = {"attention": "sentence", "padding": "sentence_a", "heads": "heads_sentence", "block": "block_sentence"}
@@ -23,7 +23,7 @@ def drawn_labels(at) -> str:
 def test_thirty_everyday_words_reach_every_model_whole(page, model, minilm):
     at = open_linked(page, {"model": model, SENTENCE_KEYS[page]: THIRTY_WORDS})
     assert not at.exception, [e.value for e in at.exception]
-    assert at.text_input(key=SENTENCE_KEYS[page]).value == THIRTY_WORDS
+    assert at.text_input(key=f"{page}.{SENTENCE_KEYS[page]}").value == THIRTY_WORDS
     # report_encoding's caption names any word that became [UNK]; no chart draws one.
     assert "Not in this model's vocabulary" not in all_text(at) and "[UNK]" not in drawn_labels(at)
     assert "supermarket" in drawn_labels(at)  # the sentence itself is what is drawn

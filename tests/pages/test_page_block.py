@@ -6,7 +6,7 @@ import apptest_helpers as helpers
 import numpy as np
 import pytest
 import torch
-from apptest_helpers import all_text, figures
+from apptest_helpers import all_text, commit_nothing, figures
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import POST_NORM_STAGES, TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
@@ -50,7 +50,7 @@ def assert_stage_drawn(at, walk, step: str) -> None:
         np.testing.assert_allclose(drawn, want.double().numpy(), rtol=0, atol=1e-6)
     np.testing.assert_allclose(ys(figs["stage_profile"])[0], core.mean_norm_per_stage(walk), rtol=1e-6)
     assert any(core.STAGE_FORMULAS[walk.norm][step] in el.value for el in at.latex)
-    # the function that computed the stage (tests/test_lesson_block_core.py checks it is the one that ran)
+    # the function that computed the stage (test_lesson_block_core.py checks it is the one that ran)
     code = core.stage_code(step, walk.norm)
     assert code.source in [el.value for el in at.code]
     assert f"{code.qualname} in {code.path}, line {code.first_line}" in all_text(at)
@@ -101,14 +101,14 @@ def test_every_step_of_both_placements():
     at = open_page()
     walk, _ = expected()
     for step in POST_NORM_STAGES[1:]:
-        at.select_slider(key="block_step").set_value(step).run()
+        at.select_slider(key="block.block_step").set_value(step).run()
         assert not at.exception
         assert_stage_drawn(at, walk, step)
-    at.radio(key="block_norm").set_value("pre").run()
+    at.radio(key="block.block_norm").set_value("pre").run()
     walk, _ = expected(norm="pre")
-    assert at.select_slider(key="block_step").options[:3] == ["0. input x", "1. LayerNorm 1", "2. attention"]
+    assert at.select_slider(key="block.block_step").options[:3] == ["0. input x", "1. LayerNorm 1", "2. attention"]
     for step in ("norm_1", "attention", "residual_2"):  # the stages whose place or meaning differ
-        at.select_slider(key="block_step").set_value(step).run()
+        at.select_slider(key="block.block_step").set_value(step).run()
         assert not at.exception
         assert_stage_drawn(at, walk, step)
     assert equivalence_shown(at) <= 1e-5
@@ -116,16 +116,16 @@ def test_every_step_of_both_placements():
 
 def test_every_other_control():
     at = open_page()
-    at.text_input(key="block_sentence").input("a dog ran home").run()
-    at.slider(key="block_layer").set_value(1).run()
+    at.text_input(key="block.block_sentence").input("a dog ran home").run()
+    at.slider(key="block.block_layer").set_value(1).run()
     at.number_input(key="seed").set_value(5).run()  # the sidebar seed
-    at.select_slider(key="block_step").set_value("residual_1").run()
+    at.select_slider(key="block.block_step").set_value("residual_1").run()
     assert not at.exception
     walk, enc = expected("a dog ran home", seed=5, layer=1)
     assert_stage_drawn(at, walk, "residual_1")
     assert equivalence_shown(at) <= 1e-5
-    at.slider(key="block_depth").set_value(24).run()
-    at.radio(key="block_init").set_value("width").run()
+    at.slider(key="block.block_depth").set_value(24).run()
+    at.radio(key="block.block_init").set_value("width").run()
     assert not at.exception
     helpers.skip_predictions(at)  # a new setting asks again
     study = core.deep_stack_study(enc.ids, enc.segments, 24, 5, core.width_matched_std(64))
@@ -151,50 +151,41 @@ def test_the_small_model_in_the_sidebar_needs_no_note():
     assert not [el for el in at.info if "whatever the sidebar's encoder" in el.value]
 
 
+# Every linked control but the sentence: its widget, a good link value and what the control then
+# shows, a malformed value and the default the control keeps instead.
+LINKED = {
+    "block_layer": ("slider", "1", 1, "9", 1),
+    "block_norm": ("radio", "pre", "pre", "sideways", "post"),
+    "seed": ("number_input", "7", 7, "abc", 0),
+    "block_step": ("select_slider", "ffn_hidden", "ffn_hidden", "<script>", "input"),
+    "block_depth": ("slider", "20", 20, "99", 24),
+    "block_init": ("radio", "width", "width", "loud", "bert"),
+}
+
+
+def widget_key(name: str) -> str:
+    """The session key of a linked control: the lesson's own are namespaced, the sidebar's seed is not."""
+    return name if name == "seed" else f"block.{name}"
+
+
 def test_a_link_sets_every_control():
-    query = {
-        "block_sentence": "the bird flew",
-        "block_layer": "1",
-        "block_norm": "pre",
-        "seed": "7",
-        "block_step": "ffn_hidden",
-        "block_depth": "20",
-        "block_init": "width",
-    }
-    at = open_page(query)
+    at = open_page({"block_sentence": "the bird flew", **{key: good for key, (_, good, *_) in LINKED.items()}})
     assert not at.exception
-    assert at.text_input(key="block_sentence").value == "the bird flew"
-    assert at.slider(key="block_layer").value == 1
-    assert at.radio(key="block_norm").value == "pre"
-    assert at.number_input(key="seed").value == 7
-    assert at.select_slider(key="block_step").value == "ffn_hidden"
-    assert at.slider(key="block_depth").value == 20
-    assert at.radio(key="block_init").value == "width"
+    assert at.text_input(key="block.block_sentence").value == "the bird flew"
+    for key, (widget, _, shown, _, _) in LINKED.items():
+        assert getattr(at, widget)(key=widget_key(key)).value == shown, key
     walk, _ = expected("the bird flew", norm="pre", seed=7, layer=1)
     assert_stage_drawn(at, walk, "ffn_hidden")
     assert len(ys(figures(at)["deep_grad"])[0]) == 20
 
 
 def test_malformed_link_values_give_a_notice():
-    query = {
-        "block_layer": "9",
-        "block_norm": "sideways",
-        "seed": "abc",
-        "block_step": "<script>",
-        "block_depth": "99",
-        "block_init": "loud",
-    }
-    at = open_page(query)
+    at = open_page({key: bad for key, (_, _, _, bad, _) in LINKED.items()})
     assert not at.exception
     notice = " ".join(w.value for w in at.warning)
-    for key in query:
+    for key, (widget, _, _, _, default) in LINKED.items():
         assert f"`{key}=" in notice
-    assert at.slider(key="block_layer").value == 1
-    assert at.slider(key="block_depth").value == 24
-    assert at.radio(key="block_norm").value == "post"
-    assert at.select_slider(key="block_step").value == "input"
-    assert at.number_input(key="seed").value == 0
-    assert at.radio(key="block_init").value == "bert"
+        assert getattr(at, widget)(key=widget_key(key)).value == default, key
 
 
 @pytest.mark.parametrize(
@@ -206,7 +197,7 @@ def test_malformed_link_values_give_a_notice():
 )
 def test_bad_sentences_are_handled(typed, message, rows):
     at = open_page()
-    at.text_input(key="block_sentence").input(typed).run()
+    at.text_input(key="block.block_sentence").input(typed).run()
     assert not at.exception
     assert message in all_text(at)
     assert z(figures(at)["stage_tensor"]).shape == (rows, 64)
@@ -397,10 +388,10 @@ def test_short_sci():
 def test_a_sentence_over_the_length_limit_is_cut_with_a_notice():
     at = open_page()
     long = "the cat sat on the mat " * 120  # 2,760 characters
-    at.text_input(key="block_sentence").input(long).run()
+    at.text_input(key="block.block_sentence").input(long).run()
     assert not at.exception
     assert f"“Sentence” was {len(long):,} characters long: the lesson keeps the first 2,000." in all_text(at)
-    assert at.text_input(key="block_sentence").value == long[:2000]
+    assert at.text_input(key="block.block_sentence").value == long[:2000]
     walk, _ = expected(long[:2000])
     assert_stage_drawn(at, walk, "input")
 
@@ -487,7 +478,7 @@ def test_the_deep_stack_prediction_follows_the_initial_weights():
     assert f"the pre-norm stream ×{grown[0]:.2f}" in all_text(at)
     np.testing.assert_allclose(ys(figures(at)["deep_residual"])[1], study.pre.residual_norms, rtol=1e-6)
 
-    at.radio(key="block_init").set_value("width").run()  # a new setting: asked again
+    at.radio(key="block.block_init").set_value("width").run()  # a new setting: asked again
     assert "deep_residual" not in figures(at)
     at = commit(at, DEEP, "pre-norm's")
     loud = core.deep_stack_study(enc.ids, enc.segments, 12, 0, core.width_matched_std(64))
@@ -499,7 +490,7 @@ def test_a_new_sentence_asks_again_and_skip_reveals_without_a_score():
     at = commit(open_asking(), FFN_SHAPE, "T × 4d = (8, 256)")
     at = commit(at, NORM_STD, 1.0)
     assert {"stage_ffn_hidden", "emb_norm"} <= set(figures(at))
-    at.text_input(key="block_sentence").input("a dog ran home").run()
+    at.text_input(key="block.block_sentence").input("a dog ran home").run()
     assert not REVEALS & set(figures(at))  # a new sentence: every question is back
     assert at.radio(key=f"_predict_guess_{FFN_SHAPE}").options[1] == "T × 4d = (6, 256)"
     at = at.button(key=f"_predict_skip_{FFN_SHAPE}").click().run()
@@ -510,9 +501,7 @@ def test_a_new_sentence_asks_again_and_skip_reveals_without_a_score():
 
 @pytest.mark.parametrize("key", [NORM_STD, DEEP])
 def test_a_commit_with_nothing_chosen_asks_for_an_answer_and_reveals_nothing(key):
-    at = commit(open_asking(), key, None)
-    assert "Choose an answer first" in all_text(at)
-    assert not REVEALS & set(figures(at))
+    commit_nothing(open_asking(), key, REVEALS)
 
 
 def test_the_questions_options_follow_the_cores_outcomes():

@@ -48,7 +48,7 @@ from encoder_core.objectives.mlm_masking import IGNORE_INDEX
 
 SENTENCE = "the cat sat on the mat and the dog slept"
 # The source documents sit in shared/ beside the checkout (CI lays a copy there too).
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+SEEDS = Path(__file__).resolve().parents[4] / "shared" / "seeds"
 
 
 def sentence_ids(tokenizer) -> list[int]:
@@ -289,18 +289,12 @@ def test_averaging_over_every_position_shrinks_the_loss_and_its_gradient(lesson_
 
 
 def test_the_right_mean_is_cross_entropys(lesson_model, trained_mlm):
-    from encoder_core.objectives.mlm_masking import mask_tokens
+    from encoder_core.objectives.mlm_masking import tokenizer_mask
 
     tok = lesson_model.tokenizer  # the trained MLM reads the sidebar model's tokens, as on the page
     ids = sentence_ids(tok)
     mlm = trained_mlm[0]
-    m = mask_tokens(
-        torch.tensor([ids]),
-        mask_id=tok.mask_id,
-        special_ids=tok.special_ids,
-        vocab_size=tok.vocab_size,
-        generator=torch.Generator().manual_seed(0),
-    )
+    m = tokenizer_mask(tok, torch.tensor([ids]), generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
         logits, _ = mlm(m.inputs, need_weights=False)
     expected = F.cross_entropy(logits.transpose(1, 2), m.labels, ignore_index=IGNORE_INDEX)

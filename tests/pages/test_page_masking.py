@@ -9,7 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from apptest_helpers import all_text, commit_prediction, figures, open_numbers, open_page, skip_predictions
-from test_lesson_masking_core import reference_draw
+from independent import reference_draw
 
 import ui.models
 from encoder_core import KEPT, MASKED, NOT_CHOSEN, RANDOM
@@ -52,8 +52,8 @@ def no_exception(at):
 
 
 def set_control(at, kind: str, key: str, value):
-    """Set one control as a student would (text_input, slider, toggle, ...), rerun, and check nothing failed."""
-    getattr(at, kind)(key=key).set_value(value).run()
+    """Set one control (key: its link name) as a student would (text_input, slider, toggle, ...), rerun, check."""
+    getattr(at, kind)(key=f"masking.{key}").set_value(value).run()
     no_exception(at)
     return at
 
@@ -152,7 +152,7 @@ def test_every_control(trained):
     # Draw again: a new pattern, and the seed in the link moves with it.
     next(b for b in at.button if b.label == "Draw again").click().run()
     no_exception(at)
-    assert at.session_state["mlm_seed"] == 42
+    assert at.session_state["masking.mlm_seed"] == 42
     check_draw(at, tokenizer, sentence, 0.5, False, 42)
     set_control(at, "number_input", "mlm_n", 1000)
     worked = exact_counts(1000, 0.5)
@@ -187,29 +187,29 @@ def test_bad_input():
     assert metrics(at)["mean over the 0 chosen positions"] == "undefined"
     assert len(figures(at)["masking_loss"]["data"]) == 1  # grey bars only, no mean lines
 
-    at.slider(key="mlm_rate").set_value(1.0).run()
+    at.slider(key="masking.mlm_rate").set_value(1.0).run()
     no_exception(at)
     assert metrics(at)["chosen"] == metrics(at)["eligible"] == "13"
 
-    at.text_input(key="mlm_sentence").input("[CLS] [SEP]").run()
+    at.text_input(key="masking.mlm_sentence").input("[CLS] [SEP]").run()
     no_exception(at)
     assert "no ordinary token to choose" in all_text(at)
     assert metrics(at)["eligible"] == "0"
 
-    at.text_input(key="mlm_sentence").input("the 🙂 <b>cat</b> sat").run()
+    at.text_input(key="masking.mlm_sentence").input("the 🙂 <b>cat</b> sat").run()
     no_exception(at)
     table = draw_table(at)
     assert "never eligible: [UNK]" in table["what happened"].tolist()
     assert "🙂" in all_text(at)  # named in the [UNK] note
 
-    at.text_input(key="mlm_sentence").input("   ").run()
+    at.text_input(key="masking.mlm_sentence").input("   ").run()
     no_exception(at)
     assert "shows the example instead" in all_text(at)
 
-    at.text_input(key="fill_sentence").input("the cat sat on the mat").run()
+    at.text_input(key="masking.fill_sentence").input("the cat sat on the mat").run()
     no_exception(at)
     assert "There is no [MASK] to fill" in all_text(at)
-    skip_predictions(at.text_input(key="fill_sentence").input("[MASK] [MASK] [MASK]").run())
+    skip_predictions(at.text_input(key="masking.fill_sentence").input("[MASK] [MASK] [MASK]").run())
     no_exception(at)
     assert {"fill_0", "fill_1", "fill_2"} <= set(figures(at))
 
@@ -226,7 +226,7 @@ def test_link_sets_every_control_and_bad_values_give_notices():
     }
     at = open_page("masking", query=query)
     no_exception(at)
-    state = {k: at.session_state[k] for k in query}
+    state = {k: at.session_state[f"masking.{k}"] for k in query}
     assert state == {
         "mlm_sentence": "a fox ran home",
         "mlm_rate": 0.4,
@@ -244,8 +244,8 @@ def test_link_sets_every_control_and_bad_values_give_notices():
     no_exception(bad)
     notice = " ".join(w.value for w in bad.warning)
     assert "mlm_rate" in notice and "mlm_seed" in notice and "mlm_exact" in notice
-    assert bad.session_state["mlm_rate"] == 0.15 and bad.session_state["mlm_seed"] == 0
-    assert bad.session_state["fill_position"] == 6  # clamped to the last word of the default sentence
+    assert bad.session_state["masking.mlm_rate"] == 0.15 and bad.session_state["masking.mlm_seed"] == 0
+    assert bad.session_state["masking.fill_position"] == 6  # clamped to the last word of the default sentence
 
 
 @pytest.mark.parametrize("damage", ["missing", "edited"])
@@ -351,16 +351,16 @@ def test_a_broken_minilm_head_falls_back_to_the_small_mlm(monkeypatch, tmp_path)
 def test_a_long_sentence_is_cut_with_a_notice_not_ignored():
     at = open_page("masking")
     long_text = "a fox ran home " * 200  # 3,000 characters
-    at.text_input(key="mlm_sentence").input(long_text).run()
+    at.text_input(key="masking.mlm_sentence").input(long_text).run()
     no_exception(at)
     notices = " ".join(w.value for w in at.warning)
     assert "“Sentence” was 3,000 characters long: the lesson keeps the first 2,000." in notices
-    assert at.session_state["mlm_sentence"] == long_text[:2000]
+    assert at.session_state["masking.mlm_sentence"] == long_text[:2000]
     assert draw_table(at)["original token"].tolist()[1:5] == ["a", "fox", "ran", "home"]  # the new text, drawn
-    at.text_input(key="fill_sentence").input("the [MASK] " * 300).run()
+    at.text_input(key="masking.fill_sentence").input("the [MASK] " * 300).run()
     no_exception(at)
     assert "“Sentence with [MASK]” was 3,300 characters long" in " ".join(w.value for w in at.warning)
-    assert at.session_state["fill_sentence"] == ("the [MASK] " * 300)[:2000]
+    assert at.session_state["masking.fill_sentence"] == ("the [MASK] " * 300)[:2000]
 
 
 def test_a_linked_word_past_the_sentence_says_what_is_used():
@@ -369,11 +369,11 @@ def test_a_linked_word_past_the_sentence_says_what_is_used():
     notices = [w.value for w in at.warning]
     assert "`fill_position=999` is outside this sentence's 0–6; using 6." in notices
     assert not any("512" in n or "could not be used" in n for n in notices)  # no first, wrong notice
-    assert at.session_state["fill_position"] == 6 and at.selectbox(key="fill_position").value == 6
+    assert at.session_state["masking.fill_position"] == 6 and at.selectbox(key="masking.fill_position").value == 6
     assert "the [MASK] sat on the [MASK]" in all_text(at)  # word 6, "mat", is the one hidden
-    at.text_input(key="fill_sentence").input("a [MASK] ran").run()  # a shorter sentence: word 6 is gone too
+    at.text_input(key="masking.fill_sentence").input("a [MASK] ran").run()  # a shorter sentence: word 6 is gone too
     assert "`fill_position=6` is outside this sentence's 0–3; using 3." in [w.value for w in at.warning]
-    assert at.session_state["fill_position"] == 3
+    assert at.session_state["masking.fill_position"] == 3
 
 
 # ---- predict, then see: the questions the lesson asks before it shows ----
@@ -489,5 +489,5 @@ def test_a_guess_that_is_not_one_token_is_explained_and_a_new_sentence_asks_agai
     assert "“doormat” is not one token of the model's vocabulary" in errors
     assert f"it reads it as {escape_md(' '.join(pieces))}." in errors
     assert "fill_0" in figures(at)
-    at.text_input(key="fill_sentence").input("the dog [MASK] home").run()
+    at.text_input(key="masking.fill_sentence").input("the dog [MASK] home").run()
     assert "fill_0" not in figures(at) and at.text_input(key=f"_predict_guess_{FILL}").value == ""

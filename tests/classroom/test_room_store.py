@@ -28,7 +28,7 @@ def store(request, tmp_path):
     s = RoomStore(url)
     s.ensure_schema()
     with s.engine.begin() as conn:  # each test starts from an empty database
-        conn.execute(text("TRUNCATE room, room_student, room_answer"))
+        conn.execute(text("TRUNCATE room, room_student, room_answer, room_round, room_vote"))
     return s
 
 

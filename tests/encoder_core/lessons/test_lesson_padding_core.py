@@ -3,12 +3,12 @@
 The lesson runs on the model the sidebar picks, so every test that runs it on a model takes the
 `lesson_model` fixture (conftest.py): the seeded small model, the lab's trained MLM, and MiniLM."""
 
-import copy
 import math
 
 import numpy as np
 import pytest
 import torch
+from independent import gap_with_pads_by_hand
 
 from encoder_core.data.examples import seed001_example
 from encoder_core.lessons.padding import (
@@ -212,17 +212,6 @@ def test_the_leak_curve_reaches_min_pads_and_keeps_the_batch_point(lesson_model)
     # A batch wider than min_pads keeps its own width as the curve's end.
     wide = pad_leak(lesson_model.encoder, seed_batch(lesson_model.tokenizer, 12), 1, min_pads=LEAK_MIN_PADS)
     assert wide.pad_counts[-1] == 19 and LEAK_MIN_PADS in wide.pad_counts
-
-
-def gap_with_pads_by_hand(model, tok, text, n_pads) -> float:
-    """Float64: the sentence alone, then with n_pads [PAD]s appended and no mask; the largest change of a real value."""
-    m64 = copy.deepcopy(model).double()
-    ids = torch.tensor([tok.encode(text).ids])
-    padded = torch.cat([ids, torch.full((1, n_pads), tok.pad_id)], dim=1)
-    with torch.inference_mode():
-        alone = m64(ids, need_weights=False).hidden[0]
-        moved = m64(padded, need_weights=False).hidden[0, : ids.shape[1]]
-    return float((moved - alone).abs().max())
 
 
 @pytest.mark.parametrize("text", ["the cat sat", "a very long sentence about nothing in particular at all"])

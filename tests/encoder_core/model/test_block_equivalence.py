@@ -32,6 +32,19 @@ def _ours(block, x, kpm=None, causal=False):
         return block(x, key_padding_mask=kpm, causal=causal, need_weights=False)[0]
 
 
+def _stack_and_reference(enc, x, kpm, **options):
+    """(nn layers, our blocks' output, nn.TransformerEncoder's output): the stack run both ways on x."""
+    layers = [to_torch_layer(b) for b in enc.encoder.layer]
+    ref = nn.TransformerEncoder(copy.deepcopy(layers[0]), num_layers=len(layers), **options).eval()
+    ref.layers = nn.ModuleList(layers)
+    with torch.no_grad():
+        ours = x
+        for block in enc.encoder.layer:
+            ours = _ours(block, ours, kpm)
+        theirs = ref(x, src_key_padding_mask=kpm)
+    return layers, ours, theirs
+
+
 def _max_gap(a, b, kpm=None):
     d = (a - b).abs()
     return float((d[~kpm] if kpm is not None else d).max())
@@ -114,14 +127,7 @@ def test_tiny_seed004_shape_has_odd_heads_and_still_matches():
 def test_stack_equals_nn_transformer_encoder(norm, dtype, init_std, tol):
     enc, x, kpm = _setup(norm, layers=3, init_std=init_std)
     enc, x = enc.to(dtype), x.to(dtype)
-    layers = [to_torch_layer(b) for b in enc.encoder.layer]
-    ref = nn.TransformerEncoder(copy.deepcopy(layers[0]), num_layers=3, enable_nested_tensor=False).eval()
-    ref.layers = nn.ModuleList(layers)
-    with torch.no_grad():
-        ours = x
-        for block in enc.encoder.layer:
-            ours = _ours(block, ours, kpm)
-        theirs = ref(x, src_key_padding_mask=kpm)
+    layers, ours, theirs = _stack_and_reference(enc, x, kpm, enable_nested_tensor=False)
     assert _max_gap(ours, theirs, kpm) <= tol
 
     if norm == "pre":
@@ -143,14 +149,7 @@ def test_stack_equals_nn_transformer_encoder(norm, dtype, init_std, tol):
 def test_stack_with_nested_tensor_fast_path_matches_real_rows():
     # nn's default: eval + padding mask -> nested tensors, pad rows come back as zeros.
     enc, x, kpm = _setup("post", layers=2, init_std=0.02)
-    layers = [to_torch_layer(b) for b in enc.encoder.layer]
-    ref = nn.TransformerEncoder(copy.deepcopy(layers[0]), num_layers=2).eval()
-    ref.layers = nn.ModuleList(layers)
-    with torch.inference_mode():
-        ours = x
-        for block in enc.encoder.layer:
-            ours = _ours(block, ours, kpm)
-        theirs = ref(x, src_key_padding_mask=kpm)
+    _, ours, theirs = _stack_and_reference(enc, x, kpm)
     assert torch.all(theirs[kpm] == 0)  # the fast path really ran
     assert _max_gap(ours, theirs, kpm) <= TOL
 

@@ -96,19 +96,19 @@ def test_bad_input_gets_a_message_and_a_fallback():
     at = trained_page("train_qa", {"out_question": "where did the horse sleep ?", "out_passage": "   "})
     assert any("empty" in i.value for i in at.info)  # the empty passage falls back to the example
     assert any("never mentions horse" in w.value for w in at.warning)  # a question the passage cannot answer
-    at.text_input(key="out_question").input("where did the cat sit ?").run(timeout=TIMEOUT)
+    at.text_input(key="outputs.out_question").input("where did the cat sit ?").run(timeout=TIMEOUT)
     assert not any("never mentions" in w.value for w in at.warning)
-    at.text_input(key="out_sentence").input("").run()
-    at.text_input(key="out_pair_b").input("").run()
+    at.text_input(key="outputs.out_sentence").input("").run()
+    at.text_input(key="outputs.out_pair_b").input("").run()
     assert sum("empty" in i.value for i in at.info) >= 2
-    at.text_input(key="out_tag_sentence").input("the 🦄 sat <b>here</b>").run()
+    at.text_input(key="outputs.out_tag_sentence").input("the 🦄 sat <b>here</b>").run()
     at.button(key="train_tagging").click().run(timeout=TIMEOUT)
     assert not at.exception
     assert "🦄" in all_text(at)  # named as [UNK]
     tags = figures(at)["predict_tags"]["data"][0]["text"][0]
     assert any("&lt;" in cell for cell in tags) and not any("<b>here" in cell for cell in tags)
     long_text = "the cat sat on the mat " * 300
-    at.text_input(key="out_passage").input(long_text[:2000]).run(timeout=TIMEOUT)
+    at.text_input(key="outputs.out_passage").input(long_text[:2000]).run(timeout=TIMEOUT)
     assert not at.exception
     assert any("cut" in w.value for w in at.warning)
 
@@ -172,8 +172,8 @@ def test_links_set_the_controls_and_bad_values_get_a_notice_and_lecture_mode_ste
     assert not at.exception
     notice = " ".join(w.value for w in at.warning)
     assert "out_length" in notice and "out_compare" in notice
-    assert at.session_state["out_length"] == "default" and at.session_state["out_compare"] == "sentence"
-    assert at.session_state["out_sentence"] == "a cat"
+    assert at.session_state["outputs.out_length"] == "default" and at.session_state["outputs.out_compare"] == "sentence"
+    assert at.session_state["outputs.out_sentence"] == "a cat"
     assert any(h.value.startswith("Step 1 of 8: The shapes") for h in at.subheader)
     at.button(key="lecture_next").click().run()
     assert any(h.value.startswith("Step 2 of 8: Classify a sentence") for h in at.subheader)
@@ -203,11 +203,13 @@ def test_a_run_stopped_half_way_leaves_nothing_in_the_shared_cache():
 
 def test_a_pasted_text_longer_than_a_box_keeps_is_cut_with_a_notice():
     at = open_page("outputs")
-    at.text_input(key="out_passage").input("the cat sat on the mat " * 110).run()  # 2,530 characters
+    at.text_input(key="outputs.out_passage").input("the cat sat on the mat " * 110).run()  # 2,530 characters
     assert not at.exception
     notices = " ".join(w.value for w in at.warning)
     assert "“Passage” was 2,530 characters long: the lesson keeps the first 2,000." in notices
-    assert at.session_state["out_passage"] == ("the cat sat on the mat " * 110)[:2000]  # the new text, cut: not the old
+    assert (
+        at.session_state["outputs.out_passage"] == ("the cat sat on the mat " * 110)[:2000]
+    )  # the new text, cut: not the old
 
 
 def test_an_answer_outside_the_heads_training_says_it_is_a_guess(trained_mlm):
@@ -220,7 +222,7 @@ def test_an_answer_outside_the_heads_training_says_it_is_a_guess(trained_mlm):
     assert views.guess_text(pred, escape_md) in warnings and "pharmacist, angry, about, tax" in warnings
     assert "What this head knows: the grammar's mood sentences only" in all_text(at)
     guesses = sum("Treat this answer as a guess" in w.value for w in at.warning)  # other heads' too
-    at.text_input(key="out_sentence").input("the old dog was not happy").run()
+    at.text_input(key="outputs.out_sentence").input("the old dog was not happy").run()
     inside = lesson.classify(run, tok, "the old dog was not happy")
     assert inside.unseen == []
     assert sum("Treat this answer as a guess" in w.value for w in at.warning) == guesses - (not inside.guess)
@@ -306,7 +308,7 @@ def test_a_new_sentence_asks_the_shape_again_and_skip_reveals(trained_mlm):
     at = commit(open_asking(), SHAPE, labels[form])
     assert shapes_table_shown(at)
     new = "a much longer sentence to classify , so that the batch has more positions than before"
-    at.text_input(key="out_sentence").input(new).run()
+    at.text_input(key="outputs.out_sentence").input(new).run()
     assert not shapes_table_shown(at)  # a new batch: the question is back, with its own numbers
     labels_now, _, logits_now = shape_labels(trained_mlm, [(new, None), BATCH[1]])
     assert labels_now[form] in at.radio(key=f"_predict_guess_{SHAPE}").options
@@ -372,5 +374,5 @@ def test_the_probe_answer_is_the_models():
     wrong = next(o for o in lesson.PROBE_OUTCOMES if o != outcome)
     at = commit(open_asking({**SHORT, "out_compare": "tagging"}), PROBE, questions.PROBE_LABELS[wrong])
     assert at.error and questions.PROBE_MISCONCEPTIONS[wrong] in all_text(at)
-    at.selectbox(key="out_compare").set_value("sentence").run()  # another task: asked again
+    at.selectbox(key="outputs.out_compare").set_value("sentence").run()  # another task: asked again
     assert "starts_scores" not in figures(at)

@@ -9,7 +9,7 @@ import pytest
 from apptest_helpers import all_text, figures, open_linked
 from streamlit.testing.v1 import AppTest
 
-FIXTURE_APP = str(Path(__file__).resolve().parent / "fixtures" / "lecture_app.py")
+FIXTURE_APP = str(Path(__file__).resolve().parents[2] / "fixtures" / "lecture_app.py")
 VALID = {"sentence": "one two three four", "count": "3", "rate": "0.25", "show": "1", "style": "b"}
 EXPECTED = {"sentence": "one two three four", "count": 3, "rate": 0.25, "show": True, "style": "b"}
 
