@@ -10,10 +10,10 @@ from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, usable_sentence
 from ui.frame.modes import sidebar_model
-from ui.frame.params import Param
+from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.state import MODEL, ensure_valid
+from ui.frame.state import MODEL, ensure_valid, value
 from ui.models import (
     cached_inside_sweep,
     inside_explanations,
@@ -28,18 +28,18 @@ from ui.views import inside as views
 
 STEP_CHOICES = (1, 4, 16, 64, 128)
 SWEEP_REQUEST = "_inside_sweep_requested"
-HIDE = Param("inside_hide", 0, "int", 0, None)  # a word to hide when none is [MASK]: brought into range below
-PARAMS = [
+P = LessonParams(
+    "inside",
     Param("inside_sentence", core.DEFAULT_SENTENCE, "text"),
-    HIDE,
+    Param("inside_hide", 0, "int", 0, None),  # a word to hide when none is [MASK]: brought into range below
     Param("inside_baseline", "[PAD]", "choice", options=core.BASELINES),
     Param("inside_steps", core.DEFAULT_STEPS, "choice", options=STEP_CHOICES),
-    QUIZ_SEED,
-]
+    shared=(QUIZ_SEED,),
+)
 
-lesson.start("inside", PARAMS)
-note_long_text(PARAMS, {"inside_sentence": "Sentence with one [MASK]"})
-ensure_valid(PARAMS)
+lesson.start("inside", P)
+note_long_text(P, {P.inside_sentence.name: "Sentence with one [MASK]"})
+ensure_valid(P)
 st.title("Looking inside")
 st.caption(
     "Attention maps are often read as explanations. Here every explanation is put to the test: the model is "
@@ -70,22 +70,22 @@ tokenizer, cfg = trained.tokenizer, trained.model.config
 
 # ---- controls (always shown, also in lecture mode) ----
 c1, c2 = st.columns([3, 2])
-c1.text_input("Sentence with one [MASK]", key="inside_sentence", help="Type [MASK] where the model should guess.")
-text = usable_sentence(st.session_state["inside_sentence"], core.DEFAULT_SENTENCE)
+c1.text_input("Sentence with one [MASK]", key=P.inside_sentence.key, help="Type [MASK] where the model should guess.")
+text = usable_sentence(value(P.inside_sentence), core.DEFAULT_SENTENCE)
 words = core.maskable_words(tokenizer, text)
 if words and "[MASK]" not in [w.upper() for w in words]:
-    ensure_valid([replace(HIDE, hi=len(words))])
+    ensure_valid([replace(P.inside_hide, hi=len(words))])
     c2.selectbox(
         "No [MASK] typed: hide which word?",
         list(range(len(words) + 1)),
-        key="inside_hide",
+        key=P.inside_hide.key,
         format_func=lambda i: "the last whole word" if i == 0 else f"“{words[i - 1]}” (word {i} of {len(words)})",
     )
 b1, b2 = st.columns(2)  # read by two sections: shown with the other controls, so a step keeps its setting
-b1.selectbox("Integrated gradients: baseline", core.BASELINES, key="inside_baseline",
+b1.selectbox("Integrated gradients: baseline", core.BASELINES, key=P.inside_baseline.key,
              help="What every token's vector starts from: the [PAD] or [MASK] embedding, or zeros.")  # fmt: skip
-b2.select_slider("Integrated gradients: steps", STEP_CHOICES, key="inside_steps")
-cloze = core.prepare_cloze(tokenizer, text, int(st.session_state["inside_hide"]))
+b2.select_slider("Integrated gradients: steps", STEP_CHOICES, key=P.inside_steps.key)
+cloze = core.prepare_cloze(tokenizer, text, int(value(P.inside_hide)))
 for line in cloze.notices:
     st.info(line)
 ids, pos = tuple(cloze.ids), cloze.position
@@ -128,7 +128,7 @@ def reveal_heads(choice: core.HeadChoice) -> None:
 
 
 def explanations_now():
-    baseline, steps = st.session_state["inside_baseline"], int(st.session_state["inside_steps"])
+    baseline, steps = value(P.inside_baseline), int(value(P.inside_steps))
     return inside_explanations(trained.choice, ids, pos, knock.answer_id, baseline, steps)
 
 
@@ -229,4 +229,4 @@ lesson.render_sections(
         check_yourself_section("inside"),
     ]
 )
-lesson.finish(PARAMS)
+lesson.finish(P)

@@ -151,7 +151,7 @@ def test_bad_input_gets_a_message_never_a_traceback(text, said):
 def test_a_word_to_hide_can_be_chosen(trained_mlm):
     _, tok, _ = trained_mlm
     at = helpers.open_page("inside", {"inside_sentence": "the cat sat on the mat"})
-    box = at.selectbox(key="inside_hide")
+    box = at.selectbox(key="inside.inside_hide")
     assert box.value == 0
     at = box.set_value(2).run()
     no_exception(at)
@@ -165,7 +165,7 @@ def test_link_values_out_of_range_are_replaced_with_a_notice():
     no_exception(at)
     text = all_text(at)
     assert "inside_baseline=noise" in text and "inside_steps=7" in text
-    assert at.session_state["inside_baseline"] == "[PAD]" and at.session_state["inside_steps"] == 64
+    assert at.session_state["inside.inside_baseline"] == "[PAD]" and at.session_state["inside.inside_steps"] == 64
 
 
 def test_the_baseline_and_steps_change_integrated_gradients(trained_mlm):
