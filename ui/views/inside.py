@@ -163,7 +163,7 @@ def explanations_chart(expl: Explanations, knock: Knockouts, cloze: Cloze) -> Ch
         colorbar={"title": {"text": "share of row max"}},
     )
     fig.update_layout(margin={"l": 250})
-    tops = {m: cloze.tokens[max(keep, key=lambda i: values[i])] for m, values in rows.items()}
+    tops = {m: f"“{cloze.tokens[max(keep, key=lambda i: values[i])]}”" for m, values in rows.items()}
     alt = (
         f"Hiding {tops['knockout']} costs the answer most. Raw attention points at {tops['raw']}, rollout at "
         f"{tops['rollout']}, norm-based at {tops['norm']}, gradient × input at {tops['grad_input']} and "
