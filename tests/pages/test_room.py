@@ -351,3 +351,32 @@ def test_the_padding_leak_prediction_is_answered_by_the_lessons_curve(database):
     (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
     curves = [np.array(helpers.decode(t["y"]), dtype=float) for t in proof["data"]]
     assert any(len(y) == len(leak.curve_unmasked) and np.allclose(y, leak.curve_unmasked, rtol=1e-6) for y in curves)
+
+
+def test_the_looking_inside_head_question_is_answered_by_the_knockouts(database):
+    from encoder_core.lessons import inside as inside_core
+    from ui.models import trained_mlm
+
+    room, key = database.open_room(1)
+    teacher = lecturer(room.code, key)
+    teacher.radio(key="room_source").set_value("lesson")
+    teacher = ok(teacher.run())
+    teacher.selectbox(key="room_prediction").set_value("inside-head")
+    teacher.text_input(key="room_sentence").input("the dog slept on the [MASK] all day")
+    teacher = ok(teacher.button(key="room_ask_lesson").click().run())
+    rnd = database.current_round(room.code)
+    trained, _ = trained_mlm()
+    cloze = inside_core.prepare_cloze(trained.tokenizer, "the dog slept on the [MASK] all day")
+    knock = inside_core.knockouts(trained.model, trained.tokenizer, cloze)
+    effects = {
+        f"layer {layer}, head {head}": float(knock.heads[layer, head]) for layer, head in np.ndindex(knock.heads.shape)
+    }
+    offered = rnd.question.options
+    assert len(offered) == 4 and set(offered) <= set(effects)
+    assert offered[rnd.question.correct] == min(offered, key=effects.get)  # the largest drop of the four
+    assert rnd.question.lesson == "inside" and "token 6" in rnd.question.prompt
+    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
+    teacher = ok(teacher.button(key="room_reveal").click().run())
+    (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
+    z = np.array(helpers.decode(proof["data"][0]["z"]), dtype=float)
+    assert np.allclose(z, knock.heads.numpy(), atol=1e-6)

@@ -18,15 +18,18 @@ import pandas as pd
 
 from classroom.questions import RoomQuestion, from_quiz, quiz_question
 from encoder_core.lessons import attention as core
+from encoder_core.lessons import inside as inside_core
 from encoder_core.lessons import padding as padding_core
 from encoder_core.lessons import tradeoffs as tradeoffs_core
 from encoder_core.quiz import question_for
 from ui.frame.predict import Question as Prediction
 from ui.models import lesson_model, trained_mlm
 from ui.questions import attention as asked
+from ui.questions import inside as inside_asked
 from ui.questions import padding as padding_asked
 from ui.questions import tradeoffs as tradeoffs_asked
 from ui.views import attention as attention_figs
+from ui.views import inside as inside_figs
 from ui.views import padding as padding_figs
 from ui.views import room as view
 from ui.views import tradeoffs as tradeoffs_figs
@@ -35,6 +38,7 @@ from ui.views.figures import Chart
 MAX_QUIZ_LOOKAHEAD = 30  # questions skipped at most to find one a room can vote on
 TRADEOFFS_MISMATCH_STEP = 4  # "The [MASK] mismatch" is the trade-offs lesson's fifth section
 PADDING_LEAK_STEP = 2  # "The pad-leak gap" is the padding lesson's third section
+INSIDE_HEADS_STEP = 0  # "Knock it out" opens the Looking inside lesson
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,20 @@ def _leak(run: Run):
     return padding_core.pad_leak(run.model, batch, 0, min_pads=padding_core.LEAK_MIN_PADS)
 
 
+def _head_knockouts(run: Run):
+    """(cloze, knockouts, the four heads offered) as the Looking inside lesson computes them: the sentence's
+    first [MASK], or its last whole word hidden when none was typed."""
+    cloze = inside_core.prepare_cloze(run.tokenizer, run.proof["sentence"])
+    knock = inside_core.knockouts(run.model, run.tokenizer, cloze)
+    attentions = inside_core.attention_maps(run.model, cloze)
+    return cloze, knock, inside_core.head_choice(knock, attentions, cloze.position)
+
+
+def _head_lead(run: Run) -> str:
+    cloze, _, _ = _head_knockouts(run)
+    return f"The model reads “{cloze.text}” and fills in the [MASK] (token {cloze.position}). "
+
+
 def _mismatch_question(run: Run) -> Prediction:
     return tradeoffs_asked.mismatch_question(run.proof["position"], run.tokens[run.proof["position"]])
 
@@ -122,6 +140,16 @@ PREDICTIONS = {
             PADDING_LEAK_STEP,
             lambda run: padding_core.LEAK_TRENDS.index(padding_core.leak_trend(_leak(run))),
             lambda run: [padding_figs.leak_curve_chart(_leak(run), mask_on=False)],
+        ),
+        LessonPrediction(
+            "inside-head",
+            "Looking inside: which head, knocked out, costs the answer most?",
+            lambda run: inside_asked.most_important_head(_head_knockouts(run)[2], _head_knockouts(run)[1].answer),
+            INSIDE_HEADS_STEP,
+            lambda run: _head_knockouts(run)[2].answer,
+            lambda run: [inside_figs.head_knockout_chart(_head_knockouts(run)[1])],
+            trained=True,
+            lead=_head_lead,
         ),
         LessonPrediction(
             "tradeoffs-mismatch",
