@@ -39,3 +39,30 @@ def gap_with_pads_by_hand(model, tok, text, n_pads) -> float:
         alone = m64(ids, need_weights=False).hidden[0]
         moved = m64(padded, need_weights=False).hidden[0, : ids.shape[1]]
     return float((moved - alone).abs().max())
+
+
+def hf_config(transformers, c):
+    """transformers' BertConfig for one of our EncoderConfigs (eager attention, so weights can be read)."""
+    return transformers.BertConfig(
+        vocab_size=c.vocab_size,
+        hidden_size=c.d_model,
+        num_attention_heads=c.n_heads,
+        num_hidden_layers=c.n_layers,
+        intermediate_size=c.d_ff,
+        max_position_embeddings=c.max_positions,
+        type_vocab_size=c.type_vocab_size,
+        layer_norm_eps=c.layer_norm_eps,
+        hidden_act="gelu",
+        attn_implementation="eager",
+    )
+
+
+def hf_masked_lm(model):
+    """transformers' BertForMaskedLM holding the same weights as our MaskedLanguageModel: (model, missing keys)."""
+    import transformers
+
+    hf = transformers.BertForMaskedLM(hf_config(transformers, model.config)).eval()
+    state = {k: v for k, v in model.state_dict().items() if not k.startswith("bert.pooler")}
+    missing, unexpected = hf.load_state_dict(state, strict=False)
+    assert not unexpected, unexpected
+    return hf, missing

@@ -8,8 +8,6 @@ import threading
 from datetime import timedelta
 
 import pytest
-from room_postgres import postgres_server
-from sqlalchemy import text
 
 from classroom.codes import new_student_id
 from classroom.questions import typed
@@ -17,23 +15,6 @@ from classroom.schema import votes
 from classroom.store import ROOM_LIFETIME, RoomStore, _now
 
 QUESTION = typed("Which mask hides later tokens?", "causal\nbidirectional\nnone", 1)
-
-
-@pytest.fixture(scope="module")
-def postgres_url():
-    with postgres_server() as url:
-        yield url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        return RoomStore(f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
-    s = RoomStore(request.getfixturevalue("postgres_url"))
-    s.ensure_schema()
-    with s.engine.begin() as conn:
-        conn.execute(text("TRUNCATE room, room_student, room_answer, room_round, room_vote"))
-    return s
 
 
 def test_a_round_goes_vote1_between_vote2_reveal_once(store):

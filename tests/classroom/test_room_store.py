@@ -7,29 +7,9 @@ import threading
 from datetime import timedelta
 
 import pytest
-from room_postgres import postgres_server
-from sqlalchemy import text
 
 from classroom.codes import new_student_id
 from classroom.store import ROOM_LIFETIME, RoomStore, StoreUnavailable, _now, get_store
-
-
-@pytest.fixture(scope="session")
-def postgres_url():
-    with postgres_server() as url:
-        yield url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def store(request, tmp_path):
-    if request.param == "sqlite":
-        return RoomStore(f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
-    url = request.getfixturevalue("postgres_url")
-    s = RoomStore(url)
-    s.ensure_schema()
-    with s.engine.begin() as conn:  # each test starts from an empty database
-        conn.execute(text("TRUNCATE room, room_student, room_answer, room_round, room_vote"))
-    return s
 
 
 def test_a_room_keeps_its_quiz_and_knows_its_lecturer(store):

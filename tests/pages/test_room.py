@@ -16,28 +16,11 @@ from streamlit.testing.v1 import AppTest
 from classroom.codes import new_student_id, shown_code
 from classroom.links import PUBLIC_URL_VAR
 from classroom.questions import typed
-from classroom.store import DATABASE_URL_VAR, get_store
 from encoder_core.lessons import attention as core
 from ui.frame.room_phone import BETWEEN, WAITING
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_limiter")]
 QUESTION = typed("Which mask hides later tokens?", "bidirectional\ncausal\nnone\nboth", 2)  # B is right
-
-
-@pytest.fixture(autouse=True)
-def fresh_limiter(monkeypatch):
-    from classroom.limits import GuessLimiter
-    from ui.frame import room_session
-
-    monkeypatch.setattr(room_session, "LIMITER", GuessLimiter())
-
-
-@pytest.fixture(autouse=True)
-def database(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
-    monkeypatch.setenv(DATABASE_URL_VAR, url)
-    monkeypatch.delenv(PUBLIC_URL_VAR, raising=False)
-    return get_store(url)
 
 
 def plain(at: AppTest) -> str:
@@ -333,13 +316,7 @@ def test_the_padding_leak_prediction_is_answered_by_the_lessons_curve(database):
     from encoder_core.lessons import padding as padding_core
     from ui.models import lesson_model
 
-    room, key = database.open_room(1)
-    teacher = lecturer(room.code, key)
-    teacher.radio(key="room_source").set_value("lesson")
-    teacher = ok(teacher.run())
-    teacher.selectbox(key="room_prediction").set_value("padding-leak")
-    teacher.text_input(key="room_sentence").input("the bird sang in the old garden")
-    teacher = ok(teacher.button(key="room_ask_lesson").click().run())
+    room, teacher = ask_prediction(database, "padding-leak", "the bird sang in the old garden")
     rnd = database.current_round(room.code)
     chosen = lesson_model("small", 0)
     batch = chosen.tokenizer.pad([chosen.tokenizer.encode("the bird sang in the old garden")])
@@ -357,13 +334,7 @@ def test_the_looking_inside_head_question_is_answered_by_the_knockouts(database)
     from encoder_core.lessons import inside as inside_core
     from ui.models import trained_mlm
 
-    room, key = database.open_room(1)
-    teacher = lecturer(room.code, key)
-    teacher.radio(key="room_source").set_value("lesson")
-    teacher = ok(teacher.run())
-    teacher.selectbox(key="room_prediction").set_value("inside-head")
-    teacher.text_input(key="room_sentence").input("the dog slept on the [MASK] all day")
-    teacher = ok(teacher.button(key="room_ask_lesson").click().run())
+    room, teacher = ask_prediction(database, "inside-head", "the dog slept on the [MASK] all day")
     rnd = database.current_round(room.code)
     trained, _ = trained_mlm()
     cloze = inside_core.prepare_cloze(trained.tokenizer, "the dog slept on the [MASK] all day")

@@ -11,26 +11,10 @@ from apptest_helpers import all_text
 from streamlit.testing.v1 import AppTest
 
 from classroom.codes import shown_code
-from classroom.store import DATABASE_URL_VAR, get_store
+from classroom.store import DATABASE_URL_VAR
 from encoder_core.quiz import CHOICE_KINDS, question_for
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def fresh_limiter(monkeypatch):
-    """Each test starts with nobody having guessed (AppTest gives every test the same session id)."""
-    from classroom.limits import GuessLimiter
-    from ui.frame import room_session
-
-    monkeypatch.setattr(room_session, "LIMITER", GuessLimiter())
-
-
-@pytest.fixture(autouse=True)
-def database(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
-    monkeypatch.setenv(DATABASE_URL_VAR, url)
-    return get_store(url)
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_limiter")]
 
 
 def plain(at: AppTest) -> str:

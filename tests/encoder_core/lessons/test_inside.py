@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from independent import hf_config, hf_masked_lm
 
 from encoder_core.lessons import inside as core
 from encoder_core.model.tokenizer import MASK
@@ -29,31 +30,6 @@ def any_mlm(request):
     else:
         model, tokenizer, _ = request.getfixturevalue("trained_mlm")
     return model, tokenizer
-
-
-def hf_config(transformers, c):
-    return transformers.BertConfig(
-        vocab_size=c.vocab_size,
-        hidden_size=c.d_model,
-        num_attention_heads=c.n_heads,
-        num_hidden_layers=c.n_layers,
-        intermediate_size=c.d_ff,
-        max_position_embeddings=c.max_positions,
-        type_vocab_size=c.type_vocab_size,
-        layer_norm_eps=c.layer_norm_eps,
-        hidden_act="gelu",
-        attn_implementation="eager",
-    )
-
-
-def hf_masked_lm(model):
-    """transformers' BertForMaskedLM holding the same weights as our MaskedLanguageModel."""
-    transformers = pytest.importorskip("transformers")
-    hf = transformers.BertForMaskedLM(hf_config(transformers, model.config)).eval()
-    state = {k: v for k, v in model.state_dict().items() if not k.startswith("bert.pooler")}
-    _, unexpected = hf.load_state_dict(state, strict=False)
-    assert not unexpected
-    return hf
 
 
 # ---- input ----------------------------------------------------------------------------------------------
@@ -120,7 +96,7 @@ def test_the_unperturbed_stream_is_the_models_own_forward(any_mlm):
 
 def test_a_head_knockout_equals_the_same_knockout_hooked_into_bert_for_masked_lm(mlm):
     model, tok = mlm
-    ours, hf = copy.deepcopy(model).double(), hf_masked_lm(model).double()
+    ours, hf = copy.deepcopy(model).double(), hf_masked_lm(model)[0].double()
     cloze = core.prepare_cloze(tok, core.DEFAULT_SENTENCE)
     answer, f, changes = core.head_knockouts(ours, cloze)
     ids = torch.tensor([cloze.ids])
