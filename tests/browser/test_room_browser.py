@@ -6,18 +6,14 @@ sharing PostgreSQL: the lecturer through nginx on one process, the students on t
 from __future__ import annotations
 
 import re
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from classroom.store import DATABASE_URL_VAR
 from encoder_core.quiz import CHOICE_KINDS, question_for
-from scripts.scale_out import NGINX, app_port, behind_nginx, served_and_problems
-from tests.needs import missing
-from tests.room_postgres import postgres_server
 
 from .driver import assert_no_exception, chart_data, wait_idle
+from .room_processes import lecturer_and_phone_processes
 
 LOAD_MS = 90_000
 
@@ -124,18 +120,6 @@ def test_students_answers_appear_on_the_lecturers_chart_without_a_reload(browser
 
 @pytest.mark.slow
 def test_two_processes_behind_nginx_share_the_room_through_postgresql(browser):
-    if not Path(NGINX).exists():
-        missing("nginx")
-    with postgres_server() as database, behind_nginx(2, {DATABASE_URL_VAR: database}) as (proxy_url, apps, prefix):
-        # Through nginx every loopback client lands on one process (ip_hash); find which by a first
-        # request, then send the students straight to the other one.
-        page = browser.new_page()
-        page.goto(f"{proxy_url}/_stcore/health")
-        page.close()
-        served = Counter(served_and_problems(prefix)[0])  # {"127.0.0.1:port": requests}
-        lecturer_port = int(served.most_common(1)[0][0].rsplit(":", 1)[1])
-        student_port = next(app_port(a) for a in apps if app_port(a) != lecturer_port)
-        run_room(browser, proxy_url, f"http://127.0.0.1:{student_port}")
-        assert set(served_and_problems(prefix)[0]) == {
-            f"127.0.0.1:{lecturer_port}"
-        }  # the lecturer's whole session stayed on its process
+    with lecturer_and_phone_processes(browser) as (proxy_url, student_url, lecturer_stayed):
+        run_room(browser, proxy_url, student_url)
+        assert lecturer_stayed()  # the lecturer's whole session stayed on its process

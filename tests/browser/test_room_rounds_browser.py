@@ -8,19 +8,13 @@ from __future__ import annotations
 import csv
 import io
 import re
-import time
-from collections import Counter
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from classroom.store import DATABASE_URL_VAR
-from scripts.scale_out import NGINX, app_port, behind_nginx, served_and_problems
-from tests.needs import missing
-from tests.room_postgres import postgres_server
-
 from .driver import assert_no_exception, chart_data, wait_charts, wait_idle
+from .room_processes import lecturer_and_phone_processes
 
 LOAD_MS = 90_000
 PHONE = {"width": 390, "height": 844}
@@ -212,18 +206,6 @@ def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screens
 def test_a_round_across_two_processes_behind_nginx_on_postgresql(browser):
     """The lecturer through nginx (one process), the phones straight to the other process: the round,
     its phases and its votes live in PostgreSQL, not in either process."""
-    if not Path(NGINX).exists():
-        missing("nginx")
-    with postgres_server() as database, behind_nginx(2, {DATABASE_URL_VAR: database}) as (proxy_url, apps, prefix):
-        page = browser.new_page()
-        page.goto(f"{proxy_url}/_stcore/health")
-        page.close()
-        for _ in range(50):  # nginx writes its access log a moment after answering
-            served = Counter(served_and_problems(prefix)[0])
-            if served:
-                break
-            time.sleep(0.1)
-        lecturer_port = int(served.most_common(1)[0][0].rsplit(":", 1)[1])
-        phone_port = next(app_port(a) for a in apps if app_port(a) != lecturer_port)
-        run_round(browser, proxy_url, f"http://127.0.0.1:{phone_port}")
-        assert set(served_and_problems(prefix)[0]) == {f"127.0.0.1:{lecturer_port}"}
+    with lecturer_and_phone_processes(browser) as (proxy_url, phone_url, lecturer_stayed):
+        run_round(browser, proxy_url, phone_url)
+        assert lecturer_stayed()
