@@ -351,3 +351,24 @@ def test_the_looking_inside_head_question_is_answered_by_the_knockouts(database)
     (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
     z = np.array(helpers.decode(proof["data"][0]["z"]), dtype=float)
     assert np.allclose(z, knock.heads.numpy(), atol=1e-6)
+
+
+def test_the_block_ffn_shape_question_runs_on_the_block_lessons_model(database):
+    from encoder_core.lessons import block as block_core
+    from ui.models import small_model, word_tokenizer
+
+    sentence = "the old dog slept"
+    room, teacher = ask_prediction(database, "block-ffn-shape", sentence)
+    rnd = database.current_round(room.code)
+    model, tok = small_model(0), word_tokenizer()
+    enc = tok.encode(sentence)
+    walk = block_core.walk_block(model, enc.ids, enc.segments, 0)
+    hidden = walk.trace["ffn_hidden"]
+    assert tuple(hidden.shape) == (len(enc.tokens), walk.d_ff)
+    assert rnd.question.options[rnd.question.correct].endswith(str((len(enc.tokens), walk.d_ff)))
+    assert rnd.question.lesson == "block" and "small post-norm model (seed 0)" in rnd.question.prompt
+    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
+    teacher = ok(teacher.button(key="room_reveal").click().run())
+    (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
+    z = np.array(helpers.decode(proof["data"][0]["z"]), dtype=float)
+    assert z.shape == tuple(hidden.shape) and np.allclose(z, hidden.numpy(), atol=1e-5)

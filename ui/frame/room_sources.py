@@ -18,17 +18,20 @@ import pandas as pd
 
 from classroom.questions import RoomQuestion, from_quiz, quiz_question
 from encoder_core.lessons import attention as core
+from encoder_core.lessons import block as block_core
 from encoder_core.lessons import inside as inside_core
 from encoder_core.lessons import padding as padding_core
 from encoder_core.lessons import tradeoffs as tradeoffs_core
 from encoder_core.quiz import question_for
 from ui.frame.predict import Question as Prediction
-from ui.models import lesson_model, trained_mlm
+from ui.models import lesson_model, small_model, trained_mlm, word_tokenizer
 from ui.questions import attention as asked
+from ui.questions import block as block_asked
 from ui.questions import inside as inside_asked
 from ui.questions import padding as padding_asked
 from ui.questions import tradeoffs as tradeoffs_asked
 from ui.views import attention as attention_figs
+from ui.views import block as block_figs
 from ui.views import inside as inside_figs
 from ui.views import padding as padding_figs
 from ui.views import room as view
@@ -38,6 +41,7 @@ from ui.views.figures import Chart
 MAX_QUIZ_LOOKAHEAD = 30  # questions skipped at most to find one a room can vote on
 TRADEOFFS_MISMATCH_STEP = 4  # "The [MASK] mismatch" is the trade-offs lesson's fifth section
 PADDING_LEAK_STEP = 2  # "The pad-leak gap" is the padding lesson's third section
+BLOCK_STAGE_STEP = 2  # "Inside the block, one stage at a time" is the block lesson's third section
 INSIDE_HEADS_STEP = 0  # "Knock it out" opens the Looking inside lesson
 
 
@@ -63,6 +67,7 @@ class LessonPrediction:
     charts: Callable[[Run], list[Chart]]  # the lesson's chart(s) of the answer
     asked_with: Callable[[Run], list[Chart]] | None = None  # shown with the question (never the answer)
     trained: bool = False  # runs on the lab's trained MLM, whatever the sidebar's model
+    block: bool = False  # runs on the block lesson's own seeded small post-norm model, whatever the sidebar's
     lead: Callable[[Run], str] = lambda run: ""  # what the lesson's page would show around the question
 
 
@@ -83,6 +88,28 @@ def _leak(run: Run):
     room = run.model.config.max_positions - padding_core.LEAK_MIN_PADS  # the pads must fit too
     batch = run.tokenizer.pad([run.tokenizer.encode(run.proof["sentence"], max_length=room, truncate=True)])
     return padding_core.pad_leak(run.model, batch, 0, min_pads=padding_core.LEAK_MIN_PADS)
+
+
+def _ffn_hidden(run: Run):
+    """The block lesson's walk through layer 0 on this sentence: (tokens, d, d_ff, the FFN's hidden layer u)."""
+    enc = run.tokenizer.encode(run.proof["sentence"], max_length=run.model.config.max_positions, truncate=True)
+    walk = block_core.walk_block(run.model, enc.ids, enc.segments, 0)
+    return walk, walk.trace["ffn_hidden"]
+
+
+def _ffn_question(run: Run) -> Prediction:
+    walk, _ = _ffn_hidden(run)
+    return block_asked.ffn_shape(len(run.tokens), walk.d_model, walk.d_ff)
+
+
+def _ffn_answer(run: Run) -> int:
+    walk, hidden = _ffn_hidden(run)
+    return block_core.shape_choice(hidden.shape, len(run.tokens), walk.d_model, walk.d_ff)
+
+
+def _ffn_chart(run: Run) -> Chart:
+    walk, hidden = _ffn_hidden(run)
+    return block_figs.stage_chart(walk, "ffn_hidden", run.tokens, block_core.summarize(hidden))
 
 
 def _head_knockouts(run: Run):
@@ -142,6 +169,16 @@ PREDICTIONS = {
             lambda run: [padding_figs.leak_curve_chart(_leak(run), mask_on=False)],
         ),
         LessonPrediction(
+            "block-ffn-shape",
+            "The block: what shape is the FFN's hidden layer?",
+            _ffn_question,
+            BLOCK_STAGE_STEP,
+            _ffn_answer,
+            lambda run: [_ffn_chart(run)],
+            block=True,
+            lead=lambda run: "Layer 0 of the block lesson's small model. ",
+        ),
+        LessonPrediction(
             "inside-head",
             "Looking inside: which head, knocked out, costs the answer most?",
             lambda run: inside_asked.most_important_head(_head_knockouts(run)[2], _head_knockouts(run)[1].answer),
@@ -172,6 +209,9 @@ def encode(proof: dict) -> Run:
             raise CannotAsk(f"This question needs the lab's trained MLM, which could not be loaded. {error}")
         model, name, tokenizer = trained.model, "the lab's trained MLM", trained.tokenizer
         limit = trained.model.bert.config.max_positions
+    elif PREDICTIONS[proof["key"]].block:
+        model, tokenizer = small_model(proof["seed"]), word_tokenizer()
+        name, limit = f"the block lesson's small post-norm model (seed {proof['seed']})", model.config.max_positions
     else:
         chosen = lesson_model(proof["model"], proof["seed"])
         model, name, tokenizer = chosen.encoder, chosen.name, chosen.tokenizer
