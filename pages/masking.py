@@ -10,9 +10,9 @@ import streamlit as st
 from encoder_core import MAX_SEED
 from encoder_core.data.corpus import nsp_pairs
 from encoder_core.lessons import masking as lesson
+from encoder_core.model.model import param_count
 from encoder_core.objectives.loss import loss_breakdown
 from encoder_core.objectives.mlm_masking import exact_counts, mask_tokens
-from encoder_core.training.checkpoint import fill_mask
 from encoder_core.training.train import train_mlm
 from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
@@ -35,6 +35,9 @@ N_NSP_PAIRS = 6
 LEAK_REQUEST = "_leak_requested"  # set by the button's callback, so a rerun before the button cannot lose the click
 
 FILL_POSITION = Param("fill_position", 0, "int", 0, None)  # any word: brought into the sentence's range below
+# Who answers the fill-in-the-blank: MiniLM under the lab's head (the best guesser) unless asked otherwise;
+# the rest of the lesson keeps the sidebar's model, small where its size is the point.
+FILL_MODEL = Param("fill_model", "minilm", "choice", options=("minilm", "mlm"))
 PARAMS = [
     Param("mlm_sentence", DEFAULT_SENTENCE, "text"),
     Param("mlm_rate", 0.15, "float", 0.0, 1.0),
@@ -43,6 +46,7 @@ PARAMS = [
     Param("mlm_n", 200, "int", 0, 1_000_000),
     Param("fill_sentence", DEFAULT_FILL, "text"),
     FILL_POSITION,
+    FILL_MODEL,
     Param("leak_steps", 300, "int", 10, 2000),
     QUIZ_SEED,
 ]
@@ -67,6 +71,13 @@ narrative(
 trained, load_error, mlm_notice = masked_lm(sidebar_model())
 tokenizer = trained.tokenizer if trained else word_tokenizer()
 max_positions = trained.model.config.max_positions if trained else 512
+filler, _, filler_notice = masked_lm(st.session_state["fill_model"])  # the fill-in-the-blank's own model
+fill_tokenizer = filler.tokenizer if filler else tokenizer
+
+
+def ask_other_model(other: str) -> None:
+    st.session_state["fill_model"] = other
+
 
 # ---- controls: always at the top, also in lecture mode ----
 with st.container(border=True):
@@ -88,7 +99,7 @@ with st.container(border=True):
     f1, f2 = st.columns([3, 2])
     f1.text_input("Sentence with [MASK]", key="fill_sentence", help="Type [MASK] where a word goes.")
     fill_text = usable_sentence(st.session_state["fill_sentence"], DEFAULT_FILL)
-    fill_words = tokenizer.split(fill_text)[:MAX_WORDS]
+    fill_words = fill_tokenizer.split(fill_text)[:MAX_WORDS]
     asked, in_range = st.session_state["fill_position"], replace(FILL_POSITION, hi=len(fill_words))
     if not in_range.is_valid(asked):  # a link's word, or a shorter sentence typed: say what is used instead
         st.warning(figs.fill_position_notice(snippet(str(asked)), len(fill_words), in_range.nearest_valid(asked)))
@@ -100,6 +111,14 @@ with st.container(border=True):
         format_func=lambda i: (
             "none (use the [MASK]s typed)" if i == 0 else f"“{fill_words[i - 1]}” (word {i} of {len(fill_words)})"
         ),
+    )
+    st.radio(
+        "Answered by",
+        FILL_MODEL.options,
+        key="fill_model",
+        horizontal=True,
+        format_func=lambda c: figs.FILL_MODEL_NAMES[c],
+        help="MiniLM is the better guesser; the lab's small MLM is the one the rest of this lesson is built around.",
     )
     st.markdown("**Leakage experiment**")
     st.number_input(
@@ -205,44 +224,72 @@ def reveal_loss() -> None:
 
 # ---- 4. fill-mask ----
 def render_fill() -> None:
-    if not needs_model():
+    if filler is None:
+        st.info("This part needs a trained model (see the message at the top of the page).")
         return
-    position = int(st.session_state["fill_position"])
-    view = cache(lambda: lesson.fill_mask_view(trained.model, tokenizer, fill_text, position))
-    query_enc = lesson.fill_query(tokenizer, fill_text, position, max_positions)
-    report_encoding(query_enc, max_positions)
+    if filler_notice:
+        st.warning(filler_notice)
+    used = filler.choice
+    st.markdown(figs.fill_model_text(st.session_state["fill_model"], used, param_count(filler.model)))
+    other = figs.other_fill_model(used)
+    st.button(
+        figs.other_fill_model_label(used),
+        key="fill_other_model",
+        type="tertiary",
+        icon=":material/swap_horiz:",
+        on_click=ask_other_model,
+        args=(other,),
+    )
+    fill_max = filler.model.config.max_positions
+    plan = lesson.plan_fill(fill_tokenizer, fill_text, int(st.session_state["fill_position"]), fill_max, DEFAULT_FILL)
+    for level, note in figs.fill_plan_notes(plan, len(fill_words), fill_max):
+        getattr(st, level)(escape_md(note))
+    view = cache(lambda: lesson.fill_mask_view(filler.model, fill_tokenizer, plan.text, plan.position))
+    query_enc = lesson.fill_query(fill_tokenizer, plan.text, plan.position, fill_max)
+    report_encoding(query_enc, fill_max)
     st.markdown("The model receives:")
     st.code(" ".join(query_enc.tokens), language=None)
-    if "[MASK]" not in query_enc.tokens:
-        st.warning("There is no [MASK] to fill: type `[MASK]` where a word should go, or choose a word to hide above.")
-        return
     predict_then_see(
         questions.FILL,
-        fingerprint(trained.choice, query_enc.ids),
+        fingerprint(used, query_enc.ids),
         answer=view,
         reveal=reveal_fill,
-        score=lambda guess, v: questions.fill_verdict(lesson.rank_guess(tokenizer, v.first_ranking, guess)),
+        score=lambda guess, v: questions.fill_verdict(lesson.rank_guess(fill_tokenizer, v.first_probabilities, guess)),
     )
 
 
 def reveal_fill(view: lesson.FillMaskView) -> None:
-    if len(view.predictions) > 1:
+    if view.n_blanks > 1:
         narrative(
-            f"{len(view.predictions)} blanks are filled in one pass: each guess sees the other blanks only as "
+            f"{view.n_blanks} blanks are filled in one pass: each guess sees the other blanks only as "
             "[MASK], never the other guesses. That is why an encoder cannot simply write a sentence."
         )
-    shown = view.predictions[:MAX_FILL_CHARTS]
-    if len(view.predictions) > len(shown):
-        st.caption(f"Showing the first {len(shown)} of {len(view.predictions)} blanks.")
+    shown = view.predictions
+    if view.n_blanks > len(shown):
+        st.caption(f"Showing the first {len(shown)} of {view.n_blanks} blanks: only those are ranked.")
     columns = st.columns(min(len(shown), 3))
     for i, pred in enumerate(shown):
         with columns[i % len(columns)]:
             show_chart(figs.fill_chart(view, pred), f"fill_{i}")
             if pred.hidden_word is not None:
-                st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), tokenizer.vocab_size))
-    if quality := figs.model_quality_text(trained.metadata, trained.model.config, tokenizer.vocab_size, trained.name):
+                st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), fill_tokenizer.vocab_size))
+    if note := figs.pieces_text(view):
+        st.caption(escape_md(note))
+    st.caption(figs.ranking_text(fill_tokenizer.vocab_size, len(shown[0].top)))
+    try_word = st.text_input(
+        "Try any word: where does the model rank it at the first blank?",
+        key="fill_try",
+        max_chars=60,
+        placeholder="a word",
+    )
+    if try_word.strip():
+        st.markdown(
+            escape_md(figs.guess_rank_text(lesson.rank_guess(fill_tokenizer, view.first_probabilities, try_word)))
+        )
+    quality = figs.model_quality_text(filler.metadata, filler.model.config, fill_tokenizer.vocab_size, filler.name)
+    if quality:
         st.caption(quality)
-    show_code(lesson.fill_mask_view, fill_mask, lesson.rank_guess)
+    show_code(lesson.fill_mask_view, lesson.plan_fill, lesson.rank_guess)
 
 
 # ---- 5. leakage ----
