@@ -11,6 +11,8 @@ both tables for MiniLM with the lab's MLM head.
 
 from __future__ import annotations
 
+import re
+
 from .probes import Probe
 
 EVERYDAY_PROBES: tuple[Probe, ...] = (
@@ -79,3 +81,35 @@ EVERYDAY_PROBES: tuple[Probe, ...] = (
     Probe("the dog wagged its [MASK] when he came home.", ("tail",), "tail"),
     Probe("he cut his finger and it started to [MASK].", ("bleed", "hurt", "swell"), "bleed / hurt"),
 )
+
+
+def probe_pattern(probe: Probe) -> re.Pattern:
+    """The probe with any one word in the blank, lower case, the final stop optional: what must not be in a
+    training text (the words around the blank, in order, are the probe itself)."""
+    left, right = (part.lower() for part in probe.text.rstrip(" .").split("[MASK]"))
+    return re.compile(re.escape(left) + r"[^\s]+" + re.escape(right))
+
+
+def probes_in(texts, probes: tuple[Probe, ...] = EVERYDAY_PROBES) -> list[tuple[str, str]]:
+    """(probe, text) for every text that holds a probe with some word in its blank: [] when they are apart."""
+    patterns = [(p.text, probe_pattern(p)) for p in probes]
+    return [(name, text) for text in texts for name, pattern in patterns if pattern.search(text.lower())]
+
+
+def main() -> None:
+    """Both probe tables for MiniLM under the lab's committed head (python -m encoder_core.training.everyday_probes)."""
+    import torch
+
+    from ..pretrained.minilm_mlm import load_minilm_mlm
+    from .probes import PROBES, probes_table, run_probes
+
+    torch.set_num_threads(1)
+    model, tokenizer, _ = load_minilm_mlm()
+    for name, probes in (("the twenty fixed probes", PROBES), ("everyday probes", EVERYDAY_PROBES)):
+        results = run_probes(model, tokenizer, probes)
+        print(f"\n{name}: {sum(r.rank <= 5 for r in results)} of {len(results)} in the top 5\n")
+        print(probes_table(results))
+
+
+if __name__ == "__main__":
+    main()
