@@ -29,13 +29,15 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from ..data.ding import read_ding
 from ..model.model import param_count
 from ..model.output_heads import MaskedLanguageModel
 from ..objectives.mlm_masking import IGNORE_INDEX, mask_tokens
 from ..training.checkpoint import CheckpointError, fill_mask
 from ..training.evaluate import evaluate_real
+from ..training.everyday_probes import EVERYDAY_PROBES, probes_in
 from ..training.files import file_sha256
-from ..training.probes import run_probes
+from ..training.probes import PROBES, filled, run_probes
 from ..training.train import (
     ProgressBar,
     TrainSettings,
@@ -69,6 +71,7 @@ class HeadSettings:
     period_rate: float = 0.5  # half the sentences end in " .", as typed text may or may not
     max_pieces: int = 48
     seed: int = 0
+    everyday_copies: int = 0  # times Ding's everyday English sentences join the draw (each masked anew)
 
 
 def new_minilm_mlm(pre: PretrainedEncoder, seed: int = 0) -> MaskedLanguageModel:
@@ -111,7 +114,10 @@ def cache_frozen_features(model, tokenizer, texts: list[str], s: HeadSettings, r
     cached = []
     for start in range(0, len(order), s.batch_size):
         rows = order[start : start + s.batch_size]
-        chosen = [texts[i] + (" ." if rng.random() < s.period_rate else "") for i in rows]
+        # A sentence that already ends in . ? or ! keeps its own ending (the coin is tossed all the same).
+        chosen = [
+            texts[i] + (" ." if rng.random() < s.period_rate and texts[i][-1:] not in ".?!" else "") for i in rows
+        ]
         batch = tokenizer.pad([tokenizer.encode(t, max_length=s.max_pieces, truncate=True) for t in chosen])
         m = mask_tokens(
             batch.ids,
@@ -249,6 +255,14 @@ def load_minilm_mlm(
     return model.eval(), pre.tokenizer, metadata
 
 
+def everyday_texts() -> list[str]:
+    """Ding's everyday English sentences (encoder_core.data.ding), less any that holds a probe of either set."""
+    sentences = read_ding()
+    probes = {t for p in PROBES for t in filled(p)}
+    holding = {text for _, text in probes_in(sentences, PROBES + EVERYDAY_PROBES)}
+    return [t for t in sentences if t.rstrip(" .?!") not in probes and t not in holding]
+
+
 def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, progress: bool = True) -> dict:
     """Cache, train, evaluate on held-out sentences and the probes, save the trained part."""
     pre = load_minilm()
@@ -257,9 +271,11 @@ def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, pro
     texts = list(data.texts)
     random.Random(s.seed).shuffle(texts)
     texts = texts[: s.sentences]
+    everyday = everyday_texts() if s.everyday_copies else []
+    texts += everyday * s.everyday_copies
     model = new_minilm_mlm(pre, s.seed)
     t0, c0 = time.perf_counter(), time.process_time()
-    cached = cache_frozen_features(model, tokenizer, texts, s, seen_ids(tokenizer, data.texts, s.max_pieces))
+    cached = cache_frozen_features(model, tokenizer, texts, s, seen_ids(tokenizer, data.texts + everyday, s.max_pieces))
     cache_seconds = time.perf_counter() - t0
     bar = ProgressBar(len(cached) * s.epochs) if progress else None
     records = train_top(model, cached, s, bar)
@@ -275,7 +291,12 @@ def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, pro
         "settings": asdict(s),
         "trained_parameters": sum(model.state_dict()[k].numel() for k in trained_keys(model, s.frozen_layers)),
         "parameters": param_count(model),
-        "corpus": {**data.counts, "sentences_used": len(texts)},
+        "corpus": {
+            **data.counts,
+            "sentences_used": len(texts),
+            "ding_sentences": len(everyday),
+            "ding_copies": s.everyday_copies,
+        },
         "cache_seconds": round(cache_seconds, 1),
         "train_seconds": round(train_seconds, 1),
         "train_cpu_seconds": round(cpu_seconds, 1),
@@ -285,6 +306,10 @@ def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, pro
         "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
         "real_metrics": evaluate_real(model, tokenizer, data.texts, data.examples_held_out, seed=0),
         "probes": [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)],
+        "everyday_probes": [
+            {"text": r.probe.text, "rank": r.rank, "best": r.best}
+            for r in run_probes(model, tokenizer, EVERYDAY_PROBES)
+        ],
         "examples": {
             text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]]
             for text in ["the [MASK] sat on the mat", "she read the [MASK]"]
@@ -300,11 +325,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sentences", type=int, default=HeadSettings.sentences)
     parser.add_argument("--epochs", type=int, default=HeadSettings.epochs)
     parser.add_argument("--frozen-layers", type=int, default=HeadSettings.frozen_layers)
+    parser.add_argument("--everyday-copies", type=int, default=HeadSettings.everyday_copies)
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
     parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    settings = HeadSettings(sentences=args.sentences, epochs=args.epochs, frozen_layers=args.frozen_layers)
+    settings = HeadSettings(
+        sentences=args.sentences,
+        epochs=args.epochs,
+        frozen_layers=args.frozen_layers,
+        everyday_copies=args.everyday_copies,
+    )
     meta = run(settings, args.out)
     print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
     print_quality(meta, {"WordNet examples": "real_metrics"})
