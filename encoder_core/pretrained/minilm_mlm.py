@@ -21,7 +21,7 @@ import argparse
 import json
 import random
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
@@ -71,7 +71,12 @@ class HeadSettings:
     period_rate: float = 0.5  # half the sentences end in " .", as typed text may or may not
     max_pieces: int = 48
     seed: int = 0
-    everyday_copies: int = 0  # times Ding's everyday English sentences join the draw (each masked anew)
+    # Stage 2, after the pool: Ding's everyday English sentences (each copy masked anew), mixed with
+    # `refresh` pool sentences the first stage did not draw, one pass at everyday_lr. 0 copies: no stage 2.
+    everyday_copies: int = 0
+    refresh: int = 0
+    everyday_lr: float = 1.5e-4
+    everyday_head_lr: float = 5e-4
 
 
 def new_minilm_mlm(pre: PretrainedEncoder, seed: int = 0) -> MaskedLanguageModel:
@@ -263,22 +268,53 @@ def everyday_texts() -> list[str]:
     return [t for t in sentences if t.rstrip(" .?!") not in probes and t not in holding]
 
 
-def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, progress: bool = True) -> dict:
-    """Cache, train, evaluate on held-out sentences and the probes, save the trained part."""
+def load_trained_part(model: MaskedLanguageModel, path: Path) -> str:
+    """Put a checked trained part (top layers and head) into a fresh model; returns its SHA-256."""
+    _verify(path)
+    model.load_state_dict(load_file(str(path / WEIGHTS_FILE)), strict=False)
+    return file_sha256(path / WEIGHTS_FILE)
+
+
+def run(
+    s: HeadSettings = HeadSettings(),
+    out_dir: Path | str = DEFAULT_DIR,
+    progress: bool = True,
+    start_from: Path | None = None,
+) -> dict:
+    """Cache, train, evaluate on held-out sentences and the probes, save the trained part.
+
+    Stage 1 trains on s.sentences drawn from the small MLM's text; stage 2 (s.everyday_copies > 0)
+    goes on from there on Ding's everyday sentences mixed with s.refresh pool sentences stage 1 did
+    not draw. start_from: a checkpoint folder trained with these stage-1 settings, loaded instead of
+    running stage 1 again (recorded in the metadata by its SHA-256).
+    """
     pre = load_minilm()
     tokenizer = pre.tokenizer
     data = training_texts(TrainSettings(example_copies=1))
-    texts = list(data.texts)
-    random.Random(s.seed).shuffle(texts)
-    texts = texts[: s.sentences]
+    pool = list(data.texts)
+    random.Random(s.seed).shuffle(pool)
+    texts = pool[: s.sentences]
     everyday = everyday_texts() if s.everyday_copies else []
-    texts += everyday * s.everyday_copies
+    replacements = seen_ids(tokenizer, data.texts + everyday, s.max_pieces)
     model = new_minilm_mlm(pre, s.seed)
     t0, c0 = time.perf_counter(), time.process_time()
-    cached = cache_frozen_features(model, tokenizer, texts, s, seen_ids(tokenizer, data.texts + everyday, s.max_pieces))
+    records, started_from = [], None
+    if start_from is None:
+        cached = cache_frozen_features(model, tokenizer, texts, s, replacements)
+        bar = ProgressBar(len(cached) * s.epochs) if progress else None
+        records = train_top(model, cached, s, bar)
+        del cached
+    else:
+        started_from = {"path": str(start_from), "sha256": load_trained_part(model, Path(start_from))}
     cache_seconds = time.perf_counter() - t0
-    bar = ProgressBar(len(cached) * s.epochs) if progress else None
-    records = train_top(model, cached, s, bar)
+    stage2 = []
+    if s.everyday_copies:
+        stage2 = everyday * s.everyday_copies + pool[s.sentences : s.sentences + s.refresh]
+        s2 = replace(s, epochs=1, lr=s.everyday_lr, head_lr=s.everyday_head_lr, seed=s.seed + 1)
+        cached = cache_frozen_features(model, tokenizer, stage2, s2, replacements)
+        bar = ProgressBar(len(cached)) if progress else None
+        records += train_top(model, cached, s2, bar)
+        del cached
     # Wall time depends on what else the machine runs; CPU time is the work itself.
     train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
     model.eval()
@@ -296,7 +332,9 @@ def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, pro
             "sentences_used": len(texts),
             "ding_sentences": len(everyday),
             "ding_copies": s.everyday_copies,
+            "stage2_texts": len(stage2),
         },
+        "stage1_from_checkpoint": started_from,
         "cache_seconds": round(cache_seconds, 1),
         "train_seconds": round(train_seconds, 1),
         "train_cpu_seconds": round(cpu_seconds, 1),
@@ -326,6 +364,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--epochs", type=int, default=HeadSettings.epochs)
     parser.add_argument("--frozen-layers", type=int, default=HeadSettings.frozen_layers)
     parser.add_argument("--everyday-copies", type=int, default=HeadSettings.everyday_copies)
+    parser.add_argument("--refresh", type=int, default=HeadSettings.refresh)
+    parser.add_argument("--start-from", type=Path, help="a checkpoint folder holding stage 1 (skips it)")
     parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
     parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
     args = parser.parse_args(argv)
@@ -335,8 +375,9 @@ def main(argv: list[str] | None = None) -> None:
         epochs=args.epochs,
         frozen_layers=args.frozen_layers,
         everyday_copies=args.everyday_copies,
+        refresh=args.refresh,
     )
-    meta = run(settings, args.out)
+    meta = run(settings, args.out, start_from=args.start_from)
     print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
     print_quality(meta, {"WordNet examples": "real_metrics"})
     print(f"saved to {args.out}")
