@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 
 import streamlit as st
 
 from encoder_core import MAX_SEED
 from encoder_core.data.corpus import nsp_pairs
 from encoder_core.lessons import masking as lesson
-from encoder_core.model.model import param_count
 from encoder_core.objectives.loss import loss_breakdown
 from encoder_core.objectives.mlm_masking import exact_counts, mask_tokens
 from encoder_core.training.train import train_mlm
 from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
-from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
+from ui.frame.inputs import note_long_text, report_encoding, show_notes, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import Param, snippet
 from ui.frame.predict import fingerprint, predict_then_see
@@ -30,14 +29,11 @@ from ui.views import masking as figs
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
 DEFAULT_FILL = "the [MASK] sat on the mat"
 MAX_WORDS = 512
-MAX_FILL_CHARTS = 6
 N_NSP_PAIRS = 6
 LEAK_REQUEST = "_leak_requested"  # set by the button's callback, so a rerun before the button cannot lose the click
 
 FILL_POSITION = Param("fill_position", 0, "int", 0, None)  # any word: brought into the sentence's range below
-# Who answers the fill-in-the-blank: MiniLM under the lab's head (the best guesser) unless asked otherwise;
-# the rest of the lesson keeps the sidebar's model, small where its size is the point.
-FILL_MODEL = Param("fill_model", "minilm", "choice", options=("minilm", "mlm"))
+FILL_MODEL = Param("fill_model", "minilm", "choice", options=("minilm", "mlm"))  # who fills in, whatever the sidebar
 PARAMS = [
     Param("mlm_sentence", DEFAULT_SENTENCE, "text"),
     Param("mlm_rate", 0.15, "float", 0.0, 1.0),
@@ -62,10 +58,9 @@ note_long_text(PARAMS, {"mlm_sentence": "Sentence", "fill_sentence": "Sentence w
 ensure_valid(PARAMS)
 st.title("Masked language modelling")
 narrative(
-    "BERT learns by a cloze game: hide some tokens, read the rest in both directions, and guess what was "
-    "hidden. Below, your sentence goes through that game one token at a time: which positions are chosen, "
-    "what the model is actually given, which positions are scored, and what a trained model "
-    "guesses."
+    "BERT learns by a cloze game: hide some tokens, read the rest in both directions, and guess what was hidden. "
+    "Below, your sentence goes through that game one token at a time: which positions are chosen, what the model "
+    "is actually given, which positions are scored, and what a trained model guesses."
 )
 
 trained, load_error, mlm_notice = masked_lm(sidebar_model())
@@ -73,11 +68,6 @@ tokenizer = trained.tokenizer if trained else word_tokenizer()
 max_positions = trained.model.config.max_positions if trained else 512
 filler, _, filler_notice = masked_lm(st.session_state["fill_model"])  # the fill-in-the-blank's own model
 fill_tokenizer = filler.tokenizer if filler else tokenizer
-
-
-def ask_other_model(other: str) -> None:
-    st.session_state["fill_model"] = other
-
 
 # ---- controls: always at the top, also in lecture mode ----
 with st.container(border=True):
@@ -112,14 +102,7 @@ with st.container(border=True):
             "none (use the [MASK]s typed)" if i == 0 else f"“{fill_words[i - 1]}” (word {i} of {len(fill_words)})"
         ),
     )
-    st.radio(
-        "Answered by",
-        FILL_MODEL.options,
-        key="fill_model",
-        horizontal=True,
-        format_func=lambda c: figs.FILL_MODEL_NAMES[c],
-        help="MiniLM is the better guesser; the lab's small MLM is the one the rest of this lesson is built around.",
-    )
+    st.radio("Answered by", FILL_MODEL.options, key="fill_model", horizontal=True, format_func=figs.fill_model_name)
     st.markdown("**Leakage experiment**")
     st.number_input(
         "Training steps for each of the two tiny models",
@@ -146,10 +129,10 @@ forward = (
 )
 
 
-def needs_model() -> bool:
-    if trained is None:
+def needs_model(model=trained) -> bool:
+    if model is None:
         st.info("This part needs the trained model (see the message at the top of the page).")
-    return trained is not None
+    return model is not None
 
 
 # ---- 1. choose, corrupt, label ----
@@ -224,71 +207,40 @@ def reveal_loss() -> None:
 
 # ---- 4. fill-mask ----
 def render_fill() -> None:
-    if filler is None:
-        st.info("This part needs a trained model (see the message at the top of the page).")
+    if not needs_model(filler):
         return
-    if filler_notice:
-        st.warning(filler_notice)
-    used = filler.choice
-    st.markdown(figs.fill_model_text(st.session_state["fill_model"], used, param_count(filler.model)))
-    other = figs.other_fill_model(used)
-    st.button(
-        figs.other_fill_model_label(used),
-        key="fill_other_model",
-        type="tertiary",
-        icon=":material/swap_horiz:",
-        on_click=ask_other_model,
-        args=(other,),
-    )
-    fill_max = filler.model.config.max_positions
-    plan = lesson.plan_fill(fill_tokenizer, fill_text, int(st.session_state["fill_position"]), fill_max, DEFAULT_FILL)
-    for level, note in figs.fill_plan_notes(plan, len(fill_words), fill_max):
-        getattr(st, level)(escape_md(note))
+    show_notes([("warning", filler_notice)] if filler_notice else [])
+    used, swap = filler.choice, partial(st.session_state.update, fill_model=figs.other_fill_model(filler.choice))
+    st.markdown(figs.fill_model_text(st.session_state["fill_model"], used, filler.parameters))
+    st.button(figs.other_fill_model_label(used), key="fill_other_model", type="tertiary", on_click=swap)
+    at = int(st.session_state["fill_position"])
+    plan = lesson.plan_fill(fill_tokenizer, fill_text, at, filler.model.config.max_positions, DEFAULT_FILL)
+    show_notes(figs.fill_plan_notes(plan))
     view = cache(lambda: lesson.fill_mask_view(filler.model, fill_tokenizer, plan.text, plan.position))
-    query_enc = lesson.fill_query(fill_tokenizer, plan.text, plan.position, fill_max)
-    report_encoding(query_enc, fill_max)
+    report_encoding(plan.encoding, plan.max_positions)
     st.markdown("The model receives:")
-    st.code(" ".join(query_enc.tokens), language=None)
+    st.code(" ".join(plan.encoding.tokens), language=None)
     predict_then_see(
-        questions.FILL,
-        fingerprint(used, query_enc.ids),
-        answer=view,
-        reveal=reveal_fill,
-        score=lambda guess, v: questions.fill_verdict(lesson.rank_guess(fill_tokenizer, v.first_probabilities, guess)),
+        questions.FILL, fingerprint(used, plan.encoding.ids), view, reveal_fill, questions.fill_score(fill_tokenizer)
     )
 
 
 def reveal_fill(view: lesson.FillMaskView) -> None:
     if view.n_blanks > 1:
-        narrative(
-            f"{view.n_blanks} blanks are filled in one pass: each guess sees the other blanks only as "
-            "[MASK], never the other guesses. That is why an encoder cannot simply write a sentence."
-        )
-    shown = view.predictions
-    if view.n_blanks > len(shown):
-        st.caption(f"Showing the first {len(shown)} of {view.n_blanks} blanks: only those are ranked.")
-    columns = st.columns(min(len(shown), 3))
-    for i, pred in enumerate(shown):
+        narrative(figs.blanks_narrative(view.n_blanks))
+    if note := figs.shown_blanks_text(view):
+        st.caption(note)
+    columns = st.columns(min(len(view.predictions), 3))
+    for i, pred in enumerate(view.predictions):
         with columns[i % len(columns)]:
             show_chart(figs.fill_chart(view, pred), f"fill_{i}")
             if pred.hidden_word is not None:
                 st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), fill_tokenizer.vocab_size))
-    if note := figs.pieces_text(view):
-        st.caption(escape_md(note))
-    st.caption(figs.ranking_text(fill_tokenizer.vocab_size, len(shown[0].top)))
-    try_word = st.text_input(
-        "Try any word: where does the model rank it at the first blank?",
-        key="fill_try",
-        max_chars=60,
-        placeholder="a word",
-    )
-    if try_word.strip():
-        st.markdown(
-            escape_md(figs.guess_rank_text(lesson.rank_guess(fill_tokenizer, view.first_probabilities, try_word)))
-        )
-    quality = figs.model_quality_text(filler.metadata, filler.model.config, fill_tokenizer.vocab_size, filler.name)
-    if quality:
-        st.caption(quality)
+    st.caption(escape_md(figs.ranking_text(view, fill_tokenizer.vocab_size)))
+    if (word := st.text_input(figs.TRY_WORD, key="fill_try", max_chars=60)).strip():
+        st.markdown(escape_md(figs.guess_rank_text(lesson.rank_guess(fill_tokenizer, view.first_probabilities, word))))
+    if q := figs.model_quality_text(filler.metadata, filler.model.config, fill_tokenizer.vocab_size, filler.name):
+        st.caption(q)
     show_code(lesson.fill_mask_view, lesson.plan_fill, lesson.rank_guess)
 
 

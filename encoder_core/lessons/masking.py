@@ -382,6 +382,8 @@ class FillPlan:
     glued: tuple[str, ...]  # what was typed with [MASK] against a letter or digit ("cat[MASK]"), as typed
     only_masks: bool  # every position between [CLS] and [SEP] is a [MASK]: no word to read
     blanks_cut: int  # [MASK]s lost with the end of a text longer than the model's positions
+    encoding: object = None  # the tokenizer's Encoding of the query, as the model receives it
+    max_positions: int = 0  # the model's positions, which the query was cut to
 
     @property
     def n_skipped(self) -> int:
@@ -446,6 +448,8 @@ def plan_fill(
         glued=tuple(dict.fromkeys(GLUED.findall(text))),
         only_masks=bool(inner) and all(t == MASK for t in inner),
         blanks_cut=cut,
+        encoding=enc,
+        max_positions=max_positions,
     )
 
 

@@ -596,9 +596,10 @@ def pieces_text(view: FillMaskView) -> str | None:
 
 
 # What the page says about a typed text, as (level, text): "warning" when what runs is not what was typed.
-def fill_plan_notes(plan: FillPlan, typed_words: int, max_positions: int) -> list[tuple[str, str]]:
+def fill_plan_notes(plan: FillPlan) -> list[tuple[str, str]]:
     """Everything the page must say about how the typed fill-mask text was read (plan from plan_fill)."""
     notes: list[tuple[str, str]] = []
+    max_positions = plan.max_positions
     if plan.fallback == "last_word":
         notes.append(
             (
@@ -649,11 +650,33 @@ def fill_plan_notes(plan: FillPlan, typed_words: int, max_positions: int) -> lis
     return notes
 
 
-def ranking_text(vocab_size: int, k: int) -> str:
-    return (
+def ranking_text(view: FillMaskView, vocab_size: int) -> str:
+    """How the bars were computed, and what a "##" entry among them is."""
+    k = len(view.predictions[0].top)
+    text = (
         f"Each blank's probabilities are a softmax over all {vocab_size:,} vocabulary entries; torch.topk picks "
         f"the {k} shown, and one bar holds all the others together."
     )
+    pieces = pieces_text(view)
+    return f"{pieces} {text}" if pieces else text
+
+
+def blanks_narrative(n_blanks: int) -> str:
+    return (
+        f"{n_blanks} blanks are filled in one pass: each guess sees the other blanks only as "
+        "[MASK], never the other guesses. That is why an encoder cannot simply write a sentence."
+    )
+
+
+def shown_blanks_text(view: FillMaskView) -> str | None:
+    """Said when only the first blanks were ranked."""
+    shown = len(view.predictions)
+    if view.n_blanks <= shown:
+        return None
+    return f"Showing the first {shown} of {view.n_blanks} blanks: only those are ranked."
+
+
+TRY_WORD = "Try any word: where does the model rank it at the first blank?"
 
 
 def guess_rank_text(g: GuessRank) -> str:
@@ -685,6 +708,10 @@ def fill_model_text(asked: str, used: str, parameters: int) -> str:
     if asked != used:
         text += f" ({FILL_MODEL_NAMES[asked]} could not be loaded.)"
     return text
+
+
+def fill_model_name(choice: str) -> str:
+    return FILL_MODEL_NAMES[choice]
 
 
 def other_fill_model(used: str) -> str:

@@ -49,6 +49,12 @@ def test_a_mask_glued_to_a_word_is_its_own_blank_and_named(tok):
     assert plan(tok, "in the [MASK].").glued == ()  # a full stop is not a word
 
 
+def test_the_plan_holds_what_the_model_receives(tok):
+    for text, position in (("the [MASK] sat on the mat", 0), ("the cat sat on the mat", 2), ("she ran", 0)):
+        p = plan(tok, text, position)
+        assert p.encoding == lesson.fill_query(tok, p.text, p.position, 128) and p.max_positions == 128
+
+
 def test_only_masks_is_named(tok):
     assert plan(tok, "[MASK] [MASK] [MASK]").only_masks
     assert not plan(tok, "the [MASK] [MASK]").only_masks

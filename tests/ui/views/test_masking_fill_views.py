@@ -12,7 +12,7 @@ EXAMPLE = "the [MASK] sat on the mat"
 
 def notes(tok, text, max_positions=128):
     p = lesson.plan_fill(tok, text, 0, max_positions, EXAMPLE)
-    return " ".join(t for _, t in figs.fill_plan_notes(p, len(tok.split(text)), max_positions)), p
+    return " ".join(t for _, t in figs.fill_plan_notes(p)), p
 
 
 def test_each_bad_input_gets_its_own_note(tok):
