@@ -212,7 +212,7 @@ def render_fill() -> None:
     show_notes([("warning", filler_notice)] if filler_notice else [])
     used, swap = filler.choice, partial(st.session_state.update, fill_model=figs.other_fill_model(filler.choice))
     st.markdown(figs.fill_model_text(st.session_state["fill_model"], used, filler.parameters))
-    st.button(figs.other_fill_model_label(used), key="fill_other_model", type="tertiary", on_click=swap)
+    st.button(figs.other_fill_model_label(used), key="fill_other_model", icon=":material/swap_horiz:", on_click=swap)
     at = int(st.session_state["fill_position"])
     plan = lesson.plan_fill(fill_tokenizer, fill_text, at, filler.model.config.max_positions, DEFAULT_FILL)
     show_notes(figs.fill_plan_notes(plan))
