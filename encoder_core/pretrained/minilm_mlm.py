@@ -1,18 +1,20 @@
 """A masked-language-model head for all-MiniLM-L6-v2, trained by the lab.
 
-    python -m encoder_core.pretrained.minilm_mlm  (or: make train-minilm; needs Debian's wordnet-base)
+    python -m encoder_core.pretrained.minilm_mlm  (or: make train-minilm; needs Debian's wordnet-base and trans-de-en)
 
 all-MiniLM-L6-v2 is published without an MLM head: it was tuned to produce sentence vectors, so
-it cannot fill in [MASK] as it comes. The lab gives it one. Its word embeddings and its first
-FROZEN_LAYERS layers stay exactly as published; the last layers and the head (a dense layer, GELU,
-LayerNorm, then the word-embedding table itself as the decoder, plus a bias per token) learn the
-cloze game on the same text as the small MLM (encoder_core.training.train). Because the lower layers are
-fixed, their output is computed once per (masked) sentence and kept, and only the top layers run
-during training: that is what keeps it inside a few minutes on two cores.
+it cannot fill in [MASK] as it comes. The lab gives it one, in two stages. Stage 1: the word
+embeddings and the first FROZEN_LAYERS layers stay exactly as published; the last layers and the head
+(a dense layer, GELU, LayerNorm, then the word-embedding table itself as the decoder, plus a bias per
+token) learn the cloze game on the same text as the small MLM (encoder_core.training.train). Stage 2
+goes on with two more layers unfrozen, on the everyday English sentences of Ding's dictionary
+(encoder_core.data.ding) mixed with pool sentences stage 1 did not draw. Because the lower layers are
+fixed in each stage, their output is computed once per (masked) sentence and kept, and only the top
+layers run during training: that is what keeps it inside minutes on two cores.
 
-The checkpoint holds only what training changed (the top layers and the head, about 3.7 M numbers);
-loading puts them on top of the published weights, which pretrained.load_minilm has already
-checked against their SHA-256. Same seed, same machine: same weights.
+The checkpoint holds only what training changed (the unfrozen layers and the head); loading puts them
+on top of the published weights, which pretrained.load_minilm has already checked against their
+SHA-256. Same seed, same machine: same weights.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ TIED_KEY = "cls.predictions.decoder.weight"  # the published word embeddings: no
 class HeadSettings:
     sentences: int = 40_000  # drawn at random from one pass of the small MLM's training text
     epochs: int = 2  # passes over the cached, masked sentences
-    frozen_layers: int = 4  # layers 0..3 as published; the rest are trained
+    frozen_layers: int = 4  # stage 1: layers 0..3 as published; the rest are trained
     batch_size: int = 64
     lr: float = 3e-4  # the pretrained top layers: small steps
     head_lr: float = 1e-3  # the new head starts from scratch
@@ -73,8 +75,9 @@ class HeadSettings:
     seed: int = 0
     # Stage 2, after the pool: Ding's everyday English sentences (each copy masked anew), mixed with
     # `refresh` pool sentences the first stage did not draw, one pass at everyday_lr. 0 copies: no stage 2.
-    everyday_copies: int = 0
-    refresh: int = 0
+    everyday_copies: int = 1
+    refresh: int = 8_000
+    everyday_frozen_layers: int = 2  # stage 2 trains more of MiniLM: layers 2-5 (the saved part, then)
     everyday_lr: float = 1.5e-4
     everyday_head_lr: float = 5e-4
 
@@ -92,6 +95,11 @@ def new_minilm_mlm(pre: PretrainedEncoder, seed: int = 0) -> MaskedLanguageModel
     nn.init.zeros_(head.transform.LayerNorm.bias)
     nn.init.zeros_(head.bias)
     return model.eval()
+
+
+def final_frozen_layers(s: HeadSettings) -> int:
+    """The layers still as published after training: stage 2's count when there is a stage 2."""
+    return s.everyday_frozen_layers if s.everyday_copies else s.frozen_layers
 
 
 def trained_keys(model: MaskedLanguageModel, frozen_layers: int) -> list[str]:
@@ -236,7 +244,7 @@ def load_minilm_mlm(
         part = load_file(str(path / WEIGHTS_FILE))
     except (ValueError, OSError) as exc:
         raise CheckpointError(f"checkpoint in {path} cannot be read ({exc}); {REBUILD_HINT}") from exc
-    frozen = metadata["settings"]["frozen_layers"]
+    frozen = metadata.get("frozen_layers", metadata["settings"]["frozen_layers"])
     model = MaskedLanguageModel(pre.config)
     model.bert.load_state_dict(pre.model.state_dict(), strict=True)
     # The frozen part is the published model itself: share its modules rather than hold a second
@@ -310,7 +318,14 @@ def run(
     stage2 = []
     if s.everyday_copies:
         stage2 = everyday * s.everyday_copies + pool[s.sentences : s.sentences + s.refresh]
-        s2 = replace(s, epochs=1, lr=s.everyday_lr, head_lr=s.everyday_head_lr, seed=s.seed + 1)
+        s2 = replace(
+            s,
+            epochs=1,
+            lr=s.everyday_lr,
+            head_lr=s.everyday_head_lr,
+            seed=s.seed + 1,
+            frozen_layers=s.everyday_frozen_layers,
+        )
         cached = cache_frozen_features(model, tokenizer, stage2, s2, replacements)
         bar = ProgressBar(len(cached)) if progress else None
         records += train_top(model, cached, s2, bar)
@@ -323,9 +338,10 @@ def run(
         "model": "minilm_mlm",
         "base": {"name": pre.name, "sha256": pre.sha256},
         "objective": "masked language modelling, masked once per sentence (15%, 80/10/10, coin flip); "
-        f"layers 0-{s.frozen_layers - 1} and the word embeddings frozen",
+        f"layers 0-{final_frozen_layers(s) - 1} and the word embeddings frozen",
+        "frozen_layers": final_frozen_layers(s),
         "settings": asdict(s),
-        "trained_parameters": sum(model.state_dict()[k].numel() for k in trained_keys(model, s.frozen_layers)),
+        "trained_parameters": sum(model.state_dict()[k].numel() for k in trained_keys(model, final_frozen_layers(s))),
         "parameters": param_count(model),
         "corpus": {
             **data.counts,
@@ -354,7 +370,7 @@ def run(
         },
         "curve": loss_curve(records, 50),
     }
-    save_trained_part(model, s.frozen_layers, metadata, Path(out_dir))
+    save_trained_part(model, final_frozen_layers(s), metadata, Path(out_dir))
     return metadata
 
 

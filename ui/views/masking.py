@@ -202,7 +202,7 @@ def mlm_choice_text(asked: str, used: str, name: str, metadata: dict) -> str:
     why = f"The seeded small model has random weights and no {HEAD}, so it has nothing to guess with. "
     why = why if asked == "small" else ""
     if used == "minilm":
-        frozen = int(metadata.get("settings", {}).get("frozen_layers", 0))
+        frozen = int(metadata.get("frozen_layers", metadata.get("settings", {}).get("frozen_layers", 0)))
         return (
             f"{why}This lesson runs on {name}, the best guesser here. MiniLM was published without "
             f"{'such a head' if why else 'a ' + HEAD}: it was tuned to make sentence vectors. The lab trained "

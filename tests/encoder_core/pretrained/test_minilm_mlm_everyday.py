@@ -38,7 +38,7 @@ def test_a_saved_first_stage_is_loaded_whole_and_checked(minilm, tmp_path, minil
     model = new_minilm_mlm(minilm, 0)
     sha = load_trained_part(model, DEFAULT_DIR)
     assert sha == file_sha256(DEFAULT_DIR / WEIGHTS_FILE)
-    for k in trained_keys(model, meta["settings"]["frozen_layers"]):
+    for k in trained_keys(model, meta.get("frozen_layers", meta["settings"]["frozen_layers"])):
         assert torch.equal(model.state_dict()[k], committed.state_dict()[k]), k
     bad = tmp_path / "minilm_mlm"
     shutil.copytree(DEFAULT_DIR, bad)

@@ -64,3 +64,11 @@ def test_the_answering_model_is_named_and_the_other_offered(used):
     assert text.startswith(f"Answered by **{figs.FILL_MODEL_NAMES[used]}** (2.1 M parameters)")
     assert figs.other_fill_model_label(used) == f"Ask {figs.FILL_MODEL_NAMES[figs.other_fill_model(used)]} instead"
     assert "could not be loaded" in figs.fill_model_text("minilm", "mlm", 2_100_000)
+
+
+def test_the_minilm_head_is_described_by_its_last_stage():
+    meta = {"frozen_layers": 2, "settings": {"frozen_layers": 4}}
+    text = figs.mlm_choice_text("minilm", "minilm", "all-MiniLM-L6-v2 with the lab's MLM head", meta)
+    assert "together with its layers 2 and up; its word embeddings and layers 0 to 1 are exactly as published" in text
+    one_stage = figs.mlm_choice_text("minilm", "minilm", "MiniLM", {"settings": {"frozen_layers": 4}})
+    assert "layers 4 and up" in one_stage
