@@ -17,33 +17,29 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.browser import changes_in_turn, pct
+from benchmarks.floor import GRID_PAGE
 from benchmarks.live_chart import PACKAGE_PLOTLY
 from tests.browser.conftest import ROOT, serving
 
-BARE_APP = f"""
+BARE_APP = (
+    f"""
 import sys
 sys.path.insert(0, {str(ROOT)!r})
-import numpy as np
-import plotly.graph_objects as go
-import streamlit as st
 from benchmarks.live_chart import live_chart
-
-st.set_page_config(layout="wide")
-text = st.text_input("Sentence", "the cat sat down")
-n = len(text.split()) + 2
-w = np.random.default_rng(sum(text.encode())).random((n, n))
-w /= w.sum(1, keepdims=True)
-labels = [f"{{i}} t{{i}}" for i in range(n)]
+"""
+    + GRID_PAGE
+    + """
 live = st.query_params.get("chart") == "live"
 for i, column in enumerate(st.columns(2)):
-    cells = go.Heatmap(z=w, x=labels, y=labels, zmin=0, zmax=1, text=np.round(w, 2), texttemplate="%{{text:.2f}}")
-    fig = go.Figure(cells, layout={{"title": {{"text": f"heatmap {{i}}"}}}})
+    cells = go.Heatmap(z=w, x=labels, y=labels, zmin=0, zmax=1, text=np.round(w, 2), texttemplate="%{text:.2f}")
+    fig = go.Figure(cells, layout={"title": {"text": f"heatmap {i}"}})
     with column:
         if live:
-            live_chart(fig, f"heatmap_{{i}}", config={{"displaylogo": False}}, alt="a heatmap")
+            live_chart(fig, f"heatmap_{i}", config={"displaylogo": False}, alt="a heatmap")
         else:
-            st.plotly_chart(fig, key=f"heatmap_{{i}}", config={{"displaylogo": False}})
+            st.plotly_chart(fig, key=f"heatmap_{i}", config={"displaylogo": False})
 """
+)
 
 
 def bare_app() -> Path:

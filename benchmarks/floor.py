@@ -21,9 +21,8 @@ from pathlib import Path
 from benchmarks.browser import changes_in_turn, lessons, pct
 from tests.browser.conftest import ROOT, serving
 
-# The same kind of figure as the attention lesson's: a T x T grid of weights with its values
-# written in the cells and a colour bar, built straight from plotly with no styling of ours.
-BARE_APP = """
+# A bare page's text box and the T x T grid of weights it draws from it (benchmarks.chart_component's too).
+GRID_PAGE = """
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
@@ -34,6 +33,12 @@ n = len(text.split()) + 2
 w = np.random.default_rng(sum(text.encode())).random((n, n))
 w /= w.sum(1, keepdims=True)
 labels = [f"{i} t{i}" for i in range(n)]
+"""
+# The same kind of figure as the attention lesson's: a T x T grid of weights with its values
+# written in the cells and a colour bar, built straight from plotly with no styling of ours.
+BARE_APP = (
+    GRID_PAGE
+    + """
 charts = int(st.query_params.get("heatmaps", "2"))
 numbers = st.query_params.get("numbers", "1") == "1"  # each weight written in its cell, as the lessons do
 for column in st.columns(charts):
@@ -41,6 +46,7 @@ for column in st.columns(charts):
     cells = go.Heatmap(z=w, x=labels, y=labels, zmin=0, zmax=1, **text)
     column.plotly_chart(go.Figure(cells))
 """
+)
 
 
 def bare_app() -> Path:

@@ -41,11 +41,11 @@ LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 WORDS = "the a cat dog bird teacher student sat ran sang read on in near park river book garden old small".split()
 # The lesson's text box and one slider, by their keys (the widget id ends with "-<key>").
 LESSON_WIDGETS = {
-    "attention": ("sentence", "head"),
-    "padding": ("sentence_a", None),
-    "masking": ("mlm_sentence", "mlm_rate"),
-    "block": ("block_sentence", None),
-    "heads": ("heads_sentence", None),
+    "attention": ("attention.sentence", "attention.head"),
+    "padding": ("padding.sentence_a", None),
+    "masking": ("masking.mlm_sentence", "masking.mlm_rate"),
+    "block": ("block.block_sentence", None),
+    "heads": ("heads.heads_sentence", None),
 }
 
 

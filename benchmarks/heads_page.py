@@ -61,7 +61,7 @@ def page_reruns(reruns: int) -> tuple[float, float, float]:
         at.slider(key="heads_head").set_value((i + 3) % 12).run()
         head_times.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        at.text_input(key="heads_sentence").input(f"the cat number {i} sat on the mat").run()
+        at.text_input(key="heads.heads_sentence").input(f"the cat number {i} sat on the mat").run()
         sentence_times.append((time.perf_counter() - t) * 1000)
     assert not at.exception, at.exception
     return first, statistics.median(head_times), statistics.median(sentence_times)

@@ -3,8 +3,9 @@
 SQLite in artifacts/classroom.sqlite3 (WAL mode) unless ENCODER_LAB_DATABASE_URL names another
 database, e.g. postgresql+psycopg://user:pass@host/db, which several app processes share. The schema
 is created the first time a process uses the store. One answer per student per question is a unique
-constraint, so simultaneous first answers never both count. Every failure of the database reaches
-callers as StoreUnavailable, which the pages turn into a notice.
+constraint, so simultaneous first answers never both count. Peer-instruction rounds and their votes
+are rounds.py's, mixed into RoomStore; the tables of both are schema.py's. Every failure of the
+database reaches callers as StoreUnavailable, which the pages turn into a notice.
 """
 
 from __future__ import annotations
@@ -15,66 +16,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import (
-    Boolean,
-    Column,
-    DateTime,
-    ForeignKey,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    UniqueConstraint,
-    create_engine,
-    delete,
-    event,
-    func,
-    select,
-    update,
-)
+from sqlalchemy import Table, create_engine, delete, event, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from .codes import key_hash, key_matches, new_code, new_lecturer_key
+from .rounds import RoundVotes
+from .schema import OPTION_CHARS, answers, joins, metadata, rooms
 
 DATABASE_URL_VAR = "ENCODER_LAB_DATABASE_URL"
 DEFAULT_SQLITE = Path(__file__).resolve().parent.parent / "artifacts" / "classroom.sqlite3"
 ROOM_LIFETIME = timedelta(days=1)
-OPTION_CHARS = 200  # an answer is stored as at most this many characters
 CONNECT_TIMEOUT_S = 3
-
-metadata = MetaData()
-rooms = Table(
-    "room",
-    metadata,
-    Column("code", String(16), primary_key=True),
-    Column("key_hash", String(64), nullable=False),
-    Column("quiz_seed", Integer, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("expires_at", DateTime(timezone=True), nullable=False, index=True),
-    Column("closed_at", DateTime(timezone=True)),
-)
-joins = Table(
-    "room_student",
-    metadata,
-    Column("room_code", String(16), ForeignKey("room.code", ondelete="CASCADE"), primary_key=True),
-    Column("student_id", String(32), primary_key=True),
-    Column("joined_at", DateTime(timezone=True), nullable=False),
-)
-answers = Table(
-    "room_answer",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("room_code", String(16), ForeignKey("room.code", ondelete="CASCADE"), nullable=False),
-    Column("student_id", String(32), nullable=False),
-    Column("question_index", Integer, nullable=False),
-    Column("question_id", String(80), nullable=False),
-    Column("option", String(OPTION_CHARS), nullable=False),
-    Column("correct", Boolean, nullable=False),
-    Column("answered_at", DateTime(timezone=True), nullable=False),
-    UniqueConstraint("room_code", "student_id", "question_index", name="one_answer_per_student"),
-)
 
 
 class StoreUnavailable(RuntimeError):
@@ -159,7 +113,7 @@ def _insert(engine: Engine, table: Table):
     return dialect.insert(table)
 
 
-class RoomStore:
+class RoomStore(RoundVotes):
     def __init__(self, url: str):
         self.url = url
         try:
@@ -168,6 +122,9 @@ class RoomStore:
             raise StoreUnavailable(f"{type(err).__name__}: {err}".splitlines()[0]) from err
         self._ready = False
         self._lock = threading.Lock()
+
+    def _insert_for(self, table: Table):
+        return _insert(self.engine, table)
 
     def ensure_schema(self) -> None:
         """Create the tables if they are missing (once per process and database)."""

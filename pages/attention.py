@@ -19,11 +19,11 @@ from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
-from ui.frame.params import Param
+from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, side_by_side, start
-from ui.frame.state import ensure_valid
+from ui.frame.state import ensure_valid, value
 from ui.models import lesson_model
 from ui.questions import attention as questions
 from ui.views import attention as figs
@@ -39,16 +39,17 @@ chosen = lesson_model(sidebar_model(), sidebar_seed())
 model, tokenizer = chosen.encoder, chosen.tokenizer
 cfg = model.config
 
-PARAMS = [
+P = LessonParams(
+    "attention",
     Param("sentence", DEFAULT_SENTENCE, "text"),
     Param("layer", 0, "int", 0, cfg.n_layers - 1),
     Param("head", 0, "int", 0, cfg.n_heads - 1),
     Param("drop", "word", "choice", options=DROP_CHOICES),
-    QUIZ_SEED,
-]
-start("attention", PARAMS)
-note_long_text(PARAMS, {"sentence": "Sentence"})
-ensure_valid(PARAMS)
+    shared=(QUIZ_SEED,),
+)
+start("attention", P)
+note_long_text(P, {"sentence": "Sentence"})
+ensure_valid(P)
 
 st.title("Attention: every token sees the whole sentence")
 st.markdown(
@@ -61,18 +62,18 @@ show_model(chosen)
 
 st.text_input(
     "Sentence",
-    key="sentence",
+    key=P.sentence.key,
     help="Cut into word pieces from BERT's English vocabulary; a word it lacks whole is split into pieces.",
 )
 c_layer, c_head = st.columns(2)
-c_layer.slider("Layer", 0, cfg.n_layers - 1, key="layer")
-c_head.slider("Head", 0, cfg.n_heads - 1, key="head")
+c_layer.slider("Layer", 0, cfg.n_layers - 1, key=P.layer.key)
+c_head.slider("Head", 0, cfg.n_heads - 1, key=P.head.key)
 
-text = usable_sentence(st.session_state["sentence"], DEFAULT_SENTENCE)
+text = usable_sentence(value(P.sentence), DEFAULT_SENTENCE)
 enc = tokenizer.encode(text, max_length=cfg.max_positions, truncate=True)
 report_encoding(enc, cfg.max_positions)
 tokens = enc.tokens
-layer, head = int(st.session_state["layer"]), int(st.session_state["head"])
+layer, head = int(value(P.layer)), int(value(P.head))
 st.caption(f"The model sees {len(tokens)} tokens:")
 st.code(" ".join(tokens), language="text", wrap_lines=True)
 
@@ -136,8 +137,8 @@ def render_drop_last() -> None:
         "word": f"the last word piece, “{tokens[word]}” (token {word})",
         "sep": f"[SEP] (token {len(tokens) - 1})",
     }
-    st.radio("Drop", DROP_CHOICES, key="drop", format_func=choices.get, horizontal=True)
-    position = word if st.session_state["drop"] == "word" else len(tokens) - 1
+    st.radio("Drop", DROP_CHOICES, key=P.drop.key, format_func=choices.get, horizontal=True)
+    position = word if value(P.drop) == "word" else len(tokens) - 1
     dropped = drop_token(model, enc.ids, position)
     predict_then_see(
         questions.DROP,
@@ -232,4 +233,4 @@ sections = [
 ]
 sections.append(check_yourself_section("attention"))
 render_sections(sections)
-finish(PARAMS)
+finish(P)

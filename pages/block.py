@@ -13,11 +13,11 @@ from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
-from ui.frame.params import Param
+from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, narrative
-from ui.frame.state import ensure_valid
+from ui.frame.state import ensure_valid, value
 from ui.models import small_model, word_tokenizer
 from ui.questions import block as questions
 from ui.views import block as fb
@@ -32,16 +32,16 @@ INIT_LABELS = {
 NORM_LABELS = {"post": "post-norm (BERT)", "pre": "pre-norm"}
 STAGE_LABELS = fb.STAGE_LABELS
 
-PARAMS = [
+P = LessonParams(
+    "block",
     Param("block_sentence", DEFAULT_SENTENCE, "text"),
     Param("block_layer", 0, "int", 0, CONFIG.n_layers - 1),
     Param("block_norm", "post", "choice", options=("post", "pre")),
     Param("block_step", "input", "choice", options=POST_NORM_STAGES),
     Param("block_depth", 12, "int", 12, 24),
     Param("block_init", "bert", "choice", options=core.INIT_CHOICES),
-    QUIZ_SEED,
-]
-P = {p.key: p for p in PARAMS}
+    shared=(QUIZ_SEED,),
+)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -56,9 +56,9 @@ def param_counts(name: str) -> core.BlockParams:
 
 # ---- controls ---------------------------------------------------------------------------
 
-lesson.start("block", PARAMS)
-note_long_text(PARAMS, {"block_sentence": "Sentence"})
-ensure_valid(PARAMS)
+lesson.start("block", P)
+note_long_text(P, {"block_sentence": "Sentence"})
+ensure_valid(P)
 st.title("The block")
 st.caption(
     "One sentence through the input embeddings and one whole encoder layer: every intermediate tensor, "
@@ -66,36 +66,36 @@ st.caption(
 )
 
 top = st.columns([4, 1.3, 1.3])
-top[0].text_input("Sentence", key="block_sentence", help="Type any sentence and press Enter.")
-top[1].slider("Layer", min_value=int(P["block_layer"].lo), max_value=int(P["block_layer"].hi), key="block_layer")
+top[0].text_input("Sentence", key=P.block_sentence.key, help="Type any sentence and press Enter.")
+top[1].slider("Layer", min_value=int(P.block_layer.lo), max_value=int(P.block_layer.hi), key=P.block_layer.key)
 top[2].radio(
-    "LayerNorm placement", P["block_norm"].options, key="block_norm", horizontal=True, format_func=NORM_LABELS.get
+    "LayerNorm placement", P.block_norm.options, key=P.block_norm.key, horizontal=True, format_func=NORM_LABELS.get
 )
 
-norm = st.session_state["block_norm"]
+norm = value(P.block_norm)
 stages = core.stages_for(norm)
 row = st.columns([4, 1.3, 2.4])
 row[0].select_slider(
     "Step through the block",
     options=stages,
-    key="block_step",
+    key=P.block_step.key,
     format_func=lambda s: f"{stages.index(s)}. {STAGE_LABELS[s]}",
     help="The stages in the order this block computes them.",
 )
 row[1].slider(
     "Deep-stack depth",
-    min_value=int(P["block_depth"].lo),
-    max_value=int(P["block_depth"].hi),
-    key="block_depth",
+    min_value=int(P.block_depth.lo),
+    max_value=int(P.block_depth.hi),
+    key=P.block_depth.key,
     help="Blocks in the post-norm vs pre-norm comparison.",
 )
-row[2].radio("Deep-stack initial weights", core.INIT_CHOICES, key="block_init", format_func=INIT_LABELS.get)
+row[2].radio("Deep-stack initial weights", core.INIT_CHOICES, key=P.block_init.key, format_func=INIT_LABELS.get)
 
 # ---- compute ----------------------------------------------------------------------------
 
-sentence = usable_sentence(st.session_state["block_sentence"], DEFAULT_SENTENCE)
-seed, layer = sidebar_seed(), int(st.session_state["block_layer"])
-step = st.session_state["block_step"]
+sentence = usable_sentence(value(P.block_sentence), DEFAULT_SENTENCE)
+seed, layer = sidebar_seed(), int(value(P.block_layer))
+step = value(P.block_step)
 model = small_model(seed, norm)
 tokenizer = word_tokenizer()
 enc = tokenizer.encode(sentence, max_length=model.config.max_positions, truncate=True)
@@ -218,8 +218,8 @@ def render_norms() -> None:
     other = "pre" if norm == "post" else "post"
     match = core.compare_weights(small_model(seed, norm), small_model(seed, other))
     st.markdown(fb.same_weights_note(match, seed))
-    depth = int(st.session_state["block_depth"])
-    init = st.session_state["block_init"]
+    depth = int(value(P.block_depth))
+    init = value(P.block_init)
     study = deep_stack(tuple(enc.ids), tuple(enc.segments), depth, seed, core.init_std_for(init, CONFIG.d_model))
     narrative(fb.deep_stack_setup(study))
     predict_then_see(
@@ -315,4 +315,4 @@ sections = [
 ]
 sections.append(check_yourself_section("block"))
 lesson.render_sections(sections)
-lesson.finish(PARAMS)
+lesson.finish(P)

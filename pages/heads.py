@@ -12,10 +12,10 @@ from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
-from ui.frame.params import Param
+from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.state import MODEL, ensure_valid
+from ui.frame.state import MODEL, ensure_valid, value
 from ui.models import lesson_model, minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model
 from ui.questions import heads as questions
 from ui.views import heads as views
@@ -26,17 +26,17 @@ MAX_SENTENCES = 8
 GRID_MAX_TOKENS = 40  # thumbnails beyond this many tokens are too small to read and slow to draw
 MAP_MAX_TOKENS = 64
 
-PARAMS = [
+P = LessonParams(
+    "heads",
     Param("heads_sentence", DEFAULT_A, "text"),
     Param("heads_sentence_b", "", "text"),  # empty: no second sentence
     Param("heads_layer", 0, "int", 0, 5),  # MiniLM's range, narrowed below to the chosen model's
     Param("heads_head", 2, "int", 0, 11),
     Param("heads_sentences", "\n".join(core.SENTENCE_EXAMPLES), "text"),
-    QUIZ_SEED,
-]
-P = {p.key: p for p in PARAMS}
+    shared=(QUIZ_SEED,),
+)
 
-lesson.start("heads", PARAMS)
+lesson.start("heads", P)
 st.title("Heads")
 st.caption(
     "Multi-head attention: how d is split into heads, what one head computes, and what the heads "
@@ -71,33 +71,33 @@ n_layers, n_heads = chosen.config.n_layers, chosen.config.n_heads
 
 # ---- controls (always shown, also in lecture mode) ----
 c1, c2 = st.columns(2)
-c1.text_input("Sentence", key="heads_sentence", help="Type anything: the lesson runs on it live.")
+c1.text_input("Sentence", key=P.heads_sentence.key, help="Type anything: the lesson runs on it live.")
 c2.text_input(
     "Second sentence (optional)",
-    key="heads_sentence_b",
+    key=P.heads_sentence_b.key,
     help="Leave empty for one sentence. A pair is read as [CLS] A [SEP] B [SEP].",
 )
 c4, c5 = st.columns(2)
-# The layer and head as the chosen model has them: PARAMS allow MiniLM's 6 layers x 12 heads. Before the sliders exist.
-before = (st.session_state["heads_layer"], st.session_state["heads_head"])
-ensure_valid([replace(P["heads_layer"], hi=n_layers - 1), replace(P["heads_head"], hi=n_heads - 1)])
-layer, head = int(st.session_state["heads_layer"]), int(st.session_state["heads_head"])
+# The layer and head as the chosen model has them: P allow MiniLM's 6 layers x 12 heads. Before the sliders exist.
+before = (value(P.heads_layer), value(P.heads_head))
+ensure_valid([replace(P.heads_layer, hi=n_layers - 1), replace(P.heads_head, hi=n_heads - 1)])
+layer, head = int(value(P.heads_layer)), int(value(P.heads_head))
 # A slider whose range changed is a new widget to Streamlit, which would start it at its minimum:
 # writing the values back makes them the ones the new sliders show.
-st.session_state["heads_layer"], st.session_state["heads_head"] = layer, head
+st.session_state[P.heads_layer.key], st.session_state[P.heads_head.key] = layer, head
 if (layer, head) != before:
     st.info(
         f"This model has {n_layers} layers and {n_heads} heads per layer, "
         f"so layer {before[0]}, head {before[1]} became layer {layer}, head {head}."
     )
-c4.slider("Layer", 0, n_layers - 1, key="heads_layer", help="Counting from 0, the layer nearest the input.")
-c5.slider("Head", 0, n_heads - 1, key="heads_head")
+c4.slider("Layer", 0, n_layers - 1, key=P.heads_layer.key, help="Counting from 0, the layer nearest the input.")
+c5.slider("Head", 0, n_heads - 1, key=P.heads_head.key)
 with st.expander("Sentences to compare as whole-sentence vectors (last step)"):
-    st.text_area(f"One sentence per line (up to {MAX_SENTENCES})", key="heads_sentences", height=150)
+    st.text_area(f"One sentence per line (up to {MAX_SENTENCES})", key=P.heads_sentences.key, height=150)
 
 # ---- inputs made safe, and the runs every section reads ----
-text_a = usable_sentence(st.session_state["heads_sentence"], DEFAULT_A)
-text_b = st.session_state["heads_sentence_b"] if (st.session_state["heads_sentence_b"] or "").strip() else None
+text_a = usable_sentence(value(P.heads_sentence), DEFAULT_A)
+text_b = value(P.heads_sentence_b) if (value(P.heads_sentence_b) or "").strip() else None
 enc_small = chosen_model.tokenizer.encode(text_a, text_b, max_length=cfg.max_positions, truncate=True)
 small_layer, small_head = min(layer, cfg.n_layers - 1), min(head, cfg.n_heads - 1)
 mech = core.head_mechanics(small, enc_small, small_layer, small_head)
@@ -196,7 +196,7 @@ def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
         st.button(
             f"Show layer {best[0]}, head {best[1]} in the large map",
             key="heads_show_previous",
-            on_click=lambda: st.session_state.update(heads_layer=best[0], heads_head=best[1]),
+            on_click=lambda: st.session_state.update({P.heads_layer.key: best[0], P.heads_head.key: best[1]}),
         )
     if n < T:
         st.info(f"The thumbnails show the first {n} of {T} tokens; the labels use all of them.")
@@ -268,7 +268,7 @@ def render_vectors() -> None:
     if pre is None:
         st.info(f"Sentence vectors need the pretrained model. To add it: `{INSTALL_HINT}`")
         return
-    lines = [s.strip() for s in (st.session_state["heads_sentences"] or "").splitlines() if s.strip()]
+    lines = [s.strip() for s in (value(P.heads_sentences) or "").splitlines() if s.strip()]
     if len(lines) > MAX_SENTENCES:
         st.info(f"{len(lines)} sentences given; the first {MAX_SENTENCES} are compared.")
         lines = lines[:MAX_SENTENCES]
@@ -340,4 +340,4 @@ lesson.render_sections(
         check_yourself_section("heads"),
     ]
 )
-lesson.finish(PARAMS)
+lesson.finish(P)

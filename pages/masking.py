@@ -17,11 +17,11 @@ from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_notes, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
-from ui.frame.params import Param, snippet
+from ui.frame.params import LessonParams, Param, snippet
 from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
-from ui.frame.state import ensure_valid
+from ui.frame.state import ensure_valid, value
 from ui.models import cached_leakage, masked_lm, run_leakage, seconds_per_step, word_tokenizer
 from ui.questions import masking as questions
 from ui.views import masking as figs
@@ -32,30 +32,29 @@ MAX_WORDS = 512
 N_NSP_PAIRS = 6
 LEAK_REQUEST = "_leak_requested"  # set by the button's callback, so a rerun before the button cannot lose the click
 
-FILL_POSITION = Param("fill_position", 0, "int", 0, None)  # any word: brought into the sentence's range below
-FILL_MODEL = Param("fill_model", "minilm", "choice", options=("minilm", "mlm"))  # who fills in, whatever the sidebar
-PARAMS = [
+P = LessonParams(
+    "masking",
     Param("mlm_sentence", DEFAULT_SENTENCE, "text"),
     Param("mlm_rate", 0.15, "float", 0.0, 1.0),
     Param("mlm_exact", True, "bool"),
     Param("mlm_seed", 0, "int", 0, MAX_SEED),
     Param("mlm_n", 200, "int", 0, 1_000_000),
     Param("fill_sentence", DEFAULT_FILL, "text"),
-    FILL_POSITION,
-    FILL_MODEL,
+    Param("fill_position", 0, "int", 0, None),  # any word: brought into the sentence's range below
+    Param("fill_model", "minilm", "choice", options=("minilm", "mlm")),  # who fills in, whatever the sidebar
     Param("leak_steps", 300, "int", 10, 2000),
-    QUIZ_SEED,
-]
+    shared=(QUIZ_SEED,),
+)
 
 
 def draw_again() -> None:
     """Dynamic masking: a new pattern per draw. The seed moves on, so the link still reproduces the view."""
-    st.session_state["mlm_seed"] = (int(st.session_state.get("mlm_seed", 0)) + 1) % (MAX_SEED + 1)
+    st.session_state[P.mlm_seed.key] = (int(value(P.mlm_seed)) + 1) % (MAX_SEED + 1)
 
 
-start("masking", PARAMS)
-note_long_text(PARAMS, {"mlm_sentence": "Sentence", "fill_sentence": "Sentence with [MASK]"})
-ensure_valid(PARAMS)
+start("masking", P)
+note_long_text(P, {"mlm_sentence": "Sentence", "fill_sentence": "Sentence with [MASK]"})
+ensure_valid(P)
 st.title("Masked language modelling")
 narrative(
     "BERT learns by a cloze game: hide some tokens, read the rest in both directions, and guess what was hidden. "
@@ -66,50 +65,52 @@ narrative(
 trained, load_error, mlm_notice = masked_lm(sidebar_model())
 tokenizer = trained.tokenizer if trained else word_tokenizer()
 max_positions = trained.model.config.max_positions if trained else 512
-filler, _, filler_notice = masked_lm(st.session_state["fill_model"])  # the fill-in-the-blank's own model
+filler, _, filler_notice = masked_lm(value(P.fill_model))  # the fill-in-the-blank's own model
 fill_tokenizer = filler.tokenizer if filler else tokenizer
 
 # ---- controls: always at the top, also in lecture mode ----
 with st.container(border=True):
     st.markdown("**The masking draw**")
     c1, c2, c3 = st.columns([3, 2, 2])
-    c1.text_input("Sentence", key="mlm_sentence", help="Lower-cased and cut into word pieces, as BERT reads it.")
-    c2.slider("Masking rate", 0.0, 1.0, step=0.01, key="mlm_rate", help="BERT used 0.15.")
+    c1.text_input("Sentence", key=P.mlm_sentence.key, help="Lower-cased and cut into word pieces, as BERT reads it.")
+    c2.slider("Masking rate", 0.0, 1.0, step=0.01, key=P.mlm_rate.key, help="BERT used 0.15.")
     c3.toggle(
         "Exact count",
-        key="mlm_exact",
+        key=P.mlm_exact.key,
         help="On: exactly round(rate x eligible) positions, split 80/10/10 exactly. "
         "Off: BERT's original coin flip for every token, so the count varies.",
     )
     c4, c5, c6 = st.columns([2, 2, 3])
-    c4.number_input("Masking seed", 0, MAX_SEED, step=1, key="mlm_seed")
+    c4.number_input("Masking seed", 0, MAX_SEED, step=1, key=P.mlm_seed.key)
     c5.button("Draw again", on_click=draw_again, icon=":material/casino:", help="A new masking pattern (new seed).")
-    c6.number_input("Worked count: N tokens", 0, 1_000_000, step=10, key="mlm_n")
+    c6.number_input("Worked count: N tokens", 0, 1_000_000, step=10, key=P.mlm_n.key)
     st.markdown("**Fill-mask**")
     f1, f2 = st.columns([3, 2])
-    f1.text_input("Sentence with [MASK]", key="fill_sentence", help="Type [MASK] where a word goes.")
-    fill_text = usable_sentence(st.session_state["fill_sentence"], DEFAULT_FILL)
+    f1.text_input("Sentence with [MASK]", key=P.fill_sentence.key, help="Type [MASK] where a word goes.")
+    fill_text = usable_sentence(value(P.fill_sentence), DEFAULT_FILL)
     fill_words = fill_tokenizer.split(fill_text)[:MAX_WORDS]
-    asked, in_range = st.session_state["fill_position"], replace(FILL_POSITION, hi=len(fill_words))
+    asked, in_range = value(P.fill_position), replace(P.fill_position, hi=len(fill_words))
     if not in_range.is_valid(asked):  # a link's word, or a shorter sentence typed: say what is used instead
         st.warning(figs.fill_position_notice(snippet(str(asked)), len(fill_words), in_range.nearest_valid(asked)))
     ensure_valid([in_range])
     f2.selectbox(
         "Or hide one word",
         list(range(len(fill_words) + 1)),
-        key="fill_position",
+        key=P.fill_position.key,
         format_func=lambda i: (
             "none (use the [MASK]s typed)" if i == 0 else f"“{fill_words[i - 1]}” (word {i} of {len(fill_words)})"
         ),
     )
-    st.radio("Answered by", FILL_MODEL.options, key="fill_model", horizontal=True, format_func=figs.fill_model_name)
+    st.radio(
+        "Answered by", P.fill_model.options, key=P.fill_model.key, horizontal=True, format_func=figs.fill_model_name
+    )
     st.markdown("**Leakage experiment**")
     st.number_input(
         "Training steps for each of the two tiny models",
         10,
         2000,
         step=50,
-        key="leak_steps",
+        key=P.leak_steps.key,
         help="The sidebar seed sets their shared starting weights and batches.",
     )
 
@@ -119,10 +120,10 @@ if mlm_notice:
 if load_error:
     st.error(f"The trained model could not be loaded, so the sections that need it are skipped.\n\n{load_error}")
 
-sentence = usable_sentence(st.session_state["mlm_sentence"], DEFAULT_SENTENCE)
+sentence = usable_sentence(value(P.mlm_sentence), DEFAULT_SENTENCE)
 enc = tokenizer.encode(sentence, max_length=max_positions, truncate=True)
 report_encoding(enc, max_positions)
-draw_settings = {name: st.session_state[f"mlm_{name}"] for name in ("rate", "exact", "seed")}
+draw_settings = {name: value(P[f"mlm_{name}"]) for name in ("rate", "exact", "seed")}
 draw = lesson.draw_masks(tokenizer, enc.ids, **draw_settings)
 forward = (
     lesson.mlm_forward(trained.model, draw.result.inputs, draw.result.labels, tokenizer=tokenizer) if trained else None
@@ -149,7 +150,7 @@ def render_draw() -> None:
         "Why not always [MASK]? [MASK] never occurs when the model is later used on real text. If it were the "
         "only corruption, the model could learn that only [MASK] positions need a good vector."
     )
-    worked = exact_counts(int(st.session_state["mlm_n"]), draw.rate)
+    worked = exact_counts(int(value(P.mlm_n)), draw.rate)
     st.markdown(figs.worked_count_text(worked, draw.rate))
     show_chart(figs.split_chart(worked, draw.rate), "masking_split")
     show_code(mask_tokens, exact_counts)
@@ -210,10 +211,11 @@ def render_fill() -> None:
     if not needs_model(filler):
         return
     show_notes([("warning", filler_notice)] if filler_notice else [])
-    used, swap = filler.choice, partial(st.session_state.update, fill_model=figs.other_fill_model(filler.choice))
-    st.markdown(figs.fill_model_text(st.session_state["fill_model"], used, filler.parameters))
+    used, key = filler.choice, P.fill_model.key
+    swap = partial(st.session_state.update, {key: figs.other_fill_model(used)})
+    st.markdown(figs.fill_model_text(value(P.fill_model), used, filler.parameters))
     st.button(figs.other_fill_model_label(used), key="fill_other_model", icon=":material/swap_horiz:", on_click=swap)
-    at = int(st.session_state["fill_position"])
+    at = int(value(P.fill_position))
     plan = lesson.plan_fill(fill_tokenizer, fill_text, at, filler.model.config.max_positions, DEFAULT_FILL)
     show_notes(figs.fill_plan_notes(plan))
     view = cache(lambda: lesson.fill_mask_view(filler.model, fill_tokenizer, plan.text, plan.position))
@@ -247,7 +249,7 @@ def reveal_fill(view: lesson.FillMaskView) -> None:
 # ---- 5. leakage ----
 def render_leakage() -> None:
     narrative(figs.LEAKAGE_INTRO)
-    steps, seed = int(st.session_state["leak_steps"]), sidebar_seed()
+    steps, seed = int(value(P.leak_steps)), sidebar_seed()
     result = cached_leakage(steps, seed)
     if result is None:
         result = train_on_request(steps, seed)
@@ -299,7 +301,7 @@ def nsp_examples(seed: int) -> list[lesson.NSPExample]:
 
 
 def render_nsp() -> None:
-    seed = st.session_state["mlm_seed"]
+    seed = value(P.mlm_seed)
     examples = nsp_examples(int(seed))
     st.markdown(figs.nsp_text(examples, seed))
     show_table(figs.nsp_table(examples), hide_index=True)
@@ -345,4 +347,4 @@ sections = [
     check_yourself_section("masking"),
 ]
 render_sections(sections)
-finish(PARAMS)
+finish(P)

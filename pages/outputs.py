@@ -10,11 +10,11 @@ from ui.frame.charts import show_chart, show_live_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, usable_sentence
 from ui.frame.modes import sidebar_seed
-from ui.frame.params import Param
+from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
-from ui.frame.state import ensure_valid
+from ui.frame.state import ensure_valid, value
 from ui.models import cached_fine_tune, minilm_pooling_ranking, run_fine_tune, trained_mlm
 from ui.questions import outputs as questions
 from ui.views import outputs as figs
@@ -38,14 +38,16 @@ LABELS = {
 LENGTHS = {"short": 0.5, "default": 1.0, "long": 2.0}  # times each task's default number of steps
 REQUEST = "_outputs_train_request"  # set by a button's callback: which runs to train on this rerun
 
-PARAMS = [Param(key, text, "text") for key, text in DEFAULTS.items()] + [
+P = LessonParams(
+    "outputs",
+    *(Param(name, text, "text") for name, text in DEFAULTS.items()),
     Param("out_length", "default", "choice", options=tuple(LENGTHS)),
     Param("out_compare", "sentence", "choice", options=TASKS),
-    QUIZ_SEED,
-]
-start("outputs", PARAMS)
-note_long_text(PARAMS, LABELS)
-ensure_valid(PARAMS)
+    shared=(QUIZ_SEED,),
+)
+start("outputs", P)
+note_long_text(P, LABELS)
+ensure_valid(P)
 st.title("Using the outputs")
 narrative(
     "An encoder turns a text into one vector per token, (B, T, D). What it is *for* is decided by one small "
@@ -63,16 +65,16 @@ tokenizer = trained.tokenizer if trained else None
 seed = sidebar_seed()
 
 with st.container(border=True):
-    for column, key in zip(st.columns(3) + st.columns(3), LABELS):
-        column.text_input(LABELS[key], key=key)
+    for column, name in zip(st.columns(3) + st.columns(3), LABELS):
+        column.text_input(LABELS[name], key=P[name].key)
     c7, c8 = st.columns(2)
     c7.segmented_control(
-        "Training length", list(LENGTHS), key="out_length", help="Half, once or twice each task's default steps."
+        "Training length", list(LENGTHS), key=P.out_length.key, help="Half, once or twice each task's default steps."
     )
-    c8.selectbox("Task for the three starting points", TASKS, key="out_compare", format_func=figs.TASK_NAMES.get)
+    c8.selectbox("Task for the three starting points", TASKS, key=P.out_compare.key, format_func=figs.TASK_NAMES.get)
 
-texts = {key: usable_sentence(st.session_state[key], default) for key, default in DEFAULTS.items()}
-length = LENGTHS.get(st.session_state["out_length"] or "default", 1.0)
+texts = {name: usable_sentence(value(P[name]), default) for name, default in DEFAULTS.items()}
+length = LENGTHS.get(value(P.out_length) or "default", 1.0)
 
 
 def steps_for(task: str) -> int:
@@ -260,7 +262,7 @@ def answer(run):
 
 
 def render_starts() -> None:
-    task = st.session_state["out_compare"]
+    task = value(P.out_compare)
     narrative(figs.STARTS_TEXT)
     keys = [(task, s, steps_for(task), seed, "cls") for s in STARTS]
     q, context = questions.probe_question(figs.TASK_NAMES[task], steps_for(task)), fingerprint(keys)
@@ -342,4 +344,4 @@ sections = [
     check_yourself_section("outputs"),
 ]
 render_sections(sections)
-finish(PARAMS)
+finish(P)

@@ -18,11 +18,11 @@ from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
-from ui.frame.params import Param
+from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, finish, narrative, render_sections, side_by_side, start
-from ui.frame.state import ensure_valid
+from ui.frame.state import ensure_valid, value
 from ui.models import lesson_model
 from ui.questions import padding as questions
 from ui.views import padding as figs
@@ -39,7 +39,8 @@ cfg = model.config
 # Each sequence is cut to leave room for the widest extra padding the slider allows.
 max_tokens = cfg.max_positions - MAX_EXTRA_PADS
 
-PARAMS = [
+P = LessonParams(
+    "padding",
     Param("sentence_a", DEFAULT_A, "text"),
     Param("sentence_b", DEFAULT_B, "text"),
     Param("single", DEFAULT_SINGLE, "text"),
@@ -47,13 +48,11 @@ PARAMS = [
     Param("use_mask", True, "bool"),
     Param("layer", 0, "int", 0, cfg.n_layers - 1),
     Param("head", 0, "int", 0, cfg.n_heads - 1),
-    QUIZ_SEED,
-]
-start("padding", PARAMS)
-note_long_text(
-    PARAMS, {"sentence_a": "Pair: sentence A", "sentence_b": "Pair: sentence B", "single": "Single sentence"}
+    shared=(QUIZ_SEED,),
 )
-ensure_valid(PARAMS)
+start("padding", P)
+note_long_text(P, {"sentence_a": "Pair: sentence A", "sentence_b": "Pair: sentence B", "single": "Single sentence"})
+ensure_valid(P)
 
 st.title("Padding and the key padding mask")
 st.markdown(
@@ -65,26 +64,32 @@ st.markdown(
 show_model(chosen)
 
 c_a, c_b, c_s = st.columns(3)
-c_a.text_input("Pair: sentence A", key="sentence_a")
-c_b.text_input("Pair: sentence B", key="sentence_b")
-c_s.text_input("Single sentence", key="single")
+c_a.text_input("Pair: sentence A", key=P.sentence_a.key)
+c_b.text_input("Pair: sentence B", key=P.sentence_b.key)
+c_s.text_input("Single sentence", key=P.single.key)
 c_pads, c_mask, c_layer, c_head = st.columns([3, 2, 2, 2])
 c_pads.slider(
-    "Extra pads beyond the batch width", 0, MAX_EXTRA_PADS, key="n_pads", help="Pads added to every row of the batch."
+    "Extra pads beyond the batch width",
+    0,
+    MAX_EXTRA_PADS,
+    key=P.n_pads.key,
+    help="Pads added to every row of the batch.",
 )
-c_mask.toggle("Padding mask", key="use_mask", help="Pass the key padding mask to the model (True = ignore that key).")
-c_layer.slider("Layer", 0, cfg.n_layers - 1, key="layer")
-c_head.slider("Head", 0, cfg.n_heads - 1, key="head")
+c_mask.toggle(
+    "Padding mask", key=P.use_mask.key, help="Pass the key padding mask to the model (True = ignore that key)."
+)
+c_layer.slider("Layer", 0, cfg.n_layers - 1, key=P.layer.key)
+c_head.slider("Head", 0, cfg.n_heads - 1, key=P.head.key)
 
-text_a = usable_sentence(st.session_state["sentence_a"], DEFAULT_A)
-text_b = usable_sentence(st.session_state["sentence_b"], DEFAULT_B)
-text_single = usable_sentence(st.session_state["single"], DEFAULT_SINGLE)
+text_a = usable_sentence(value(P.sentence_a), DEFAULT_A)
+text_b = usable_sentence(value(P.sentence_b), DEFAULT_B)
+text_single = usable_sentence(value(P.single), DEFAULT_SINGLE)
 pair = tokenizer.encode(text_a, text_b, max_length=max_tokens, truncate=True)
 single = tokenizer.encode(text_single, max_length=max_tokens, truncate=True)
 report_encoding(pair, max_tokens)
 report_encoding(single, max_tokens)
-n_extra, use_mask = int(st.session_state["n_pads"]), bool(st.session_state["use_mask"])
-layer, head = int(st.session_state["layer"]), int(st.session_state["head"])
+n_extra, use_mask = int(value(P.n_pads)), bool(value(P.use_mask))
+layer, head = int(value(P.layer)), int(value(P.head))
 
 batch = tokenizer.pad([pair, single], extra_pads=n_extra)
 tokens = batch.tokens[SHORT_ROW]
@@ -247,4 +252,4 @@ sections = [
 ]
 sections.append(check_yourself_section("padding"))
 render_sections(sections)
-finish(PARAMS)
+finish(P)

@@ -1,5 +1,6 @@
-"""Class room: a lecturer opens a room on a quiz, students join by link or QR code, and the room's
-answers come in live, the most-missed question first. The lecturer's view needs the room's key."""
+"""Class room: a lecturer opens a room, students join by QR code, link or typed code, and the room runs
+peer instruction: a question, vote 1, a suggestion, vote 2, the reveal with the model's chart, a transfer
+question. The lecturer's view needs the room's key; everyone else gets the phone's voting view."""
 
 from datetime import UTC, datetime
 
@@ -12,6 +13,8 @@ from classroom.store import StoreUnavailable, get_store
 from ui.frame import room_session as rooms
 from ui.frame.charts import show_live_chart
 from ui.frame.quiz_widget import QUIZ_SEED, current_quiz_seed, escape_md, fresh_quiz_seed
+from ui.frame.room_phone import phone_view
+from ui.frame.room_rounds import lecturer_rounds, settings
 from ui.frame.sections import narrative, start
 from ui.frame.state import write_url
 from ui.views import room as view
@@ -24,7 +27,6 @@ WRONG_KEY = "_room_wrong_key"
 
 rooms.take_key_from_link()  # before the link is read: the key must not stay in the address bar
 start("room", PARAMS)
-st.title("Class room")
 
 
 def open_clicked() -> None:
@@ -33,9 +35,9 @@ def open_clicked() -> None:
 
 def open_form() -> None:
     narrative(
-        "Open a room on one quiz and project its QR code: students who scan it (or open the link) get the same "
-        "questions in the same order, and the first answer each of them gives to each question comes here, "
-        "live, with no name attached. Rooms close when you say so and are deleted a day after they open."
+        "Open a room and project its QR code. You ask one question at a time; students vote on their phones, "
+        "alone first, then again after talking it over, and the model's own chart shows the answer. Votes "
+        "carry no name. Rooms close when you say so and are deleted a day after they open."
     )
     if OPEN_SEED_KEY not in st.session_state:
         st.session_state[OPEN_SEED_KEY] = current_quiz_seed() or fresh_quiz_seed()
@@ -44,6 +46,18 @@ def open_form() -> None:
         "Quiz number", min_value=int(QUIZ_SEED.lo), max_value=int(QUIZ_SEED.hi), step=1, key=OPEN_SEED_KEY
     )
     c_open.button("Open a room", key="room_open", type="primary", on_click=open_clicked, icon=":material/groups:")
+
+
+def join_clicked() -> None:
+    typed = str(st.session_state.get("room_code_typed", ""))
+    st.session_state[rooms.ROOM.key] = typed.strip()[:40]
+
+
+def join_form() -> None:
+    """A student who has the code but not the link types it here."""
+    with st.form("room_join_form"):
+        st.text_input("Room code", max_chars=40, placeholder="ABCD-EFGH", key="room_code_typed")
+        st.form_submit_button("Join the room", key="room_join", type="primary", on_click=join_clicked)
 
 
 def close_clicked(code: str) -> None:
@@ -92,23 +106,11 @@ def live_results(code: str, quiz_seed: int) -> None:
         show_live_chart(view.option_chart(r, q.lesson), f"room_chart_{r.index}")  # redrawn every few seconds
 
 
-def lecturer_view(code: str) -> None:
-    room = get_store().room(code)
+def join_block(code: str, state: str, student_link: str, link_warning: str) -> None:
+    """The QR code and the links: large before the first question, folded once a round runs."""
     shown = shown_code(code)
-    if room is None:  # deleted since the page looked it up
-        st.warning(f"Room {shown} no longer exists.")
-        return
-    student_link = rooms.app_link(f"quiz?room={code}")
-    state = room.state(datetime.now(UTC))
-    if state == "open":
-        st.success(f"Room **{shown}** is open on quiz number {room.quiz_seed}. Students join with this link or code.")
-    elif state == "closed":
-        st.warning(
-            f"Room **{shown}** closed at {room.closed_at:%H:%M} UTC: new answers are not recorded. "
-            "Its results stay here for the rest of its day."
-        )
-    else:
-        st.warning(f"Room **{shown}** has expired (rooms last a day): new answers are not recorded.")
+    if link_warning:
+        st.warning(link_warning, icon=":material/wifi_off:")
     c_qr, c_link = st.columns([1, 2])
     c_qr.image(view.qr_png(student_link), width=260, caption=f"Scan to join room {shown}")
     with c_link:
@@ -120,9 +122,44 @@ def lecturer_view(code: str) -> None:
                 "It opens this view in another browser. Anyone holding it sees the results and can close the room."
             )
             st.code(rooms.app_link(f"room?room={code}&key={rooms.lecturer_key(code)}"), language=None, wrap_lines=True)
-        c_csv, c_close = st.columns(2)
-        c_csv.download_button(
-            "Results (CSV)",
+        if state == "open":
+            st.button("Close the room", key="room_close", on_click=close_clicked, args=(code,), icon=":material/lock:")
+
+
+def lecturer_view(code: str) -> None:
+    room = get_store().room(code)
+    shown = shown_code(code)
+    if room is None:  # deleted since the page looked it up
+        st.warning(f"Room {shown} no longer exists.")
+        return
+    student_link, link_warning = rooms.student_link(code)
+    state = room.state(datetime.now(UTC))
+    running = get_store().current_round(code) is not None
+    if state == "open" and not running:
+        st.success(f"Room **{shown}** is open. Students join with this QR code, link or code.")
+    elif state == "closed":
+        st.warning(
+            f"Room **{shown}** closed at {room.closed_at:%H:%M} UTC: new votes and answers are not recorded. "
+            "Its results stay here for the rest of its day."
+        )
+    elif state == "expired":
+        st.warning(f"Room **{shown}** has expired (rooms last a day): new votes and answers are not recorded.")
+    if running:  # the question comes first on a projected screen; latecomers still see where to join
+        st.markdown(f"**Join:** `{student_link}` · room code **{shown}**")
+        with st.expander("QR code, links, closing the room"):
+            join_block(code, state, student_link, link_warning)
+    else:
+        join_block(code, state, student_link, link_warning)
+    rooms.remember_lecturer(code)  # a reload of this page keeps the lecturer's view
+    st.divider()
+    lecturer_rounds(code, room.quiz_seed)
+    settings()
+    with st.expander("Self-paced quiz: students answer the whole quiz at their own pace"):
+        quiz_link = student_link.replace(f"/room?room={code}", f"/quiz?room={code}")
+        st.markdown("Instead of rounds, students may work through the room's quiz alone, at this link:")
+        st.code(quiz_link, language=None, wrap_lines=True)
+        st.download_button(
+            "Self-paced quiz answers (CSV)",
             data=lambda: room_csv(code, room.quiz_seed),
             file_name=f"encoder-lab-room-{code}.csv",
             mime="text/csv",
@@ -130,30 +167,24 @@ def lecturer_view(code: str) -> None:
             on_click="ignore",
             icon=":material/table:",
         )
-        if state == "open":
-            c_close.button(
-                "Close the room",
-                key="room_close",
-                on_click=close_clicked,
-                args=(code,),
-                icon=":material/lock:",
-            )
-    rooms.remember_lecturer(code)  # a reload of this page keeps the lecturer's view
-    live_results(code, room.quiz_seed)
+        live_results(code, room.quiz_seed)
 
 
 def unlock_clicked(code: str) -> None:
     st.session_state[WRONG_KEY] = not rooms.unlock(code, str(st.session_state.get("room_key_typed", "")).strip())
 
 
-def visitor_view(code: str) -> None:
-    """Anyone without the key: where to answer, and a place to type the key."""
-    shown = shown_code(code)
-    st.info(
-        f"This is the lecturer's page of room **{shown}**. To answer its questions, open the quiz. "
-        "Lecturers: open your lecturer link, or type the key it ends with."
-    )
-    st.page_link("pages/quiz.py", label=f"Join room {shown}", icon=":material/quiz:", query_params={"room": code})
+def visitor_view(code: str, state: str, notice: str | None) -> None:
+    """Anyone without the key: the phone's voting view, and (folded) a place to type the key."""
+    if state == "open":
+        phone_view(code)
+    else:
+        st.warning(notice or f"Room {shown_code(code)} is not open.")
+    with st.expander("Lecturer? Show this room's results"):
+        lecturer_key_form(code)
+
+
+def lecturer_key_form(code: str) -> None:
     with st.form("room_key_form"):
         st.text_input("Lecturer key", type="password", max_chars=64, key="room_key_typed")
         st.form_submit_button("Show the room's results", key="room_key_submit", on_click=unlock_clicked, args=(code,))
@@ -165,18 +196,22 @@ notice = st.session_state.pop(NOTICE_KEY, None)
 if notice:
     st.error(notice)
 found = rooms.find_room(st.session_state.get(rooms.ROOM.key))
-if found.kind == "none":
-    open_form()
-elif found.room is None:
-    st.warning(found.notice)
-    st.session_state[rooms.ROOM.key] = ""  # back to a clean page: the form to open a room
+if found.kind == "none" or found.room is None:
+    st.title("Class room")
+    if found.kind != "none":
+        st.warning(found.notice)
+        st.session_state[rooms.ROOM.key] = ""  # back to a clean page: the forms
+    st.markdown("**Students:** type the code your lecturer shows.")
+    join_form()
+    st.markdown("**Lecturers:** open a room.")
     open_form()
 else:
     try:
         if rooms.lecturer_key(found.code):
+            st.title("Class room")
             lecturer_view(found.code)
         else:
-            visitor_view(found.code)
+            visitor_view(found.code, found.kind, found.notice)
     except StoreUnavailable:
         st.warning(rooms.DOWN)
 write_url(PARAMS)

@@ -13,11 +13,11 @@ from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
-from ui.frame.params import Param
+from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, start
-from ui.frame.state import ensure_valid
+from ui.frame.state import ensure_valid, value
 from ui.models import cached_leakage, lesson_model, minilm, minilm_pooling_ranking, run_leakage, trained_mlm
 from ui.questions import tradeoffs as questions
 from ui.views import masking as masking_figs
@@ -41,7 +41,8 @@ chosen = lesson_model(sidebar_model(), sidebar_seed())
 model, tokenizer = chosen.encoder, chosen.tokenizer
 trained, trained_error = trained_mlm()
 
-PARAMS = [
+P = LessonParams(
+    "tradeoffs",
     Param("sentence", DEFAULT_SENTENCE, "text"),
     Param("next_word", DEFAULT_WORD, "text"),
     Param("n_append", 16, "int", 0, MAX_APPEND),
@@ -49,11 +50,11 @@ PARAMS = [
     Param("epochs", 40, "int", 1, 100),
     Param("word", 2, "int", 1, MAX_SENTENCE_TOKENS - 2),
     Param("mask_seed", 0, "int", 0, 10_000),
-    QUIZ_SEED,
-]
-start("tradeoffs", PARAMS)
-note_long_text(PARAMS, {"sentence": "Sentence", "next_word": "Appended word"})
-ensure_valid(PARAMS)
+    shared=(QUIZ_SEED,),
+)
+start("tradeoffs", P)
+note_long_text(P, {"sentence": "Sentence", "next_word": "Appended word"})
+ensure_valid(P)
 
 st.title("Trade-offs and pitfalls")
 st.markdown(
@@ -63,23 +64,23 @@ st.markdown(
 )
 show_model(chosen)
 
-st.text_input("Sentence", key="sentence", help=f"The lesson reads its first {MAX_SENTENCE_TOKENS} tokens.")
+st.text_input("Sentence", key=P.sentence.key, help=f"The lesson reads its first {MAX_SENTENCE_TOKENS} tokens.")
 c1, c2, c3, c4, c5, c6 = st.columns(6)
-c1.text_input("Appended word", key="next_word", help="The token appended in 'No reuse of earlier work'.")
-c2.number_input("Tokens to append, N", 0, MAX_APPEND, key="n_append")
-c3.number_input("Copies of the sentence", 1, 100, key="copies", help="The long document in 'Length'.")
-c4.number_input("Epochs", 1, 100, key="epochs", help="For static vs dynamic masking.")
-c5.number_input("Position to hide", 1, MAX_SENTENCE_TOKENS - 2, key="word", help="For the [MASK] mismatch.")
-c6.number_input("Masking seed", 0, 10_000, key="mask_seed")
+c1.text_input("Appended word", key=P.next_word.key, help="The token appended in 'No reuse of earlier work'.")
+c2.number_input("Tokens to append, N", 0, MAX_APPEND, key=P.n_append.key)
+c3.number_input("Copies of the sentence", 1, 100, key=P.copies.key, help="The long document in 'Length'.")
+c4.number_input("Epochs", 1, 100, key=P.epochs.key, help="For static vs dynamic masking.")
+c5.number_input("Position to hide", 1, MAX_SENTENCE_TOKENS - 2, key=P.word.key, help="For the [MASK] mismatch.")
+c6.number_input("Masking seed", 0, 10_000, key=P.mask_seed.key)
 
-text = usable_sentence(st.session_state["sentence"], DEFAULT_SENTENCE)
+text = usable_sentence(value(P.sentence), DEFAULT_SENTENCE)
 enc = tokenizer.encode(text, max_length=MAX_SENTENCE_TOKENS, truncate=True)
 if enc.truncated:
     st.warning(f"This lesson reads the first {MAX_SENTENCE_TOKENS} tokens of the sentence: {enc.truncated} cut.")
 report_encoding(replace(enc, truncated=0), MAX_SENTENCE_TOKENS)
 tokens, ids = enc.tokens, tuple(enc.ids)
-n_append, seed = int(st.session_state["n_append"]), int(st.session_state["mask_seed"])
-word_pieces = tokenizer.encode(st.session_state["next_word"] or "", max_length=None).ids[1:-1]
+n_append, seed = int(value(P.n_append)), int(value(P.mask_seed))
+word_pieces = tokenizer.encode(value(P.next_word) or "", max_length=None).ids[1:-1]
 if not word_pieces:
     st.info(f"The appended word is empty, so the lesson appends “{DEFAULT_WORD}”.")
     word_pieces = tokenizer.encode(DEFAULT_WORD).ids[1:-1]
@@ -146,7 +147,7 @@ def reveal_costs(costs) -> None:
 
 
 def render_length() -> None:
-    document = " ".join([text] * int(st.session_state["copies"]))
+    document = " ".join([text] * int(value(P.copies)))
     cap = lesson.length_cap(tokenizer, document, model.config.max_positions)
     show_chart(figs.cap_chart(cap), "length_cap")
     st.code(figs.cap_cut_text(cap), language="text", wrap_lines=True)
@@ -197,7 +198,7 @@ def render_mismatch() -> None:
     if not positions:
         st.info("The sentence has no word the model could be asked about: type a few words.")
         return
-    asked = int(st.session_state["word"])
+    asked = int(value(P.word))
     position = min(positions, key=lambda p: abs(p - asked))
     if position != asked:
         st.caption(f"Position {asked} holds no word; using position {position}.")
@@ -223,7 +224,7 @@ def render_roberta() -> None:
     if n_eligible == 0:
         st.info("The sentence has no word that masking could choose.")
         return
-    views = lesson.masking_views(n_eligible, int(st.session_state["epochs"]), seed)
+    views = lesson.masking_views(n_eligible, int(value(P.epochs)), seed)
     show_chart(figs.views_chart(views), "masking_views")
     show_table(figs.views_summary_table(views), hide_index=True)
     narrative(figs.views_text(views))
@@ -346,4 +347,4 @@ sections = [
 ]
 sections.append(check_yourself_section("tradeoffs"))
 render_sections(sections)
-finish(PARAMS)
+finish(P)

@@ -55,6 +55,15 @@ def commit_prediction(at: AppTest, key: str, guess=None, *, typed: bool = False,
     return at.button(key=f"_predict_commit_{key}").click().run(timeout=timeout)
 
 
+def commit_nothing(at: AppTest, key: str, hidden: set[str] | frozenset[str]) -> AppTest:
+    """Commit the prediction `key` with nothing chosen: the page asks for an answer and draws none of
+    the charts in `hidden` (the reveal's)."""
+    at = commit_prediction(at, key, None)
+    assert "Choose an answer first" in all_text(at)
+    assert not set(hidden) & set(figures(at)), set(hidden) & set(figures(at))
+    return at
+
+
 def open_page(
     page: str | None = None,
     query: dict | None = None,

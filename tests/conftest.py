@@ -64,3 +64,54 @@ def minilm_mlm(minilm):
     from encoder_core.pretrained.minilm_mlm import load_minilm_mlm
 
     return load_minilm_mlm(pre=minilm)
+
+
+# ---- the class room ----
+
+ROOM_TABLES = "room, room_student, room_answer, room_round, room_vote"
+
+
+@pytest.fixture
+def fresh_limiter(monkeypatch):
+    """Nobody has guessed a lecturer key yet (AppTest gives every test the same session id)."""
+    from classroom.limits import GuessLimiter
+    from ui.frame import room_session
+
+    monkeypatch.setattr(room_session, "LIMITER", GuessLimiter())
+
+
+@pytest.fixture
+def database(tmp_path, monkeypatch):
+    """The class room's store on a fresh SQLite file, as the app finds it; no public address set."""
+    from classroom.links import PUBLIC_URL_VAR
+    from classroom.store import DATABASE_URL_VAR, get_store
+
+    url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
+    monkeypatch.setenv(DATABASE_URL_VAR, url)
+    monkeypatch.delenv(PUBLIC_URL_VAR, raising=False)
+    return get_store(url)
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A throwaway PostgreSQL server for the whole session (the class room's tests)."""
+    from room_postgres import postgres_server
+
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    """A room store on SQLite and on PostgreSQL, each test from an empty database."""
+    from sqlalchemy import text
+
+    from classroom.store import RoomStore
+
+    if request.param == "sqlite":
+        return RoomStore(f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    s = RoomStore(request.getfixturevalue("postgres_url"))
+    s.ensure_schema()
+    with s.engine.begin() as conn:  # each test starts from an empty database
+        conn.execute(text(f"TRUNCATE {ROOM_TABLES}"))
+    return s

@@ -1,4 +1,4 @@
-"""What a lesson's quiz test file (tests/test_quiz_<lesson>.py) runs on each of the lesson's generators.
+"""What a lesson's quiz test file (tests/encoder_core/quiz/test_quiz_<lesson>.py) runs on each generator.
 
 The file defines check_<name>(q) for each generator <lesson>_<name>: an independent recomputation of the answer.
 """

@@ -211,3 +211,40 @@ def test_encoder_core_is_grouped_by_role():
         seen[path.name] = rel
     lesson_names = {p.name for folder in MIRRORED for p in (ROOT / "encoder_core" / folder).glob("*.py")}
     assert not set(seen) & lesson_names, f"named like a lesson module: {sorted(set(seen) & lesson_names)}"
+
+
+def lesson_param_names(source: str) -> list[str]:
+    """The names of the Params a page declares inside its LessonParams(...) call."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "LessonParams":
+            return [
+                arg.args[0].value
+                for arg in node.args
+                if isinstance(arg, ast.Call) and getattr(arg.func, "id", None) == "Param" and arg.args
+                if isinstance(arg.args[0], ast.Constant)
+            ]
+    return []
+
+
+@pytest.mark.parametrize("lesson", LESSON_IDS)
+def test_a_lessons_controls_are_declared_once_and_read_through_their_param(lesson):
+    """Each lesson declares its controls in one LessonParams named after it (keys "<lesson>.<name>"), and
+    never writes one of their names again as a widget key or a session-state string."""
+    source = (ROOT / "pages" / f"{lesson}.py").read_text(encoding="utf-8")
+    assert f'LessonParams(\n    "{lesson}",' in source or f'LessonParams("{lesson}",' in source
+    for name in lesson_param_names(source):
+        for written in (f'key="{name}"', f'session_state["{name}"]', f'session_state.get("{name}"'):
+            assert written not in source, f"pages/{lesson}.py writes {written}: use P.{name}"
+
+
+MIRRORED_TEST_FOLDERS = ("encoder_core", "ui", "classroom", "pages", "scripts")
+
+
+def test_the_tests_mirror_the_tree():
+    """A test folder below tests/ names a folder of the project (tests/encoder_core/model/ tests
+    encoder_core/model/), so the tests of a module are found where the module is."""
+    for folder in sorted(p for p in (ROOT / "tests").rglob("*") if p.is_dir()):
+        rel = folder.relative_to(ROOT / "tests")
+        if rel.parts[0] in ("browser", "fixtures", "__pycache__") or "__pycache__" in rel.parts:
+            continue
+        assert rel.parts[0] in MIRRORED_TEST_FOLDERS and (ROOT / rel).is_dir(), f"tests/{rel} mirrors nothing"

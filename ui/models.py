@@ -275,3 +275,69 @@ def minilm_pooling_ranking():
 
     pre, _ = minilm()
     return pooling_ranking(pre) if pre is not None else None
+
+
+# ---- the "Looking inside" lesson: its runs per sentence, and the fixed set's scores once per setting ----
+
+
+def _inside_model(choice: str):
+    trained, _, _ = masked_lm(choice)
+    return trained
+
+
+def _cloze(tokenizer, ids: tuple[int, ...], position: int):
+    from encoder_core.lessons.inside import Cloze
+
+    return Cloze("", list(ids), tokenizer.decode(list(ids)), position, [])
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def inside_knockouts(choice: str, ids: tuple[int, ...], position: int):
+    """Every head and every token knocked out on this sentence, on the MLM the sidebar's choice gives."""
+    from encoder_core.lessons.inside import knockouts
+
+    trained = _inside_model(choice)
+    return knockouts(trained.model, trained.tokenizer, _cloze(trained.tokenizer, ids, position))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def inside_explanations(choice: str, ids: tuple[int, ...], position: int, answer: int, baseline: str, steps: int):
+    from encoder_core.lessons.inside import explanations
+
+    trained = _inside_model(choice)
+    cloze = _cloze(trained.tokenizer, ids, position)
+    return explanations(trained.model, trained.tokenizer, cloze, answer, baseline, steps)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def inside_lens_and_heads(choice: str, ids: tuple[int, ...], position: int):
+    """The logit lens, and every layer's attention (L, H, T, T) for the head question's candidates."""
+    from encoder_core.lessons.inside import attention_maps, logit_lens
+
+    trained = _inside_model(choice)
+    cloze = _cloze(trained.tokenizer, ids, position)
+    return logit_lens(trained.model, trained.tokenizer, cloze), attention_maps(trained.model, cloze)
+
+
+@st.cache_resource(show_spinner=False)
+def _inside_sweep_store() -> tuple[dict, threading.Lock]:
+    """Finished sweeps over the fixed sentences by (model, baseline, steps), shared by every session."""
+    return {}, threading.Lock()
+
+
+def cached_inside_sweep(choice: str, baseline: str, steps: int):
+    store, _ = _inside_sweep_store()
+    return store.get((_inside_model(choice).choice, baseline, int(steps)))
+
+
+def run_inside_sweep(choice: str, baseline: str, steps: int, progress=None):
+    """Score every explanation on the fixed sentences, once per setting on this server (a second click waits)."""
+    from encoder_core.lessons.inside import CLOZE_SENTENCES, sweep
+
+    trained = _inside_model(choice)
+    store, lock = _inside_sweep_store()
+    key = (trained.choice, baseline, int(steps))
+    with lock:
+        if key not in store:
+            store[key] = sweep(trained.model, trained.tokenizer, CLOZE_SENTENCES, baseline, key[2], progress)
+        return store[key]

@@ -24,6 +24,7 @@ LESSONS = (
     Lesson("heads", "Heads", "multi-head attention, and what the heads of a real pretrained encoder do"),
     Lesson("outputs", "Using the outputs", "heads for labels, tags and answer spans, fine-tuned live"),
     Lesson("tradeoffs", "Trade-offs and pitfalls", "every cost of an encoder measured, every classic mistake run"),
+    Lesson("inside", "Looking inside", "which explanation of the model to trust, scored against real knockouts"),
 )
 LESSON_IDS = tuple(lesson.id for lesson in LESSONS)
 LESSON_TITLES = {lesson.id: lesson.title for lesson in LESSONS}

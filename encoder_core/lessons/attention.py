@@ -111,13 +111,17 @@ def drop_token(model: Encoder, ids, position: int) -> DropLastResult:
             full = model(ids, causal=causal, need_weights=False).hidden[0, :position]
             short = model(shorter, causal=causal, need_weights=False).hidden[0, :position]
             shifts[causal] = (full - short).norm(dim=-1)
-    return DropLastResult(
-        positions=position,
-        shift_causal=shifts[True].tolist(),
-        shift_bidirectional=shifts[False].tolist(),
-        max_causal=float(shifts[True].max()),
-        max_bidirectional=float(shifts[False].max()),
-    )
+    return DropLastResult(positions=position, **shift_fields(shifts))
+
+
+def shift_fields(shifts: dict[bool, torch.Tensor]) -> dict:
+    """Per-token shifts under the causal mask (True) and without it (False), and their largest, as fields."""
+    return {
+        "shift_causal": shifts[True].tolist(),
+        "shift_bidirectional": shifts[False].tolist(),
+        "max_causal": float(shifts[True].max()),
+        "max_bidirectional": float(shifts[False].max()),
+    }
 
 
 # ---- what a student is asked to predict (ui.frame.predict asks; these compute the model's answer) ----

@@ -52,6 +52,11 @@ def span(values: torch.Tensor | Sequence[float]) -> Span:
     return Span(float(min(values)), float(max(values)))
 
 
+def span_of(field: str) -> property:
+    """A read-only property: the span of the named field."""
+    return property(lambda self: span(getattr(self, field)))
+
+
 @dataclass(frozen=True)
 class TensorSummary:
     """What a figure's text alternative says about a (rows, cols) tensor."""
@@ -102,13 +107,8 @@ class TokenStats:
     def mean_l2(self) -> float:
         return float(self.l2.mean())
 
-    @property
-    def std_span(self) -> Span:
-        return span(self.std)
-
-    @property
-    def l2_span(self) -> Span:
-        return span(self.l2)
+    std_span = span_of("std")
+    l2_span = span_of("l2")
 
 
 def token_stats(x: torch.Tensor) -> TokenStats:
@@ -460,13 +460,8 @@ class DeepStackRun:
         """How many times larger the stream is after the last block than at the embeddings."""
         return self.residual_norms[-1] / self.residual_norms[0]
 
-    @property
-    def residual_span(self) -> Span:
-        return span(self.residual_norms)
-
-    @property
-    def grad_span(self) -> Span:
-        return span(self.grad_norms)
+    residual_span = span_of("residual_norms")
+    grad_span = span_of("grad_norms")
 
 
 @dataclass

@@ -31,7 +31,8 @@ from ..model.output_heads import MaskedLanguageModel
 from ..model.self_attention import attention
 from ..model.tokenizer import WordPieceTokenizer
 from ..objectives.loss import LossBreakdown, loss_breakdown
-from ..objectives.mlm_masking import NOT_CHOSEN, exact_counts, mask_tokens
+from ..objectives.mlm_masking import NOT_CHOSEN, exact_counts, mask_tokens, tokenizer_mask
+from .attention import shift_fields
 
 MAX_SENTENCE_TOKENS = 64  # the lesson reads at most this many tokens of the sentence
 TIMING_LENGTHS = (16, 32, 64, 128, 256, 512)
@@ -82,10 +83,7 @@ def append_one_token(model: Encoder, ids, new_id: int) -> AppendReuse:
             last = cache.step(token)
     return AppendReuse(
         n_earlier=n,
-        shift_causal=shifts[True].tolist(),
-        shift_bidirectional=shifts[False].tolist(),
-        max_causal=float(shifts[True].max()),
-        max_bidirectional=float(shifts[False].max()),
+        **shift_fields(shifts),
         layer_input_shift_causal=inputs[True],
         layer_input_shift_bidirectional=inputs[False],
         cached_vs_full=float((last - full_last).abs().max()),
@@ -286,14 +284,7 @@ def objective_labels(
     ids = _ids(ids)
     g = torch.Generator().manual_seed(int(seed))
     pool = ordinary_word_ids(tokenizer)
-    m = mask_tokens(
-        ids,
-        mask_id=tokenizer.mask_id,
-        special_ids=tokenizer.special_ids,
-        vocab_size=tokenizer.vocab_size,
-        generator=g,
-        replacement_ids=pool,
-    )
+    m = tokenizer_mask(tokenizer, ids, generator=g, replacement_ids=pool)
     chosen = m.actions[0] != NOT_CHOSEN
     corrupted = ids[0].clone()
     if bool(chosen.any()):
@@ -483,13 +474,7 @@ class LossAveraging:
 def loss_averaging(mlm: MaskedLanguageModel, tokenizer: WordPieceTokenizer, ids, seed: int) -> LossAveraging | None:
     """Mask the sentence (15%, exact), then average its loss both ways. None when nothing was chosen."""
     ids = _ids(ids)
-    m = mask_tokens(
-        ids,
-        mask_id=tokenizer.mask_id,
-        special_ids=tokenizer.special_ids,
-        vocab_size=tokenizer.vocab_size,
-        generator=torch.Generator().manual_seed(int(seed)),
-    )
+    m = tokenizer_mask(tokenizer, ids, generator=torch.Generator().manual_seed(int(seed)))
     if not bool(m.chosen.any()):
         return None
     with torch.inference_mode():

@@ -127,3 +127,10 @@ def mask_tokens(
     inputs[actions == RANDOM] = replacement_ids[picks]
     labels = torch.where(actions != NOT_CHOSEN, ids, torch.full_like(ids, IGNORE_INDEX))
     return MaskingResult(inputs, labels, actions, eligible)
+
+
+def tokenizer_mask(tokenizer, ids: torch.Tensor, **options) -> MaskingResult:
+    """mask_tokens with the tokenizer's own [MASK] id, special ids and vocabulary size."""
+    return mask_tokens(
+        ids, mask_id=tokenizer.mask_id, special_ids=tokenizer.special_ids, vocab_size=tokenizer.vocab_size, **options
+    )

@@ -34,8 +34,8 @@ from torch import nn
 from ..data.ding import read_ding
 from ..model.model import param_count
 from ..model.output_heads import MaskedLanguageModel
-from ..objectives.mlm_masking import IGNORE_INDEX, mask_tokens
-from ..training.checkpoint import CheckpointError, fill_mask
+from ..objectives.mlm_masking import IGNORE_INDEX
+from ..training.checkpoint import CheckpointError
 from ..training.evaluate import evaluate_real
 from ..training.everyday_probes import EVERYDAY_PROBES, probes_in
 from ..training.files import file_sha256
@@ -43,9 +43,15 @@ from ..training.probes import PROBES, filled, run_probes
 from ..training.train import (
     ProgressBar,
     TrainSettings,
+    coin_flip_mask,
+    filled_examples,
     loss_curve,
+    optimizer_step,
+    parse_run_arguments,
     print_quality,
+    probe_ranks,
     seen_ids,
+    time_and_loss,
     training_texts,
     warmup_linear,
 )
@@ -132,16 +138,7 @@ def cache_frozen_features(model, tokenizer, texts: list[str], s: HeadSettings, r
             texts[i] + (" ." if rng.random() < s.period_rate and texts[i][-1:] not in ".?!" else "") for i in rows
         ]
         batch = tokenizer.pad([tokenizer.encode(t, max_length=s.max_pieces, truncate=True) for t in chosen])
-        m = mask_tokens(
-            batch.ids,
-            mask_id=tokenizer.mask_id,
-            special_ids=tokenizer.special_ids,
-            vocab_size=tokenizer.vocab_size,
-            rate=s.mask_rate,
-            exact=False,
-            generator=generator,
-            replacement_ids=replacement_ids,
-        )
+        m = coin_flip_mask(tokenizer, batch.ids, s.mask_rate, generator, replacement_ids)
         if not bool((m.labels != IGNORE_INDEX).any()):
             continue
         x = model.bert.embeddings(m.inputs, batch.segments)
@@ -183,12 +180,7 @@ def train_top(model: MaskedLanguageModel, cached: list[CachedBatch], s: HeadSett
             logits = head(x[scored])
             targets = b.labels[scored]
             loss = F.cross_entropy(logits, targets)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(top + head_params, 1.0)
-            optimizer.step()
-            schedule.step()
-            acc = float((logits.argmax(-1) == targets).float().mean())
+            acc = optimizer_step(optimizer, schedule, loss, top + head_params, logits, targets)
             records.append({"step": step + 1, "loss": loss.item(), "accuracy": acc})
             if callback is not None:
                 callback(step + 1, steps, loss.item(), acc)
@@ -330,10 +322,8 @@ def run(
         bar = ProgressBar(len(cached)) if progress else None
         records += train_top(model, cached, s2, bar)
         del cached
-    # Wall time depends on what else the machine runs; CPU time is the work itself.
-    train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+    spent = time_and_loss(records, t0, c0)
     model.eval()
-    tail = records[-200:]
     metadata = {
         "model": "minilm_mlm",
         "base": {"name": pre.name, "sha256": pre.sha256},
@@ -352,22 +342,14 @@ def run(
         },
         "stage1_from_checkpoint": started_from,
         "cache_seconds": round(cache_seconds, 1),
-        "train_seconds": round(train_seconds, 1),
-        "train_cpu_seconds": round(cpu_seconds, 1),
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "final_loss": round(sum(r["loss"] for r in tail) / len(tail), 4),
-        "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
+        **spent,
         "real_metrics": evaluate_real(model, tokenizer, data.texts, data.examples_held_out, seed=0),
-        "probes": [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)],
+        "probes": probe_ranks(model, tokenizer),
         "everyday_probes": [
             {"text": r.probe.text, "rank": r.rank, "best": r.best}
             for r in run_probes(model, tokenizer, EVERYDAY_PROBES)
         ],
-        "examples": {
-            text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]]
-            for text in ["the [MASK] sat on the mat", "she read the [MASK]"]
-        },
+        "examples": filled_examples(model, tokenizer, ["the [MASK] sat on the mat", "she read the [MASK]"]),
         "curve": loss_curve(records, 50),
     }
     save_trained_part(model, final_frozen_layers(s), metadata, Path(out_dir))
@@ -382,10 +364,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--everyday-copies", type=int, default=HeadSettings.everyday_copies)
     parser.add_argument("--refresh", type=int, default=HeadSettings.refresh)
     parser.add_argument("--start-from", type=Path, help="a checkpoint folder holding stage 1 (skips it)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    args = parse_run_arguments(parser, argv, DEFAULT_DIR)
     settings = HeadSettings(
         sentences=args.sentences,
         epochs=args.epochs,

@@ -5,7 +5,7 @@ grade(q, "30")                       # Grade(correct, message, parsed)
 question_for(None, quiz_seed, i)     # question i of a shareable quiz, all lessons mixed
 """
 
-from . import attention, block, heads, masking, outputs, padding, tradeoffs  # noqa: F401  (registers the generators)
+from . import attention, block, heads, inside, masking, outputs, padding, tradeoffs  # noqa: F401  (registers the generators)
 from .base import (
     CHOICE_KINDS,
     GENERATORS,

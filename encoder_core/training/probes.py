@@ -1,7 +1,7 @@
 """Twenty fixed fill-mask probes: everyday sentences with one word hidden, and the word expected.
 
 Held fixed so the lab's MLMs can be compared over time; docs/models.md's tables are computed from
-them (`make figures`; tests/test_figures.py checks them). The first three are the quality bar the lab promises:
+them (`make figures`; tests/scripts/test_figures.py checks them). The first three are the quality bar the lab promises:
 seed 003's "the [MASK] sat on the mat." should give an animal among the five best guesses,
 and both "bank" sentences should give "bank". A probe's expected word may be any of several
 ("an animal"): its rank is the best rank among them. No probe, filled in with an expected

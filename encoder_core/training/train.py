@@ -31,7 +31,7 @@ from ..model.config import EncoderConfig, preset
 from ..model.model import init_bert_weights, param_count
 from ..model.output_heads import MaskedLanguageModel
 from ..model.tokenizer import Batch, english_tokenizer
-from ..objectives.mlm_masking import IGNORE_INDEX, mask_tokens
+from ..objectives.mlm_masking import IGNORE_INDEX, tokenizer_mask
 from .checkpoint import DEFAULT_DIR, fill_mask, save_small_mlm
 from .evaluate import evaluate_model, evaluate_real
 from .probes import PROBES, filled, run_probes
@@ -148,6 +148,21 @@ def warmup_linear(warmup: int, total: int) -> Callable[[int], float]:
     return factor
 
 
+def coin_flip_mask(tokenizer, ids: torch.Tensor, rate: float, generator: torch.Generator, replacement_ids):
+    """BERT's original selection: each position chosen with probability rate, then 80/10/10."""
+    return tokenizer_mask(tokenizer, ids, rate=rate, exact=False, generator=generator, replacement_ids=replacement_ids)
+
+
+def optimizer_step(optimizer, schedule, loss: torch.Tensor, params, logits: torch.Tensor, targets) -> float:
+    """One update (gradients clipped to norm 1); returns the step's accuracy at the scored positions."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    optimizer.step()
+    schedule.step()
+    return float((logits.argmax(-1) == targets).float().mean())
+
+
 def train_mlm(
     model: MaskedLanguageModel,
     tokenizer,
@@ -194,16 +209,7 @@ def train_mlm(
             # Coin-flip selection (BERT's original): with ~9-token sentences the exact rule would
             # choose one position per sentence and always make it [MASK], never random or kept.
             while True:
-                m = mask_tokens(
-                    batch.ids,
-                    mask_id=tokenizer.mask_id,
-                    special_ids=tokenizer.special_ids,
-                    vocab_size=tokenizer.vocab_size,
-                    rate=mask_rate,
-                    exact=False,
-                    generator=generator,
-                    replacement_ids=replacement_ids,
-                )
+                m = coin_flip_mask(tokenizer, batch.ids, mask_rate, generator, replacement_ids)
                 if bool((m.labels != IGNORE_INDEX).any()):
                     break
             inputs = batch.ids if leaky else m.inputs
@@ -212,12 +218,7 @@ def train_mlm(
             logits = model.cls.predictions(out.hidden[scored])  # only the scored rows: (N, V)
             targets = m.labels[scored]
             loss = F.cross_entropy(logits, targets, ignore_index=IGNORE_INDEX)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            schedule.step()
-            acc = float((logits.argmax(-1) == targets).float().mean())
+            acc = optimizer_step(optimizer, schedule, loss, model.parameters(), logits, targets)
             rec = {"step": step, "loss": loss.item(), "accuracy": acc, "lr": optimizer.param_groups[0]["lr"]}
             records.append(rec)
             if callback is not None:
@@ -354,16 +355,15 @@ def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT
         replacement_ids=replacements,
         callback=bar,
     )
-    # Wall time depends on what else the machine runs; CPU time is the work itself.
-    train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+    spent = time_and_loss(records, t0, c0)
     metrics = evaluate_model(model, tokenizer, data.grammar_train, data.grammar_held_out, seed=settings.corpus_seed)
     real = evaluate_real(model, tokenizer, data.texts, data.examples_held_out, seed=settings.seed)
-    tail = records[-200:]
-    examples = {
-        text: fill_mask(model, tokenizer, text)[0]
-        for text in ["the [MASK] sat on the mat", "the [MASK] swam in the lake", "she read the [MASK]"]
-        + [pair[i].replace(" bank ", " [MASK] ", 1) for pair in bank_pairs(2, settings.corpus_seed) for i in (0, 1)]
-    }
+    examples = filled_examples(
+        model,
+        tokenizer,
+        ["the [MASK] sat on the mat", "the [MASK] swam in the lake", "she read the [MASK]"]
+        + [pair[i].replace(" bank ", " [MASK] ", 1) for pair in bank_pairs(2, settings.corpus_seed) for i in (0, 1)],
+    )
     metadata = {
         "model": "small_mlm",
         "objective": "masked language modelling, dynamic masking (15%, 80/10/10, coin flip), loss at chosen positions",
@@ -371,16 +371,11 @@ def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT
         "seed": settings.seed,
         "parameters": param_count(model),
         "corpus": data.counts,
-        "train_seconds": round(train_seconds, 1),
-        "train_cpu_seconds": round(cpu_seconds, 1),
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "final_loss": round(sum(r["loss"] for r in tail) / len(tail), 4),
-        "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
+        **spent,
         "metrics": metrics,
         "real_metrics": real,
-        "probes": [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)],
-        "examples": {k: [[tok, round(p, 4)] for tok, p in v] for k, v in examples.items()},
+        "probes": probe_ranks(model, tokenizer),
+        "examples": examples,
         "curve": loss_curve(records, settings.log_every),
     }
     save_small_mlm(model, tokenizer, metadata, out_dir)
@@ -391,19 +386,50 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Pre-train the lab's small masked-language model.")
     parser.add_argument("--steps", type=int, default=TrainSettings.steps)
     parser.add_argument("--seed", type=int, default=TrainSettings.seed)
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
     parser.add_argument("--lr", type=float, default=TrainSettings.lr)
     parser.add_argument("--dropout", type=float, default=TrainSettings.dropout)
-    # Measured: on a machine already busy with other jobs, 2 threads can be ~10x slower than 1 (threads
-    # wait on each other); on a quiet 2-core machine 2 threads take ~150 s for the default 5000 steps.
-    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    args = parse_run_arguments(parser, argv, DEFAULT_DIR)
     settings = TrainSettings(steps=args.steps, seed=args.seed, lr=args.lr, dropout=args.dropout)
     meta = run(settings, args.out)
     print(f"trained {settings.steps} steps in {meta['train_seconds']:.0f}s, final loss {meta['final_loss']:.3f}")
     print_quality(meta, {"grammar": "metrics", "WordNet examples": "real_metrics"})
     print(f"saved to {args.out}")
+
+
+def time_and_loss(records: list[dict], t0: float, c0: float) -> dict:
+    """A checkpoint's record of its training: wall and CPU time since t0, c0, and the last 200 steps' means."""
+    # Wall time depends on what else the machine runs; CPU time is the work itself.
+    train_seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
+    tail = records[-200:]
+    return {
+        "train_seconds": round(train_seconds, 1),
+        "train_cpu_seconds": round(cpu_seconds, 1),
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "final_loss": round(sum(r["loss"] for r in tail) / len(tail), 4),
+        "final_train_accuracy": round(sum(r["accuracy"] for r in tail) / len(tail), 4),
+    }
+
+
+def probe_ranks(model, tokenizer) -> list[dict]:
+    """The probes' ranks as a checkpoint records them."""
+    return [{"text": r.probe.text, "rank": r.rank, "best": r.best} for r in run_probes(model, tokenizer)]
+
+
+def filled_examples(model, tokenizer, texts: list[str]) -> dict[str, list[list]]:
+    """Each text's top fills at its first [MASK], as a checkpoint records them."""
+    return {text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]] for text in texts}
+
+
+def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None, out: Path) -> argparse.Namespace:
+    """Add what every training command takes (--out, default out; --threads), parse argv, set torch's threads."""
+    parser.add_argument("--out", type=Path, default=out, help="checkpoint folder")
+    # Measured: on a machine already busy with other jobs, 2 threads can be ~10x slower than 1 (threads
+    # wait on each other); on a quiet 2-core machine 2 threads take ~150 s for the default 5000 steps.
+    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    return args
 
 
 def print_quality(meta: dict, held_out: dict[str, str]) -> None:

@@ -1,23 +1,19 @@
-"""A class room in real browsers: a lecturer opens a room, three students (three browser contexts, so
-three browser ids) answer its first question, and the lecturer's chart shows their answers without a
-reload, redrawn by the page's own timer. Then the same across two app processes sharing PostgreSQL:
-the lecturer through nginx on one process, the students on the other."""
+"""A class room's self-paced quiz in real browsers: a lecturer opens a room, three students (three browser
+contexts, so three browser ids) answer its first question at /quiz?room=, and the lecturer's chart shows
+their answers without a reload, redrawn by the page's own timer. Then the same across two app processes
+sharing PostgreSQL: the lecturer through nginx on one process, the students on the other."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from classroom.store import DATABASE_URL_VAR
 from encoder_core.quiz import CHOICE_KINDS, question_for
-from scripts.scale_out import NGINX, app_port, behind_nginx, served_and_problems
-from tests.needs import missing
-from tests.room_postgres import postgres_server
 
 from .driver import assert_no_exception, chart_data, wait_idle
+from .room_processes import lecturer_and_phone_processes
 
 LOAD_MS = 90_000
 
@@ -34,13 +30,19 @@ def open_room(page, app_url: str, seed: int) -> str:
     box.press("Enter")
     wait_idle(page)
     page.get_by_role("button", name="Open a room").click()
-    page.get_by_text("Students joined").wait_for(timeout=LOAD_MS)
+    show_quiz_results(page)
     match = re.search(r"room=([A-Z0-9]{8})", page.url)
     assert match, page.url
     return match.group(1)
 
 
 PHONE = {"width": 390, "height": 844}
+
+
+def show_quiz_results(page) -> None:
+    """The self-paced quiz's results are folded under the room's rounds: open them."""
+    page.get_by_text("Self-paced quiz: students answer").click(timeout=LOAD_MS)
+    page.get_by_text("Students joined").wait_for(timeout=LOAD_MS)
 
 
 def answer_first_question(
@@ -107,7 +109,7 @@ def run_room(browser, lecturer_url: str, student_url: str, screenshot: Path | No
     if screenshot:
         page.screenshot(path=str(screenshot))
     page.reload()  # the lecturer's view survives a reload (the key is kept in this browser, not the link)
-    page.get_by_text("Students joined").wait_for(timeout=LOAD_MS)
+    show_quiz_results(page)
     assert "key=" not in page.url
     lecturer.close()
 
@@ -118,18 +120,6 @@ def test_students_answers_appear_on_the_lecturers_chart_without_a_reload(browser
 
 @pytest.mark.slow
 def test_two_processes_behind_nginx_share_the_room_through_postgresql(browser):
-    if not Path(NGINX).exists():
-        missing("nginx")
-    with postgres_server() as database, behind_nginx(2, {DATABASE_URL_VAR: database}) as (proxy_url, apps, prefix):
-        # Through nginx every loopback client lands on one process (ip_hash); find which by a first
-        # request, then send the students straight to the other one.
-        page = browser.new_page()
-        page.goto(f"{proxy_url}/_stcore/health")
-        page.close()
-        served = Counter(served_and_problems(prefix)[0])  # {"127.0.0.1:port": requests}
-        lecturer_port = int(served.most_common(1)[0][0].rsplit(":", 1)[1])
-        student_port = next(app_port(a) for a in apps if app_port(a) != lecturer_port)
-        run_room(browser, proxy_url, f"http://127.0.0.1:{student_port}")
-        assert set(served_and_problems(prefix)[0]) == {
-            f"127.0.0.1:{lecturer_port}"
-        }  # the lecturer's whole session stayed on its process
+    with lecturer_and_phone_processes(browser) as (proxy_url, student_url, lecturer_stayed):
+        run_room(browser, proxy_url, student_url)
+        assert lecturer_stayed()  # the lecturer's whole session stayed on its process

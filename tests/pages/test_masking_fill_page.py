@@ -43,7 +43,7 @@ def test_minilm_answers_first_and_the_small_mlm_is_one_click_away(minilm_mlm, tr
     switch = at.button(key="fill_other_model")
     assert switch.label == "Ask the lab's small trained MLM instead"
     ok(skip_predictions(switch.click().run()))
-    assert at.session_state["fill_model"] == "mlm" and dict(at.query_params)["fill_model"] == "mlm"
+    assert at.session_state["masking.fill_model"] == "mlm" and dict(at.query_params)["fill_model"] == "mlm"
     assert "Answered by **the lab's small trained MLM**" in all_text(at)
     bars_are(at, trained_mlm[0], trained_mlm[1], "the [MASK] sat on the mat")
     assert at.button(key="fill_other_model").label == "Ask all-MiniLM-L6-v2 with the lab's MLM head instead"
@@ -51,7 +51,7 @@ def test_minilm_answers_first_and_the_small_mlm_is_one_click_away(minilm_mlm, tr
 
 def test_a_link_picks_the_model_and_a_bad_value_says_so():
     at = ok(open_page("masking", {"fill_model": "mlm"}))
-    assert at.radio(key="fill_model").value == "mlm" and "Answered by **the lab's small trained MLM**" in all_text(at)
+    assert at.radio(key="masking.fill_model").value == "mlm" and "Answered by **the lab's small trained MLM**" in all_text(at)
     bad = ok(open_page("masking", {"fill_model": "gpt"}, skip=False))
     assert any("`fill_model=gpt` is not one of minilm, mlm; using minilm." in w.value for w in bad.warning)
 
@@ -75,7 +75,7 @@ def test_five_thousand_characters_are_cut_and_still_answered():
     text = "the [MASK] sat on the mat and " + "a dog ran home " * 340
     assert len(text) > 5000
     at = ok(open_page("masking"))
-    ok(at.text_input(key="fill_sentence").input(text).run())
+    ok(at.text_input(key="masking.fill_sentence").input(text).run())
     warned = " ".join(w.value for w in at.warning)
     assert f"“Sentence with [MASK]” was {len(text):,} characters long: the lesson keeps the first 2,000." in warned
     ok(skip_predictions(at))
@@ -95,7 +95,7 @@ def test_five_thousand_characters_are_cut_and_still_answered():
 )
 def test_bad_input_gets_a_message_and_a_chart(typed, said):
     at = ok(open_page("masking"))
-    skip_predictions(at.text_input(key="fill_sentence").input(typed).run())
+    skip_predictions(at.text_input(key="masking.fill_sentence").input(typed).run())
     ok(at)
     assert said in plain(at)
     assert "fill_0" in figures(at)

@@ -52,7 +52,7 @@ def note_long_text(params, labels: dict[str, str]) -> None:
         value = st.session_state.get(p.key)
         if p.kind == "text" and isinstance(value, str) and len(value) > p.max_len:
             st.warning(
-                f"“{labels.get(p.key, p.key)}” was {len(value):,} characters long: "
+                f"“{labels.get(p.name, p.name)}” was {len(value):,} characters long: "
                 f"the lesson keeps the first {p.max_len:,}."
             )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 MAX_TEXT = 2000  # characters kept from a typed or linked sentence
@@ -13,15 +14,22 @@ MAX_TEXT = 2000  # characters kept from a typed or linked sentence
 
 @dataclass(frozen=True)
 class Param:
-    """One control of a lesson: its widget key (also its URL parameter name) and its valid range."""
+    """One control: its URL parameter name, its valid range and, for a lesson's control, the lesson
+    that owns it. Two lessons may both have a `sentence` in their links; their session keys differ."""
 
-    key: str
+    name: str
     default: Any
     kind: str  # "text" | "int" | "float" | "bool" | "choice"
     lo: float | None = None
     hi: float | None = None
     options: tuple = ()
     max_len: int = MAX_TEXT
+    lesson: str = ""
+
+    @property
+    def key(self) -> str:
+        """The widget's key in st.session_state: "<lesson>.<name>", or the bare name for the frame's own."""
+        return f"{self.lesson}.{self.name}" if self.lesson else self.name
 
     def parse(self, raw: str) -> tuple[Any, str | None]:
         """(value, notice). The notice is None when raw was valid as given; the value is always valid."""
@@ -29,7 +37,7 @@ class Param:
         if self.kind == "text":
             if len(raw) > self.max_len:
                 kept = raw[: self.max_len]
-                return kept, f"`{self.key}` was {len(raw):,} characters long; kept the first {self.max_len:,}."
+                return kept, f"`{self.name}` was {len(raw):,} characters long; kept the first {self.max_len:,}."
             return raw, None
         if self.kind == "bool":
             low = raw.strip().lower()
@@ -37,30 +45,30 @@ class Param:
                 return True, None
             if low in ("0", "false", "no", "off"):
                 return False, None
-            return self.default, f"`{self.key}={snippet(raw)}` is not true/false; using {self.default}."
+            return self.default, f"`{self.name}={snippet(raw)}` is not true/false; using {self.default}."
         if self.kind == "choice":
             for option in self.options:
                 if str(option).lower() == raw.strip().lower():
                     return option, None
             shown = ", ".join(snippet(str(o)) for o in self.options)
             default = snippet(str(self.default))
-            return self.default, f"`{self.key}={snippet(raw)}` is not one of {shown}; using {default}."
+            return self.default, f"`{self.name}={snippet(raw)}` is not one of {shown}; using {default}."
         return self._parse_number(raw)
 
     def _parse_number(self, raw: str) -> tuple[int | float, str | None]:
         try:
             number = float(raw.strip())
         except ValueError:
-            return self.default, f"`{self.key}={snippet(raw)}` is not a number; using {self.default}."
+            return self.default, f"`{self.name}={snippet(raw)}` is not a number; using {self.default}."
         if math.isnan(number) or (math.isinf(number) and (self.lo if number < 0 else self.hi) is None):
-            return self.default, f"`{self.key}={snippet(raw)}` is not a usable number; using {self.default}."
+            return self.default, f"`{self.name}={snippet(raw)}` is not a usable number; using {self.default}."
         value, notice = number, None
         if self.kind == "int" and math.isfinite(number) and number != int(number):
             value = round(number)
-            notice = f"`{self.key}={snippet(raw)}` is not a whole number; using {value}."
+            notice = f"`{self.name}={snippet(raw)}` is not a whole number; using {value}."
         clamped = self.clamp(value)
         if clamped != value:
-            notice = f"`{self.key}={snippet(raw)}` is outside {self.range_text()}; using {clamped}."
+            notice = f"`{self.name}={snippet(raw)}` is outside {self.range_text()}; using {clamped}."
         return clamped, notice
 
     def clamp(self, value):
@@ -122,3 +130,31 @@ def snippet(raw: str, n: int = 24) -> str:
 
 
 _short = snippet  # the earlier name
+
+
+class LessonParams:
+    """A lesson's controls, each written once: `P.sentence` is the Param, `P.sentence.key` its widget key
+    ("attention.sentence"), `P.sentence.name` its URL name ("sentence"). Iterates like a list of Params.
+    shared: the frame's controls a lesson also links (the quiz seed), kept under their own keys."""
+
+    def __init__(self, lesson: str, *params: Param, shared: tuple[Param, ...] = ()):
+        self.lesson = lesson
+        own = [replace(p, lesson=lesson) for p in params]
+        self._params = {p.name: p for p in own + list(shared)}
+        if len(self._params) != len(own) + len(shared):
+            raise ValueError(f"{lesson}: two controls share a name")
+
+    def __getattr__(self, name: str) -> Param:
+        try:
+            return self.__dict__["_params"][name]
+        except KeyError:
+            raise AttributeError(f"{self.__dict__.get('lesson')} has no control named {name!r}") from None
+
+    def __getitem__(self, name: str) -> Param:
+        return self._params[name]
+
+    def __iter__(self) -> Iterator[Param]:
+        return iter(self._params.values())
+
+    def __len__(self) -> int:
+        return len(self._params)

@@ -59,10 +59,10 @@ def repair_link_seed() -> None:
     Numbers out of range or with decimals are left to QUIZ_SEED.parse, which clamps or rounds them."""
     if not st.session_state.get(LINK_CHECKED_KEY):
         st.session_state[LINK_CHECKED_KEY] = True
-        raw = st.query_params.get(QUIZ_SEED.key)
+        raw = st.query_params.get(QUIZ_SEED.name)
         if raw is not None and not _is_number(raw):
             fresh = fresh_quiz_seed()
-            st.query_params[QUIZ_SEED.key] = str(fresh)
+            st.query_params[QUIZ_SEED.name] = str(fresh)
             shown = "".join(ch if ch.isprintable() and ch != "`" else "?" for ch in raw[:24])
             shown += "..." if len(raw) > 24 else ""
             st.session_state[LINK_NOTICE_KEY] = (
@@ -95,7 +95,7 @@ def current_quiz_seed() -> int:
     elif SESSION_SEED_KEY in st.session_state:
         seed = st.session_state[SESSION_SEED_KEY]
     else:
-        raw = st.query_params.get(QUIZ_SEED.key)
+        raw = st.query_params.get(QUIZ_SEED.name)
         seed = QUIZ_SEED.parse(raw)[0] if raw is not None and _is_number(raw) else QUIZ_SEED.default
     st.session_state[SESSION_SEED_KEY] = seed
     return seed

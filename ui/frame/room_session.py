@@ -19,6 +19,7 @@ import streamlit as st
 
 from classroom.codes import key_shape_ok, new_student_id, parse_code, parse_student_id, shown_code
 from classroom.limits import LIMITER
+from classroom.links import Base, lan_address, public_base
 from classroom.results import answer_option
 from classroom.store import Room, StoreUnavailable, get_store
 from encoder_core.quiz import Grade, Question, question_for
@@ -251,3 +252,62 @@ def app_link(path_and_query: str) -> str:
     base = here.split("?", 1)[0].split("#", 1)[0].rstrip("/")
     base = base.rsplit("/", 1)[0] if base.endswith("/room") else base
     return f"{base}/{path_and_query}" if base.startswith(("http://", "https://")) else f"/{path_and_query}"
+
+
+# ---------------------------------------------------------------- peer-instruction votes
+
+PUBLIC_URL_KEY = "room_public_url"  # the lecturer's setting: the app's public address
+VOTES_KEY = "_room_my_votes"  # (round id, vote) -> the option this browser holds in the room
+VOTE_SAID_KEY = "_room_vote_said"  # (round id, vote) -> what became of the last tap, as a sentence
+VOTE_MESSAGES = {
+    "recorded": "Vote recorded: {letter}. Tap another option to change it until the vote closes.",
+    "changed": "Vote changed to {letter}: only your last answer counts.",
+    "closed": "This vote has closed: your tap was not counted.",
+    "not-open": "This vote is not open yet: your tap was not counted.",
+    "unknown": "That question is not one of this room's: your tap was not counted.",
+    "bad-option": "That option is not one of this question's: your tap was not counted.",
+    "room-closed": "The room is closed: your tap was not counted.",
+    "down": "The class room's database cannot be reached just now: your tap was not counted. Tap again in a moment.",
+}
+
+
+def cast_vote(code: str, round_id: int, vote: int, option: int) -> None:
+    """A phone's tap (a button callback): send it to the room and keep what the room said."""
+    try:
+        status = get_store().vote(code, round_id, vote, student_id(), option)
+    except StoreUnavailable:
+        status = "down"
+    if status in ("recorded", "changed"):
+        st.session_state.setdefault(VOTES_KEY, {})[(round_id, vote)] = option
+    said = VOTE_MESSAGES[status]
+    st.session_state.setdefault(VOTE_SAID_KEY, {})[(round_id, vote)] = (status, said.format(letter=chr(65 + option)))
+
+
+def my_vote(round_id: int, vote: int) -> int | None:
+    """This browser's option in a vote: from this session, else asked of the room once (after a reload)."""
+    held = st.session_state.setdefault(VOTES_KEY, {})
+    if (round_id, vote) not in held:
+        try:
+            held[(round_id, vote)] = get_store().my_vote(round_id, vote, student_id())
+        except StoreUnavailable:
+            return None
+    return held[(round_id, vote)]
+
+
+def vote_said(round_id: int, vote: int) -> tuple[str, str] | None:
+    return st.session_state.get(VOTE_SAID_KEY, {}).get((round_id, vote))
+
+
+def public_base_url() -> Base:
+    """The base of the room's link and QR code (classroom.links): the setting, the environment, the page."""
+    try:
+        here = st.context.url or ""
+    except Exception:  # outside a browser session
+        here = ""
+    return public_base(st.session_state.get(PUBLIC_URL_KEY, ""), here, lan=lan_address())
+
+
+def student_link(code: str) -> tuple[str, str]:
+    """The link phones open to vote, and a warning when phones may not reach it."""
+    base = public_base_url()
+    return (f"{base.url}/room?room={code}" if base.url else f"/room?room={code}"), base.warning

@@ -23,6 +23,7 @@ LESSON_ICONS = {
     "heads": "grid_view",
     "outputs": "model_training",
     "tradeoffs": "balance",
+    "inside": "troubleshoot",
 }
 
 # Our own stylesheets, never user text. Selectors are Streamlit's stable data-testids.

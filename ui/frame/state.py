@@ -41,10 +41,10 @@ def read_url(page: str, params: list[Param], *, report_unknown: bool = True) -> 
     notices: list[str] = []
     if not st.session_state.get(flag):
         st.session_state[flag] = True
-        known = {p.key for p in params} | {p.key for p in GLOBAL_PARAMS}
+        known = {p.name for p in params} | {p.name for p in GLOBAL_PARAMS}
         for p in params:
-            if p.key in st.query_params:
-                value, notice = p.parse(st.query_params[p.key])
+            if p.name in st.query_params:
+                value, notice = p.parse(st.query_params[p.name])
                 st.session_state[p.key] = value
                 if notice:
                     notices.append(notice)
@@ -88,7 +88,7 @@ def url_values(params: list[Param]) -> dict[str, str]:
             continue
         value = st.session_state.get(p.key, p.default)
         if value != p.default:
-            wanted[p.key] = p.to_url(value)
+            wanted[p.name] = p.to_url(value)
     return wanted
 
 
@@ -113,6 +113,11 @@ def current_link() -> str:
     except Exception:  # outside a browser session (tests, bare mode) there is no address
         base = None
     return link_for(base, st.query_params.to_dict())
+
+
+def value(p: Param):
+    """The control's current value (read_url and ensure_valid have made it valid)."""
+    return st.session_state[p.key]
 
 
 def show_notices(notices: list[str]) -> None:

@@ -332,7 +332,7 @@ def line_chart(
     from_zero: bool = True,
 ) -> go.Figure:
     """Lines over x. from_zero: the value axis shows 0, so a drift of 1% looks like 1%; a caller that
-    turns it off must say "zoomed" in the title (tests/test_figure_audit.py checks)."""
+    turns it off must say "zoomed" in the title (tests/ui/views/test_figure_audit.py checks)."""
     fig = go.Figure()
     dashes = ("solid", "dash", "dot", "dashdot")
     for i, (name, values) in enumerate(series.items()):

@@ -14,12 +14,15 @@ import pandas as pd
 import plotly.graph_objects as go
 import segno
 
+from classroom.peer import EXPORT_COLUMNS
+from classroom.questions import RoomQuestion
 from classroom.results import QuestionResult
+from classroom.rounds import Tally
 from classroom.store import AnswerRow
 from encoder_core.lessons import LESSON_TITLES
 from encoder_core.quiz import Question
 
-from .figures import CATEGORICAL, Chart, esc
+from .figures import CATEGORICAL, Chart, attention_grid_chart, esc
 
 RIGHT_COLOUR = CATEGORICAL[2]  # bluish green
 WRONG_COLOUR = CATEGORICAL[5]  # vermillion: the pair stays apart for red-green colour blindness
@@ -153,3 +156,88 @@ def qr_png(url: str, scale: int = 8) -> bytes:
     buffer = io.BytesIO()
     segno.make(url, error="m", micro=False).save(buffer, kind="png", scale=scale, border=2)
     return buffer.getvalue()
+
+
+# ---------------------------------------------------------------- peer-instruction rounds
+
+VOTE_COLOURS = {1: CATEGORICAL[4], 2: CATEGORICAL[0]}  # sky blue, then blue: one hue family, two shades
+
+
+def shift_figure(question: RoomQuestion, tallies: Mapping[int, Tally]) -> go.Figure:
+    """Vote 1 and vote 2 side by side, as shares of each vote from 0 to 100%; the right option named on its axis."""
+    labels = [
+        option_label(i, o) + ("  ✓ right" if i == question.correct else "") for i, o in enumerate(question.options)
+    ]
+    fig = go.Figure()
+    for vote, tally in sorted(tallies.items()):
+        shares = [100 * c / tally.total if tally.total else 0.0 for c in tally.counts]
+        fig.add_trace(
+            go.Bar(
+                name=f"vote {vote} ({tally.total} votes)",
+                y=labels,
+                x=shares,
+                orientation="h",
+                marker_color=VOTE_COLOURS.get(vote, CATEGORICAL[7]),
+                text=[f"{c} ({s:.0f}%)" for c, s in zip(tally.counts, shares, strict=True)],
+                textposition="outside",
+                cliponaxis=False,
+                hovertemplate="%{y}<br>%{x:.0f}% of vote " + str(vote) + "<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title={"text": esc(shift_title(tallies))},
+        barmode="group",
+        xaxis={"title": {"text": "share of the vote (%)"}, "range": [0, 118], "tickvals": [0, 25, 50, 75, 100]},
+        yaxis={"title": {"text": "option"}, "autorange": "reversed", "automargin": True},
+        legend={"orientation": "h", "y": -0.25},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=max(260, 70 * len(labels) + 170),
+    )
+    return fig
+
+
+def shift_title(tallies: Mapping[int, Tally]) -> str:
+    parts = [
+        f"vote {v}: {100 * t.share_correct:.0f}% right"
+        for v, t in sorted(tallies.items())
+        if t.share_correct is not None
+    ]
+    return "The room's answers, " + ", then ".join(parts) if parts else "No votes"
+
+
+def shift_alt(question: RoomQuestion, tallies: Mapping[int, Tally]) -> str:
+    right = letter(question.correct)
+    per_vote = [
+        f"vote {v}: " + ", ".join(f"{letter(i)} {c}" for i, c in enumerate(t.counts)) + f" of {t.total}"
+        for v, t in sorted(tallies.items())
+    ]
+    return f"Votes per option, the right one is {right}. " + "; ".join(per_vote) + "."
+
+
+def shift_table(question: RoomQuestion, tallies: Mapping[int, Tally]) -> pd.DataFrame:
+    rows = []
+    for i, option in enumerate(question.options):
+        row = {"option": letter(i), "answer": option, "right": "yes" if i == question.correct else ""}
+        for v, t in sorted(tallies.items()):
+            row[f"vote {v}"] = t.counts[i]
+            row[f"vote {v} share"] = f"{100 * t.counts[i] / t.total:.0f}%" if t.total else "–"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def shift_chart(question: RoomQuestion, tallies: Mapping[int, Tally]) -> Chart:
+    """The reveal's chart: how the room's answers moved from vote 1 to vote 2."""
+    return Chart(shift_figure(question, tallies), shift_alt(question, tallies), shift_table(question, tallies))
+
+
+def rounds_csv(rows: Sequence[Mapping]) -> str:
+    """classroom.peer.export_rows as CSV: counts per round, vote and option; no student in it."""
+    return pd.DataFrame(list(rows), columns=list(EXPORT_COLUMNS)).map(_safe_cell).to_csv(index=False)
+
+
+def quiz_proof_chart(question: Question) -> Chart | None:
+    """A quiz question's own attention grid, when its generator drew one."""
+    f = question.figure
+    if f is None:
+        return None
+    return attention_grid_chart(f.weights, f.query_tokens, f.key_tokens, title=f.title, alt=f.alt)

@@ -1,0 +1,233 @@
+"""A class room's vote under load: 200 phones tap within 10 seconds, over Streamlit's own protocol.
+
+    .venv/bin/python -m benchmarks.room_votes [--phones 200] [--window 10] [--processes 1|2]
+
+No browser: each simulated phone opens a WebSocket to `/_stcore/stream`, opens the room's page
+(`/room?room=CODE`), and then does what a phone's browser does: every 2 s it reruns the page's
+voting fragment (the page asks for that with an `auto_rerun` message), and at a random moment in the
+window it taps an option (a button's trigger, sent as a rerun of that fragment); a third of the
+phones change their mind and tap a second option a moment later. Tap -> recorded is the time from
+the moment the phone means to tap (a poll in flight delays it, as in a browser) to the server's
+`script_finished` for the tap's rerun: by then the vote is in the database and the phone shows
+"Vote recorded".
+
+Afterwards the room's count is read from the database and compared with what the phones did:
+votes lost (a phone whose tap was answered but whose vote is missing or holds an older option),
+counted twice (more votes than phones), and p95 of tap -> recorded.
+
+With --processes 2, two app processes run behind nginx (deploy/nginx.conf) and share a throwaway
+PostgreSQL server; with 1, one process and a SQLite file. Loopback only; at most 300 phones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from benchmarks.browser import pct
+from classroom.questions import typed
+from classroom.store import DATABASE_URL_VAR, RoomStore
+from tests.browser.conftest import free_port, start_server, wait_healthy
+
+MAX_PHONES = 300
+POLL_S = 2.0  # ui.frame.room_phone.PHONE_REFRESH_S
+OPTIONS = 4
+QUESTION = typed("Which mask hides later tokens from earlier ones?", "none\ncausal\npadding\nboth", 2)
+
+
+@dataclass
+class Phone:
+    taps: list[float] = field(default_factory=list)  # seconds, meant to tap -> script_finished
+    last_option: int | None = None  # the option of the last tap the server answered
+    polls: int = 0
+    errors: int = 0
+
+
+class PhoneSession:
+    """One phone's WebSocket session: a full run of the room page, then fragment reruns."""
+
+    def __init__(self, ws, query: str):
+        self.ws, self.query = ws, query
+        self.buttons: dict[str, str] = {}  # widget key -> widget id
+        self.fragment: str | None = None  # the voting fragment the page asks to rerun every 2 s
+
+    async def run(self, states: list[WidgetState] | None = None, fragment: str | None = None) -> bool:
+        msg = BackMsg()
+        msg.rerun_script.query_string = self.query
+        msg.rerun_script.page_name = "room"
+        if fragment:
+            msg.rerun_script.fragment_id = fragment
+        msg.rerun_script.widget_states.widgets.extend(states or [])
+        await self.ws.send(msg.SerializeToString())
+        while True:
+            fwd = ForwardMsg.FromString(await self.ws.recv())
+            kind = fwd.WhichOneof("type")
+            if kind == "auto_rerun" and fwd.auto_rerun.fragment_id:
+                self.fragment = fwd.auto_rerun.fragment_id
+            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                element = fwd.delta.new_element
+                if element.WhichOneof("type") == "exception":
+                    return False
+                widget_id = getattr(getattr(element, element.WhichOneof("type") or "", None), "id", "")
+                if widget_id.startswith("$$ID"):
+                    self.buttons[widget_id.rsplit("-", 1)[-1]] = widget_id
+            elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                return fwd.script_finished in (
+                    ForwardMsg.FINISHED_SUCCESSFULLY,
+                    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+                )
+
+
+def tap_state(session: PhoneSession, round_id: int, option: int) -> list[WidgetState]:
+    state = WidgetState()
+    state.id = session.buttons[f"room_vote_{round_id}_1_{option}"]
+    state.trigger_value = True
+    return [state]
+
+
+@dataclass
+class Crowd:
+    """The phones' shared clock: the window opens once every phone has joined."""
+
+    n: int
+    joined: int = 0
+    opened: asyncio.Event = field(default_factory=asyncio.Event)
+    start: float = 0.0
+
+    def join(self) -> None:
+        self.joined += 1
+        if self.joined == self.n:
+            self.start = time.perf_counter()
+            self.opened.set()
+
+
+async def phone(url: str, code: str, round_id: int, i: int, window: float, crowd: Crowd) -> Phone:
+    r = random.Random(i)
+    out = Phone()
+    host = urlparse(url).netloc
+    joined = False
+    try:
+        async with websockets.connect(
+            f"ws://{host}/_stcore/stream",
+            subprotocols=["streamlit"],
+            max_size=None,
+            open_timeout=120,
+            local_addr=(f"127.0.{1 + i % 250}.3", 0),  # an address each, so nginx's ip_hash spreads them
+        ) as ws:
+            session = PhoneSession(ws, f"room={code}")
+            if not await session.run():
+                out.errors += 1
+            joined = True
+            crowd.join()
+            await crowd.opened.wait()  # phones join first (scanning the QR code); the taps are what is timed
+            taps = sorted(crowd.start + r.uniform(0, window) for _ in range(2 if r.random() < 1 / 3 else 1))
+            options = [r.randrange(OPTIONS) for _ in taps]
+            next_poll = crowd.start + r.uniform(0, POLL_S)
+            while taps:
+                now = time.perf_counter()
+                if taps[0] <= now:
+                    meant, option = taps.pop(0), options.pop(0)
+                    ok = await session.run(tap_state(session, round_id, option), session.fragment)
+                    out.taps.append(time.perf_counter() - meant)
+                    out.errors += not ok
+                    if ok:
+                        out.last_option = option
+                elif next_poll <= now:
+                    out.errors += not await session.run([], session.fragment)
+                    out.polls += 1
+                    next_poll += POLL_S
+                else:
+                    await asyncio.sleep(min(taps[0], next_poll) - now)
+    except (TimeoutError, OSError, KeyError, websockets.WebSocketException):
+        out.errors += 1
+        if not joined:
+            crowd.join()  # a phone that never joined must not hold the window shut
+    return out
+
+
+async def room_vote(url: str, code: str, round_id: int, n: int, window: float) -> list[Phone]:
+    crowd = Crowd(n)
+    return await asyncio.gather(*(phone(url, code, round_id, i, window, crowd) for i in range(n)))
+
+
+def counted(phones: list[Phone], tallies) -> dict:
+    """What the phones were told against what the room holds."""
+    expected = [0] * OPTIONS
+    for p in phones:
+        if p.last_option is not None:
+            expected[p.last_option] += 1
+    held = list(tallies[1].counts) if 1 in tallies else [0] * OPTIONS
+    voters = sum(expected)
+    return {
+        "phones answered": voters,
+        "votes held": sum(held),
+        "lost": sum(max(0, e - h) for e, h in zip(expected, held, strict=True)),  # short of what phones were told
+        "counted twice": max(0, sum(held) - voters),
+        "per option (phones / room)": f"{expected} / {held}",
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--phones", type=int, default=200)
+    ap.add_argument("--window", type=float, default=10.0, help="seconds in which every phone taps")
+    ap.add_argument("--processes", type=int, default=1, choices=(1, 2), help="2: behind nginx, on PostgreSQL")
+    args = ap.parse_args()
+    if not 1 <= args.phones <= MAX_PHONES:
+        raise SystemExit(f"1 to {MAX_PHONES} phones")
+    with ExitStack() as stack:
+        if args.processes == 1:
+            url_db = f"sqlite:///{Path(stack.enter_context(tempfile.TemporaryDirectory())) / 'rooms.sqlite3'}"
+            port = free_port()
+            server = start_server(port, {DATABASE_URL_VAR: url_db})
+            stack.callback(server.wait, 30)
+            stack.callback(server.terminate)
+            wait_healthy(port)
+            url = f"http://127.0.0.1:{port}"
+        else:
+            from scripts.scale_out import behind_nginx
+            from tests.room_postgres import postgres_server
+
+            url_db = stack.enter_context(postgres_server())
+            url = stack.enter_context(behind_nginx(2, {DATABASE_URL_VAR: url_db}))[0]
+        store = RoomStore(url_db)
+        room, _ = store.open_room(1)
+        rnd = store.open_round(room.code, QUESTION)
+        asyncio.run(room_vote(url, room.code, rnd.id, 2, 1.0))  # warm up: the page's imports and models loaded
+        store.advance(room.code, rnd.id, "vote1", "between")
+        rnd = store.open_round(room.code, QUESTION)
+        t0 = time.perf_counter()
+        phones = asyncio.run(room_vote(url, room.code, rnd.id, args.phones, args.window))
+        elapsed = time.perf_counter() - t0
+        result = counted(phones, store.tallies(rnd))
+        taps = [t for p in phones for t in p.taps]
+        print(
+            f"{args.phones} phones, {args.window:g} s window, {args.processes} app process(es) ({url_db.split(':')[0]})"
+        )
+        print(
+            f"taps {len(taps)}, polls {sum(p.polls for p in phones)}, errors {sum(p.errors for p in phones)}, "
+            f"{elapsed:.1f} s from the first phone connecting to the last tap answered"
+        )
+        for k, v in result.items():
+            print(f"{k}: {v}")
+        if taps:
+            print(
+                f"tap -> recorded: p50 {pct(taps, 0.5) * 1000:.0f} ms, p95 {pct(taps, 0.95) * 1000:.0f} ms, "
+                f"max {max(taps) * 1000:.0f} ms"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,221 @@
+"""Peer-instruction rounds: one question, two votes, then the reveal. Mixed into RoomStore (store.py).
+
+A round moves through PHASES, one way only, each step an UPDATE that names the phase it leaves, so a
+double click or two lecturer screens cannot move it twice:
+
+    vote1 -> between -> vote2 -> reveal        (or between -> reveal when the room already knows it)
+
+A vote is one row per (round, vote, student): a student who changes their answer within a vote
+replaces their row, so the last answer counts, once. The row is written by one INSERT ... SELECT that
+finds the round in the asked phase of an open room, so a vote that arrives after its close finds
+nothing to insert; on PostgreSQL the round's row is also locked for share first, so a close (an
+UPDATE of that row) waits for votes already under way and no vote slips in after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import and_, func, literal, select, update
+
+from .questions import RoomQuestion
+from .schema import joins, rooms, rounds, votes
+
+PHASES = ("vote1", "between", "vote2", "reveal")
+OPEN_PHASE = {1: "vote1", 2: "vote2"}
+CLOSES_TO = {"vote1": "between", "vote2": "reveal"}
+
+
+@dataclass(frozen=True)
+class Round:
+    id: int
+    room_code: str
+    number: int  # 1, 2, ... in the room
+    question: RoomQuestion
+    phase: str
+    transfer_of: int | None
+    opened_at: datetime
+
+    @property
+    def open_vote(self) -> int | None:
+        """1 or 2 while a vote takes answers, else None."""
+        return {"vote1": 1, "vote2": 2}.get(self.phase)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The count per option of one vote of one round."""
+
+    counts: tuple[int, ...]
+    correct: int
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def share_correct(self) -> float | None:
+        return self.counts[self.correct] / self.total if self.total else None
+
+
+def _round(row) -> Round:
+    opened = row.opened_at if row.opened_at.tzinfo else row.opened_at.replace(tzinfo=UTC)
+    return Round(
+        row.id, row.room_code, row.number, RoomQuestion.from_json(row.question), row.phase, row.transfer_of, opened
+    )
+
+
+class RoundVotes:
+    """The rounds' half of RoomStore: it supplies self._run, self.engine and self._insert_for."""
+
+    def open_round(self, code: str, question: RoomQuestion, transfer_of: int | None = None) -> Round:
+        """A new round, vote 1 open. A vote still open in an earlier round closes first (one question at a time)."""
+        now = datetime.now(UTC)
+
+        def work(conn):
+            for phase, after in CLOSES_TO.items():
+                conn.execute(
+                    update(rounds).where(rounds.c.room_code == code, rounds.c.phase == phase).values(phase=after)
+                )
+            number = (
+                conn.execute(
+                    select(func.coalesce(func.max(rounds.c.number), 0)).where(rounds.c.room_code == code)
+                ).scalar()
+                + 1
+            )
+            new_id = conn.execute(
+                rounds.insert()
+                .values(
+                    room_code=code,
+                    number=number,
+                    question=question.to_json(),
+                    phase="vote1",
+                    transfer_of=transfer_of,
+                    opened_at=now,
+                )
+                .returning(rounds.c.id)
+            ).scalar()
+            return Round(new_id, code, number, question, "vote1", transfer_of, now)
+
+        return self._run(work)
+
+    def current_round(self, code: str) -> Round | None:
+        """The room's latest round: the one the lecturer is running."""
+        query = select(rounds).where(rounds.c.room_code == code).order_by(rounds.c.number.desc()).limit(1)
+        row = self._run(lambda conn: conn.execute(query).first())
+        return _round(row) if row is not None else None
+
+    def get_round(self, code: str, round_id: int) -> Round | None:
+        query = select(rounds).where(rounds.c.id == int(round_id), rounds.c.room_code == code)
+        row = self._run(lambda conn: conn.execute(query).first())
+        return _round(row) if row is not None else None
+
+    def all_rounds(self, code: str) -> list[Round]:
+        query = select(rounds).where(rounds.c.room_code == code).order_by(rounds.c.number)
+        return [_round(row) for row in self._run(lambda conn: conn.execute(query).all())]
+
+    def advance(self, code: str, round_id: int, from_phase: str, to_phase: str) -> bool:
+        """Move a round from one phase to the next; False if it was not in from_phase (already moved)."""
+        allowed = {("vote1", "between"), ("between", "vote2"), ("vote2", "reveal"), ("between", "reveal")}
+        if (from_phase, to_phase) not in allowed:
+            raise ValueError(f"a round does not go from {from_phase} to {to_phase}")
+        statement = (
+            update(rounds)
+            .where(rounds.c.id == int(round_id), rounds.c.room_code == code, rounds.c.phase == from_phase)
+            .values(phase=to_phase)
+            .returning(rounds.c.id)
+        )
+        return self._run(lambda conn: conn.execute(statement).first()) is not None
+
+    def vote(self, code: str, round_id: object, vote: object, student_id: str, option: object) -> str:
+        """Record a student's answer in a vote: recorded, changed, closed, not-open, unknown, bad-option,
+        room-closed. The last answer within a vote is the one that counts."""
+        try:
+            round_id, vote, option = int(round_id), int(vote), int(option)
+        except (TypeError, ValueError):
+            return "unknown"
+        if vote not in OPEN_PHASE:
+            return "unknown"
+        now = datetime.now(UTC)
+
+        def work(conn):
+            lock = select(rounds.c.phase, rounds.c.question).where(rounds.c.id == round_id, rounds.c.room_code == code)
+            if self.engine.dialect.name == "postgresql":
+                lock = lock.with_for_update(read=True)  # a close waits until this vote is written
+            row = conn.execute(lock).first()
+            if row is None:
+                return "unknown"
+            if not 0 <= option < len(RoomQuestion.from_json(row.question).options):
+                return "bad-option"
+            earlier = conn.execute(
+                select(votes.c.option).where(
+                    votes.c.round_id == round_id, votes.c.vote == vote, votes.c.student_id == student_id
+                )
+            ).first()
+            source = (
+                select(literal(round_id), literal(vote), literal(student_id), literal(option), literal(now))
+                .select_from(rounds.join(rooms, rooms.c.code == rounds.c.room_code))
+                .where(
+                    and_(
+                        rounds.c.id == round_id,
+                        rounds.c.room_code == code,
+                        rounds.c.phase == OPEN_PHASE[vote],
+                        rooms.c.closed_at.is_(None),
+                        rooms.c.expires_at > now,
+                    )
+                )
+            )
+            insert = self._insert_for(votes).from_select(
+                ["round_id", "vote", "student_id", "option", "voted_at"], source
+            )
+            insert = insert.on_conflict_do_update(
+                index_elements=["round_id", "vote", "student_id"],
+                set_={"option": insert.excluded.option, "voted_at": insert.excluded.voted_at},
+            ).returning(votes.c.option)
+            if conn.execute(insert).first() is None:
+                return self._why_not(conn, code, round_id, vote, now)
+            conn.execute(
+                self._insert_for(joins)
+                .values(room_code=code, student_id=student_id, joined_at=now)
+                .on_conflict_do_nothing()
+            )
+            return "recorded" if earlier is None else "changed"
+
+        return self._run(work)
+
+    def _why_not(self, conn, code: str, round_id: int, vote: int, now: datetime) -> str:
+        """Why the insert found no open vote: read again, as a close may have landed since the first read."""
+        room = conn.execute(select(rooms.c.closed_at, rooms.c.expires_at).where(rooms.c.code == code)).first()
+        expires = room.expires_at if room.expires_at.tzinfo else room.expires_at.replace(tzinfo=UTC)
+        if room.closed_at is not None or now >= expires:
+            return "room-closed"
+        phase = conn.execute(select(rounds.c.phase).where(rounds.c.id == round_id)).scalar()
+        if PHASES.index(phase) > PHASES.index(OPEN_PHASE[vote]):
+            return "closed"
+        return "not-open"
+
+    def vote_count(self, round_id: int, vote: int) -> int:
+        query = select(func.count()).select_from(votes).where(votes.c.round_id == int(round_id), votes.c.vote == vote)
+        return self._run(lambda conn: conn.execute(query).scalar())
+
+    def tallies(self, rnd: Round) -> dict[int, Tally]:
+        """{vote: Tally} for the votes of this round that have answers, every option listed (0 if unchosen)."""
+        query = (
+            select(votes.c.vote, votes.c.option, func.count())
+            .where(votes.c.round_id == rnd.id)
+            .group_by(votes.c.vote, votes.c.option)
+        )
+        n = len(rnd.question.options)
+        counts: dict[int, list[int]] = {}
+        for vote, option, count in self._run(lambda conn: conn.execute(query).all()):
+            if 0 <= option < n:
+                counts.setdefault(vote, [0] * n)[option] = count
+        return {v: Tally(tuple(c), rnd.question.correct) for v, c in sorted(counts.items())}
+
+    def my_vote(self, round_id: int, vote: int, student_id: str) -> int | None:
+        """This student's option in a vote, to show them what the room holds for them."""
+        query = select(votes.c.option).where(
+            votes.c.round_id == int(round_id), votes.c.vote == vote, votes.c.student_id == student_id
+        )
+        return self._run(lambda conn: conn.execute(query).scalar())

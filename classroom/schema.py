@@ -1,0 +1,74 @@
+"""The class room's tables: rooms, the students who joined them, quiz answers, and peer-instruction rounds
+with their votes. Created on first use (RoomStore.ensure_schema); a room's rows go when the room goes."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+OPTION_CHARS = 200  # an answer is stored as at most this many characters
+
+metadata = MetaData()
+rooms = Table(
+    "room",
+    metadata,
+    Column("code", String(16), primary_key=True),
+    Column("key_hash", String(64), nullable=False),
+    Column("quiz_seed", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False, index=True),
+    Column("closed_at", DateTime(timezone=True)),
+)
+joins = Table(
+    "room_student",
+    metadata,
+    Column("room_code", String(16), ForeignKey("room.code", ondelete="CASCADE"), primary_key=True),
+    Column("student_id", String(32), primary_key=True),
+    Column("joined_at", DateTime(timezone=True), nullable=False),
+)
+answers = Table(
+    "room_answer",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("room_code", String(16), ForeignKey("room.code", ondelete="CASCADE"), nullable=False),
+    Column("student_id", String(32), nullable=False),
+    Column("question_index", Integer, nullable=False),
+    Column("question_id", String(80), nullable=False),
+    Column("option", String(OPTION_CHARS), nullable=False),
+    Column("correct", Boolean, nullable=False),
+    Column("answered_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("room_code", "student_id", "question_index", name="one_answer_per_student"),
+)
+rounds = Table(
+    "room_round",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("room_code", String(16), ForeignKey("room.code", ondelete="CASCADE"), nullable=False, index=True),
+    Column("number", Integer, nullable=False),  # 1, 2, ... within the room, as the lecturer's screen counts them
+    Column("question", Text, nullable=False),  # classroom.questions.RoomQuestion as JSON, the right option included
+    Column("phase", String(16), nullable=False),  # classroom.rounds.PHASES
+    Column("transfer_of", Integer),  # the round whose idea this one asks again on a new sentence
+    Column("opened_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("room_code", "number", name="one_round_number_per_room"),
+)
+votes = Table(
+    "room_vote",
+    metadata,
+    Column("round_id", Integer, ForeignKey("room_round.id", ondelete="CASCADE"), nullable=False),
+    Column("vote", Integer, nullable=False),  # 1 or 2
+    Column("student_id", String(32), nullable=False),
+    Column("option", Integer, nullable=False),  # index into the question's options
+    Column("voted_at", DateTime(timezone=True), nullable=False),
+    PrimaryKeyConstraint("round_id", "vote", "student_id", name="one_vote_per_student"),  # the last answer counts
+)

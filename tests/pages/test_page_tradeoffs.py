@@ -1,0 +1,229 @@
+"""The Trade-offs page in Streamlit's AppTest: numbers drawn == encoder_core's, every tab, bad input, links."""
+
+import apptest_helpers as helpers
+import numpy as np
+import pytest
+from apptest_helpers import all_text, commit_nothing, figures, open_page
+
+from encoder_core import english_tokenizer, teaching_model
+from encoder_core.finetune.tasks import make_task
+from encoder_core.lessons import tradeoffs as lesson
+from encoder_core.training.checkpoint import load_small_mlm
+from ui.questions import tradeoffs as questions
+from ui.views.tradeoffs import CASE_NAMES
+
+TOK = english_tokenizer()
+DEFAULT = "the cat sat on the mat and the dog slept"
+TAB_FIGURES = [
+    {"append_shift", "append_flops", "append_time"},
+    {"length_cap"},
+    {"attention_size", "attention_flops"},
+    {"objectives", "loss_positions"},
+    {"mask_mismatch"},
+    {"masking_views"},
+    {"pitfall_mask", "pitfall_pad_rows"},
+    {"pitfall_mean"},
+    {"pitfall_cls", "pitfall_truncation"},
+    set(),  # Check yourself
+]
+
+
+def open_linked(query: dict, every_section: bool = True):
+    return helpers.open_linked("tradeoffs", query, every_section=every_section)
+
+
+def ids_of(text: str) -> list[int]:
+    return TOK.encode(text, max_length=lesson.MAX_SENTENCE_TOKENS, truncate=True).ids
+
+
+def assert_page_matches_core(at, text=DEFAULT, n=16, seed=0, epochs=40, model_seed=0) -> None:
+    figs, ids = figures(at), ids_of(text)
+    model = teaching_model(model_seed)
+    reuse = lesson.append_one_token(model, ids, TOK.token_to_id["again"])
+    np.testing.assert_allclose(figs["append_shift"]["data"][1]["y"], reuse.shift_bidirectional, rtol=1e-5)
+    assert max(figs["append_shift"]["data"][0]["y"]) <= 1e-5
+    if n:
+        costs = lesson.append_costs(model, ids, n)
+        np.testing.assert_allclose(figs["append_flops"]["data"][1]["y"], np.array(costs.flops_bidirectional) / 1e6)
+        np.testing.assert_allclose(figs["append_flops"]["data"][0]["y"], np.array(costs.flops_cached) / 1e6)
+        assert costs.flops_bidirectional[-1] == costs.closed_form[0]
+    mlm, mlm_tok, _ = load_small_mlm()
+    labels = lesson.objective_labels(mlm_tok, ids, seed, mlm)
+    assert list(figs["loss_positions"]["data"][0]["y"]) == list(labels.counts().values())
+    np.testing.assert_array_equal(np.asarray(figs["objectives"]["data"][0]["z"])[0], np.array(labels.chosen, int))
+    views = lesson.masking_views(len(lesson.eligible_positions(TOK, ids)), epochs, seed)
+    assert list(figs["masking_views"]["data"][2]["y"]) == views.distinct["dynamic (RoBERTa)"]
+    la = lesson.loss_averaging(mlm, mlm_tok, ids, seed)
+    np.testing.assert_allclose(
+        figs["pitfall_mean"]["data"][1]["y"], [la.breakdown.wrong_mean_all_positions, la.grad_norm_wrong], rtol=1e-5
+    )
+    ex = make_task("qa").held_out[0]
+    full = len(TOK.encode(ex.text_a, ex.text_b, max_length=None))
+    trunc = lesson.answer_truncation(TOK, ex.text_a, ex.text_b, ex.answer, range(6, full + 1))
+    assert list(figs["pitfall_truncation"]["data"][0]["y"]) == trunc.answer_kept
+
+
+def test_defaults_draw_encoder_cores_numbers():
+    at = open_page("tradeoffs")
+    assert not at.exception
+    assert set(figures(at)) == set().union(*TAB_FIGURES)
+    assert_page_matches_core(at)
+    text = all_text(at)
+    assert "KV cache" in text and "RoBERTa" in text
+    assert "Train both tiny models" in " ".join(b.label for b in at.button)
+
+
+@pytest.mark.parametrize("step", range(len(TAB_FIGURES)))
+def test_every_tab_opens_alone(step):
+    at = open_linked({"step": str(step)}, every_section=False)
+    assert not at.exception
+    assert set(figures(at)) == TAB_FIGURES[step]
+
+
+def test_controls_change_what_is_drawn():
+    query = {"sentence": "a small dog ran to the old house in the rain", "n_append": "5", "epochs": "12",
+             "mask_seed": "3", "seed": "2"}  # fmt: skip
+    at = open_linked(query)
+    assert not at.exception and not at.warning
+    assert_page_matches_core(at, query["sentence"], n=5, seed=3, epochs=12, model_seed=2)
+
+
+def test_bad_input_gets_a_message_and_a_fallback():
+    at = open_linked({"sentence": " \t ", "next_word": " ", "n_append": "0"})
+    assert not at.exception
+    infos = " ".join(i.value for i in at.info)
+    assert "empty" in infos and "N = 0" in infos and "again" in infos
+    assert "append_flops" not in figures(at)
+    assert_page_matches_core(at, n=0)
+
+    at = open_linked({"sentence": "word " * 3000})
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "characters" in warnings and f"first {lesson.MAX_SENTENCE_TOKENS} tokens" in warnings
+    assert len(figures(at)["append_shift"]["data"][0]["y"]) == lesson.MAX_SENTENCE_TOKENS
+
+    at = open_linked({"sentence": "<b>x</b> <script>alert(1)</script> & zebra 🙂", "next_word": "<i>"})
+    assert not at.exception
+    for fig in figures(at).values():
+        for trace in fig["data"]:
+            for v in list(trace.get("x", [])) + list(trace.get("y", [])) + list(trace.get("text", None) or []):
+                assert "<script" not in str(v) and "<b>" not in str(v)
+
+
+def test_malformed_link_values_give_a_notice():
+    at = open_linked({"n_append": "-3", "epochs": "lots", "word": "999"})
+    assert not at.exception
+    notice = " ".join(w.value for w in at.warning)
+    assert "n_append" in notice and "epochs" in notice and "word" in notice
+
+
+def test_lecture_mode_steps_through_the_sections():
+    at = open_linked({"lecture": "1", "step": "3"})
+    assert not at.exception
+    assert "Step 4 of 10" in "\n".join(str(h.value) for h in at.subheader)
+    assert set(figures(at)) == TAB_FIGURES[3]
+
+
+@pytest.mark.slow
+def test_timings_run_only_when_asked():
+    at = open_linked({"step": "2"}, every_section=False)
+    assert "attention_time" not in figures(at)
+    at.button(key="measure_lengths").click().run(timeout=300)
+    assert not at.exception
+    fig = figures(at)["attention_time"]
+    assert list(fig["data"][0]["x"]) == list(lesson.TIMING_LENGTHS)
+    assert "log" in fig["layout"]["yaxis"]["title"]["text"]
+    assert not [b for b in at.button if b.key == "measure_lengths"]  # measured once, kept
+
+
+# ---- predict, then see ----
+
+CACHE, MISMATCH = "tradeoffs-cache-saving", "tradeoffs-mask-mismatch"
+
+
+def open_asking(query: dict | None = None):
+    return helpers.open_linked("tradeoffs", query, skip=False)
+
+
+commit = helpers.commit_prediction  # choose or type the guess, then commit
+
+
+def saving(text=DEFAULT, n=16) -> float:
+    return lesson.append_costs(teaching_model(0), ids_of(text), n).ratio
+
+
+def mismatch(text=DEFAULT, position=2, seed=0):
+    mlm, mlm_tok, _ = load_small_mlm()
+    return lesson.mask_mismatch(mlm, mlm_tok, ids_of(text), position, seed)
+
+
+def test_the_options_fit_what_a_choice_keeps():
+    from ui.frame.predict import MAX_WORD
+
+    q = questions.mismatch_question(2, "cat")
+    assert len(q.options) == len(lesson.CASES) and all(len(o.label) <= MAX_WORD for o in q.options)
+
+
+def test_before_a_commit_neither_reveal_is_drawn():
+    at = open_asking()
+    assert not at.exception
+    figs = figures(at)
+    assert "append_shift" in figs  # the first chart stays in view
+    assert not {"append_flops", "append_time", "mask_mismatch"} & set(figs)
+    text = all_text(at)
+    assert f"{saving():.1f} times" not in text
+    assert "Likeliest:" not in text and f"p(“{mismatch().original}”)" not in text
+    keys = [k.key for k in at.number_input] + [r.key for r in at.radio]
+    assert f"_predict_guess_{CACHE}" in keys and f"_predict_guess_{MISMATCH}" in keys
+
+
+def test_a_right_cache_guess_reveals_the_counted_flops():
+    ratio = saving()
+    at = commit(open_asking(), CACHE, round(ratio))
+    assert not at.exception
+    assert any(s.value.startswith("Right") for s in at.success)
+    assert f"the encoder spends **{ratio:.1f} times** the FLOPs" in all_text(at)
+    costs = lesson.append_costs(teaching_model(0), ids_of(DEFAULT), 16)
+    np.testing.assert_allclose(figures(at)["append_flops"]["data"][1]["y"], np.array(costs.flops_bidirectional) / 1e6)
+
+
+@pytest.mark.parametrize(("times", "idea"), [(1 / 10, "A cache saves more than the attention"), (10, "not its square")])
+def test_a_cache_guess_far_off_names_its_misconception(times, idea):
+    at = commit(open_asking(), CACHE, saving() * times)
+    assert at.error and idea in all_text(at)
+    assert "append_flops" in figures(at)
+
+
+def test_a_new_sentence_or_n_asks_again_and_skip_reveals():
+    at = commit(open_asking(), CACHE, 20)
+    assert "append_flops" in figures(at)
+    at.number_input(key="tradeoffs.n_append").set_value(5).run()
+    assert "append_flops" not in figures(at)  # a new N: the question is back
+    at = commit(at, CACHE, 20)
+    assert "append_flops" in figures(at)
+    at.text_input(key="tradeoffs.sentence").input("a small dog ran to the old house").run()
+    assert "append_flops" not in figures(at)  # a new sentence: asked again
+    at.button(key=f"_predict_skip_{CACHE}").click().run()
+    assert "append_flops" in figures(at) and not at.success
+    ratio = lesson.append_costs(teaching_model(0), ids_of("a small dog ran to the old house"), 5).ratio
+    assert f"**{ratio:.1f} times**" in all_text(at)
+
+
+def test_a_commit_with_nothing_chosen_asks_for_a_choice():
+    commit_nothing(open_asking(), MISMATCH, {"mask_mismatch"})
+
+
+def test_the_mismatch_answer_is_the_trained_mlms():
+    mm = mismatch()
+    best = lesson.likeliest_case(mm)
+    at = commit(open_asking(), MISMATCH, questions.CASE_LABELS[best])
+    assert not at.exception and "Right." in [s.value for s in at.success]
+    np.testing.assert_allclose(
+        figures(at)["mask_mismatch"]["data"][0]["y"], [c.p_original for c in mm.cases], rtol=1e-5
+    )
+    assert f"Likeliest: **{CASE_NAMES[best]}**" in all_text(at)
+    wrong = next(c for c in lesson.CASES if c != best)
+    at = commit(open_asking(), MISMATCH, questions.CASE_LABELS[wrong])
+    assert at.error and questions.CASE_MISCONCEPTIONS[wrong] in all_text(at)
+    at.number_input(key="tradeoffs.word").set_value(3).run()  # another word: asked again
+    assert "mask_mismatch" not in figures(at)
