@@ -51,7 +51,8 @@ def test_minilm_answers_first_and_the_small_mlm_is_one_click_away(minilm_mlm, tr
 
 def test_a_link_picks_the_model_and_a_bad_value_says_so():
     at = ok(open_page("masking", {"fill_model": "mlm"}))
-    assert at.radio(key="masking.fill_model").value == "mlm" and "Answered by **the lab's small trained MLM**" in all_text(at)
+    assert at.radio(key="masking.fill_model").value == "mlm"
+    assert "Answered by **the lab's small trained MLM**" in all_text(at)
     bad = ok(open_page("masking", {"fill_model": "gpt"}, skip=False))
     assert any("`fill_model=gpt` is not one of minilm, mlm; using minilm." in w.value for w in bad.warning)
 
