@@ -363,6 +363,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--frozen-layers", type=int, default=HeadSettings.frozen_layers)
     parser.add_argument("--everyday-copies", type=int, default=HeadSettings.everyday_copies)
     parser.add_argument("--refresh", type=int, default=HeadSettings.refresh)
+    parser.add_argument("--everyday-frozen-layers", type=int, default=HeadSettings.everyday_frozen_layers)
     parser.add_argument("--start-from", type=Path, help="a checkpoint folder holding stage 1 (skips it)")
     args = parse_run_arguments(parser, argv, DEFAULT_DIR)
     settings = HeadSettings(
@@ -371,6 +372,7 @@ def main(argv: list[str] | None = None) -> None:
         frozen_layers=args.frozen_layers,
         everyday_copies=args.everyday_copies,
         refresh=args.refresh,
+        everyday_frozen_layers=args.everyday_frozen_layers,
     )
     meta = run(settings, args.out, start_from=args.start_from)
     print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
