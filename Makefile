@@ -50,7 +50,7 @@ train: setup
 	$(BIN)/python -m encoder_core.training.train
 
 train-minilm: setup
-	bash scripts/ensure_test_packages.sh wordnet-base
+	bash scripts/ensure_test_packages.sh wordnet-base trans-de-en
 	$(BIN)/python -m encoder_core.pretrained.minilm_mlm
 
 clean:

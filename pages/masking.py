@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 
 import streamlit as st
 
@@ -12,11 +12,10 @@ from encoder_core.data.corpus import nsp_pairs
 from encoder_core.lessons import masking as lesson
 from encoder_core.objectives.loss import loss_breakdown
 from encoder_core.objectives.mlm_masking import exact_counts, mask_tokens
-from encoder_core.training.checkpoint import fill_mask
 from encoder_core.training.train import train_mlm
 from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
-from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
+from ui.frame.inputs import note_long_text, report_encoding, show_notes, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param, snippet
 from ui.frame.predict import fingerprint, predict_then_see
@@ -30,7 +29,6 @@ from ui.views import masking as figs
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
 DEFAULT_FILL = "the [MASK] sat on the mat"
 MAX_WORDS = 512
-MAX_FILL_CHARTS = 6
 N_NSP_PAIRS = 6
 LEAK_REQUEST = "_leak_requested"  # set by the button's callback, so a rerun before the button cannot lose the click
 
@@ -43,6 +41,7 @@ P = LessonParams(
     Param("mlm_n", 200, "int", 0, 1_000_000),
     Param("fill_sentence", DEFAULT_FILL, "text"),
     Param("fill_position", 0, "int", 0, None),  # any word: brought into the sentence's range below
+    Param("fill_model", "minilm", "choice", options=("minilm", "mlm")),  # who fills in, whatever the sidebar
     Param("leak_steps", 300, "int", 10, 2000),
     shared=(QUIZ_SEED,),
 )
@@ -58,15 +57,16 @@ note_long_text(P, {"mlm_sentence": "Sentence", "fill_sentence": "Sentence with [
 ensure_valid(P)
 st.title("Masked language modelling")
 narrative(
-    "BERT learns by a cloze game: hide some tokens, read the rest in both directions, and guess what was "
-    "hidden. Below, your sentence goes through that game one token at a time: which positions are chosen, "
-    "what the model is actually given, which positions are scored, and what a trained model "
-    "guesses."
+    "BERT learns by a cloze game: hide some tokens, read the rest in both directions, and guess what was hidden. "
+    "Below, your sentence goes through that game one token at a time: which positions are chosen, what the model "
+    "is actually given, which positions are scored, and what a trained model guesses."
 )
 
 trained, load_error, mlm_notice = masked_lm(sidebar_model())
 tokenizer = trained.tokenizer if trained else word_tokenizer()
 max_positions = trained.model.config.max_positions if trained else 512
+filler, _, filler_notice = masked_lm(value(P.fill_model))  # the fill-in-the-blank's own model
+fill_tokenizer = filler.tokenizer if filler else tokenizer
 
 # ---- controls: always at the top, also in lecture mode ----
 with st.container(border=True):
@@ -88,7 +88,7 @@ with st.container(border=True):
     f1, f2 = st.columns([3, 2])
     f1.text_input("Sentence with [MASK]", key=P.fill_sentence.key, help="Type [MASK] where a word goes.")
     fill_text = usable_sentence(value(P.fill_sentence), DEFAULT_FILL)
-    fill_words = tokenizer.split(fill_text)[:MAX_WORDS]
+    fill_words = fill_tokenizer.split(fill_text)[:MAX_WORDS]
     asked, in_range = value(P.fill_position), replace(P.fill_position, hi=len(fill_words))
     if not in_range.is_valid(asked):  # a link's word, or a shorter sentence typed: say what is used instead
         st.warning(figs.fill_position_notice(snippet(str(asked)), len(fill_words), in_range.nearest_valid(asked)))
@@ -100,6 +100,9 @@ with st.container(border=True):
         format_func=lambda i: (
             "none (use the [MASK]s typed)" if i == 0 else f"“{fill_words[i - 1]}” (word {i} of {len(fill_words)})"
         ),
+    )
+    st.radio(
+        "Answered by", P.fill_model.options, key=P.fill_model.key, horizontal=True, format_func=figs.fill_model_name
     )
     st.markdown("**Leakage experiment**")
     st.number_input(
@@ -127,10 +130,10 @@ forward = (
 )
 
 
-def needs_model() -> bool:
-    if trained is None:
+def needs_model(model=trained) -> bool:
+    if model is None:
         st.info("This part needs the trained model (see the message at the top of the page).")
-    return trained is not None
+    return model is not None
 
 
 # ---- 1. choose, corrupt, label ----
@@ -205,44 +208,42 @@ def reveal_loss() -> None:
 
 # ---- 4. fill-mask ----
 def render_fill() -> None:
-    if not needs_model():
+    if not needs_model(filler):
         return
-    position = int(value(P.fill_position))
-    view = cache(lambda: lesson.fill_mask_view(trained.model, tokenizer, fill_text, position))
-    query_enc = lesson.fill_query(tokenizer, fill_text, position, max_positions)
-    report_encoding(query_enc, max_positions)
+    show_notes([("warning", filler_notice)] if filler_notice else [])
+    used, key = filler.choice, P.fill_model.key
+    swap = partial(st.session_state.update, {key: figs.other_fill_model(used)})
+    st.markdown(figs.fill_model_text(value(P.fill_model), used, filler.parameters))
+    st.button(figs.other_fill_model_label(used), key="fill_other_model", icon=":material/swap_horiz:", on_click=swap)
+    at = int(value(P.fill_position))
+    plan = lesson.plan_fill(fill_tokenizer, fill_text, at, filler.model.config.max_positions, DEFAULT_FILL)
+    show_notes(figs.fill_plan_notes(plan))
+    view = cache(lambda: lesson.fill_mask_view(filler.model, fill_tokenizer, plan.text, plan.position))
+    report_encoding(plan.encoding, plan.max_positions)
     st.markdown("The model receives:")
-    st.code(" ".join(query_enc.tokens), language=None)
-    if "[MASK]" not in query_enc.tokens:
-        st.warning("There is no [MASK] to fill: type `[MASK]` where a word should go, or choose a word to hide above.")
-        return
+    st.code(" ".join(plan.encoding.tokens), language=None)
     predict_then_see(
-        questions.FILL,
-        fingerprint(trained.choice, query_enc.ids),
-        answer=view,
-        reveal=reveal_fill,
-        score=lambda guess, v: questions.fill_verdict(lesson.rank_guess(tokenizer, v.first_ranking, guess)),
+        questions.FILL, fingerprint(used, plan.encoding.ids), view, reveal_fill, questions.fill_score(fill_tokenizer)
     )
 
 
 def reveal_fill(view: lesson.FillMaskView) -> None:
-    if len(view.predictions) > 1:
-        narrative(
-            f"{len(view.predictions)} blanks are filled in one pass: each guess sees the other blanks only as "
-            "[MASK], never the other guesses. That is why an encoder cannot simply write a sentence."
-        )
-    shown = view.predictions[:MAX_FILL_CHARTS]
-    if len(view.predictions) > len(shown):
-        st.caption(f"Showing the first {len(shown)} of {len(view.predictions)} blanks.")
-    columns = st.columns(min(len(shown), 3))
-    for i, pred in enumerate(shown):
+    if view.n_blanks > 1:
+        narrative(figs.blanks_narrative(view.n_blanks))
+    if note := figs.shown_blanks_text(view):
+        st.caption(note)
+    columns = st.columns(min(len(view.predictions), 3))
+    for i, pred in enumerate(view.predictions):
         with columns[i % len(columns)]:
             show_chart(figs.fill_chart(view, pred), f"fill_{i}")
             if pred.hidden_word is not None:
-                st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), tokenizer.vocab_size))
-    if quality := figs.model_quality_text(trained.metadata, trained.model.config, tokenizer.vocab_size, trained.name):
-        st.caption(quality)
-    show_code(lesson.fill_mask_view, fill_mask, lesson.rank_guess)
+                st.caption(figs.hidden_word_text(pred, escape_md(pred.hidden_word), fill_tokenizer.vocab_size))
+    st.caption(escape_md(figs.ranking_text(view, fill_tokenizer.vocab_size)))
+    if (word := st.text_input(figs.TRY_WORD, key="fill_try", max_chars=60)).strip():
+        st.markdown(escape_md(figs.guess_rank_text(lesson.rank_guess(fill_tokenizer, view.first_probabilities, word))))
+    if q := figs.model_quality_text(filler.metadata, filler.model.config, fill_tokenizer.vocab_size, filler.name):
+        st.caption(q)
+    show_code(lesson.fill_mask_view, lesson.plan_fill, lesson.rank_guess)
 
 
 # ---- 5. leakage ----

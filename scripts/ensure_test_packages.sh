@@ -2,12 +2,13 @@
 # Debian packages the test suite drives: chromium for the browser tests (Playwright cannot
 # download its own browser here, so the tests launch /usr/bin/chromium by path), nginx for
 # the scale-out test (two app processes behind one proxy), postgresql for the class room's store
-# tests (a throwaway server on a loopback port, tests/room_postgres.py) and wordnet-base, the real English
+# tests (a throwaway server on a loopback port, tests/room_postgres.py), trans-de-en (Ding's everyday
+# English sentences, the second stage of MiniLM's MLM head) and wordnet-base, the real English
 # the lab's MLM is trained on (make train, and the test that rebuilds its training text).
 set -euo pipefail
 
 # With arguments, only those of the packages are considered (make train asks for wordnet-base).
-only=" ${*:-chromium nginx postgresql wordnet-base} "
+only=" ${*:-chromium nginx postgresql wordnet-base trans-de-en} "
 
 missing() {  # the packages not installed yet, space-separated
   local out=()
@@ -15,6 +16,7 @@ missing() {  # the packages not installed yet, space-separated
   [[ $only == *" nginx "* ]] && ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ] && out+=(nginx)
   [[ $only == *" postgresql "* ]] && ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && out+=(postgresql)
   [[ $only == *" wordnet-base "* ]] && [ ! -f /usr/share/wordnet/data.noun ] && out+=(wordnet-base)
+  [[ $only == *" trans-de-en "* ]] && [ ! -f /usr/share/trans/de-en ] && out+=(trans-de-en)
   echo "${out[*]:-}"
 }
 

@@ -110,18 +110,19 @@ def outputs_figures() -> dict:
     }
 
 
-def probe_records(model, tokenizer) -> list[dict]:
-    from encoder_core.training.probes import run_probes
+def probe_records(model, tokenizer, probes=None) -> list[dict]:
+    from encoder_core.training.probes import PROBES, run_probes
 
     return [
         {"text": r.probe.text, "rank": r.rank, "best": r.best, "probability": r.probability, "top5": r.top5}
-        for r in run_probes(model, tokenizer)
+        for r in run_probes(model, tokenizer, PROBES if probes is None else probes)
     ]
 
 
 def models_figures() -> dict:
     from encoder_core.pretrained.minilm_mlm import load_minilm_mlm
     from encoder_core.training.checkpoint import load_small_mlm
+    from encoder_core.training.everyday_probes import EVERYDAY_PROBES
 
     small, small_tok, small_meta = load_small_mlm()
     minilm, minilm_tok, minilm_meta = load_minilm_mlm()
@@ -132,6 +133,10 @@ def models_figures() -> dict:
             "minilm_real": minilm_meta["real_metrics"],
         },
         "probes": {"small": probe_records(small, small_tok), "minilm": probe_records(minilm, minilm_tok)},
+        "everyday_probes": {
+            "small": probe_records(small, small_tok, EVERYDAY_PROBES),
+            "minilm": probe_records(minilm, minilm_tok, EVERYDAY_PROBES),
+        },
     }
 
 
@@ -293,15 +298,21 @@ def render_quality(f: dict) -> str:
     )
 
 
-def render_probes(records: list[dict]) -> str:
+def render_probes(records: list[dict], probes=None) -> str:
     from encoder_core.training.probes import PROBES
 
     lines = ["| # | probe | expected | rank | five best guesses |", "|---|---|---|---|---|"]
-    for n, (probe, r) in enumerate(zip(PROBES, records, strict=True), start=1):
+    for n, (probe, r) in enumerate(zip(PROBES if probes is None else probes, records, strict=True), start=1):
         guesses = ", ".join(f"{tok} {p:.1%}" for tok, p in r["top5"])
         rank = f"{r['rank']} ({r['best']})" if len(probe.expected) > 1 else str(r["rank"])
         lines.append(f"| {n} | {probe.text} | {probe.label} | {rank} | {guesses} |")
     return "\n".join(lines)
+
+
+def render_everyday(records: list[dict]) -> str:
+    from encoder_core.training.everyday_probes import EVERYDAY_PROBES
+
+    return render_probes(records, EVERYDAY_PROBES)
 
 
 def render_room(f: dict) -> str:
@@ -333,6 +344,9 @@ RENDERERS = {
     "probes-small-top5": lambda f: top5_count(f["models"]["probes"]["small"]),
     "probes-minilm-top5": lambda f: top5_count(f["models"]["probes"]["minilm"]),
     "probe-2-rank-small": lambda f: str(f["models"]["probes"]["small"][1]["rank"]),
+    "probes-everyday-minilm": lambda f: render_everyday(f["models"]["everyday_probes"]["minilm"]),
+    "probes-everyday-minilm-top5": lambda f: top5_count(f["models"]["everyday_probes"]["minilm"]),
+    "probes-everyday-small-top5": lambda f: top5_count(f["models"]["everyday_probes"]["small"]),
     "quiz-table": lambda f: f["quiz"]["table"],
     "room-codes": render_room,
     "machine": where,

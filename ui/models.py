@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 
 import streamlit as st
 import torch
@@ -25,6 +26,7 @@ from encoder_core.lessons.heads import (
     similarities,
     word_vector_cosines,
 )
+from encoder_core.model.model import param_count
 from encoder_core.model.tokenizer import WordPieceTokenizer, english_tokenizer
 from encoder_core.objectives import leakage
 from encoder_core.pretrained.minilm import PretrainedEncoder, PretrainedUnavailable, load_minilm
@@ -67,6 +69,11 @@ class TrainedMLM:
     metadata: dict
     name: str = "the lab's trained MLM"  # how a sentence on the page names it
     choice: str = "mlm"  # the sidebar's name for the encoder under the head
+
+    @cached_property
+    def parameters(self) -> int:
+        """Every number of the model with its head, a shared tensor counted once."""
+        return param_count(self.model)
 
 
 @st.cache_resource(show_spinner="Loading the trained model...")

@@ -1,18 +1,20 @@
 """A masked-language-model head for all-MiniLM-L6-v2, trained by the lab.
 
-    python -m encoder_core.pretrained.minilm_mlm  (or: make train-minilm; needs Debian's wordnet-base)
+    python -m encoder_core.pretrained.minilm_mlm  (or: make train-minilm; needs Debian's wordnet-base and trans-de-en)
 
 all-MiniLM-L6-v2 is published without an MLM head: it was tuned to produce sentence vectors, so
-it cannot fill in [MASK] as it comes. The lab gives it one. Its word embeddings and its first
-FROZEN_LAYERS layers stay exactly as published; the last layers and the head (a dense layer, GELU,
-LayerNorm, then the word-embedding table itself as the decoder, plus a bias per token) learn the
-cloze game on the same text as the small MLM (encoder_core.training.train). Because the lower layers are
-fixed, their output is computed once per (masked) sentence and kept, and only the top layers run
-during training: that is what keeps it inside a few minutes on two cores.
+it cannot fill in [MASK] as it comes. The lab gives it one, in two stages. Stage 1: the word
+embeddings and the first FROZEN_LAYERS layers stay exactly as published; the last layers and the head
+(a dense layer, GELU, LayerNorm, then the word-embedding table itself as the decoder, plus a bias per
+token) learn the cloze game on the same text as the small MLM (encoder_core.training.train). Stage 2
+goes on with two more layers unfrozen, on the everyday English sentences of Ding's dictionary
+(encoder_core.data.ding) mixed with pool sentences stage 1 did not draw. Because the lower layers are
+fixed in each stage, their output is computed once per (masked) sentence and kept, and only the top
+layers run during training: that is what keeps it inside minutes on two cores.
 
-The checkpoint holds only what training changed (the top layers and the head, about 3.7 M numbers);
-loading puts them on top of the published weights, which pretrained.load_minilm has already
-checked against their SHA-256. Same seed, same machine: same weights.
+The checkpoint holds only what training changed (the unfrozen layers and the head); loading puts them
+on top of the published weights, which pretrained.load_minilm has already checked against their
+SHA-256. Same seed, same machine: same weights.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import argparse
 import json
 import random
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
@@ -29,12 +31,15 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from ..data.ding import read_ding
 from ..model.model import param_count
 from ..model.output_heads import MaskedLanguageModel
 from ..objectives.mlm_masking import IGNORE_INDEX
 from ..training.checkpoint import CheckpointError
 from ..training.evaluate import evaluate_real
+from ..training.everyday_probes import EVERYDAY_PROBES, probes_in
 from ..training.files import file_sha256
+from ..training.probes import PROBES, filled, run_probes
 from ..training.train import (
     ProgressBar,
     TrainSettings,
@@ -64,7 +69,7 @@ TIED_KEY = "cls.predictions.decoder.weight"  # the published word embeddings: no
 class HeadSettings:
     sentences: int = 40_000  # drawn at random from one pass of the small MLM's training text
     epochs: int = 2  # passes over the cached, masked sentences
-    frozen_layers: int = 4  # layers 0..3 as published; the rest are trained
+    frozen_layers: int = 4  # stage 1: layers 0..3 as published; the rest are trained
     batch_size: int = 64
     lr: float = 3e-4  # the pretrained top layers: small steps
     head_lr: float = 1e-3  # the new head starts from scratch
@@ -74,6 +79,13 @@ class HeadSettings:
     period_rate: float = 0.5  # half the sentences end in " .", as typed text may or may not
     max_pieces: int = 48
     seed: int = 0
+    # Stage 2, after the pool: Ding's everyday English sentences (each copy masked anew), mixed with
+    # `refresh` pool sentences the first stage did not draw, one pass at everyday_lr. 0 copies: no stage 2.
+    everyday_copies: int = 1
+    refresh: int = 8_000
+    everyday_frozen_layers: int = 2  # stage 2 trains more of MiniLM: layers 2-5 (the saved part, then)
+    everyday_lr: float = 1.5e-4
+    everyday_head_lr: float = 5e-4
 
 
 def new_minilm_mlm(pre: PretrainedEncoder, seed: int = 0) -> MaskedLanguageModel:
@@ -89,6 +101,11 @@ def new_minilm_mlm(pre: PretrainedEncoder, seed: int = 0) -> MaskedLanguageModel
     nn.init.zeros_(head.transform.LayerNorm.bias)
     nn.init.zeros_(head.bias)
     return model.eval()
+
+
+def final_frozen_layers(s: HeadSettings) -> int:
+    """The layers still as published after training: stage 2's count when there is a stage 2."""
+    return s.everyday_frozen_layers if s.everyday_copies else s.frozen_layers
 
 
 def trained_keys(model: MaskedLanguageModel, frozen_layers: int) -> list[str]:
@@ -116,7 +133,10 @@ def cache_frozen_features(model, tokenizer, texts: list[str], s: HeadSettings, r
     cached = []
     for start in range(0, len(order), s.batch_size):
         rows = order[start : start + s.batch_size]
-        chosen = [texts[i] + (" ." if rng.random() < s.period_rate else "") for i in rows]
+        # A sentence that already ends in . ? or ! keeps its own ending (the coin is tossed all the same).
+        chosen = [
+            texts[i] + (" ." if rng.random() < s.period_rate and texts[i][-1:] not in ".?!" else "") for i in rows
+        ]
         batch = tokenizer.pad([tokenizer.encode(t, max_length=s.max_pieces, truncate=True) for t in chosen])
         m = coin_flip_mask(tokenizer, batch.ids, s.mask_rate, generator, replacement_ids)
         if not bool((m.labels != IGNORE_INDEX).any()):
@@ -216,7 +236,7 @@ def load_minilm_mlm(
         part = load_file(str(path / WEIGHTS_FILE))
     except (ValueError, OSError) as exc:
         raise CheckpointError(f"checkpoint in {path} cannot be read ({exc}); {REBUILD_HINT}") from exc
-    frozen = metadata["settings"]["frozen_layers"]
+    frozen = metadata.get("frozen_layers", metadata["settings"]["frozen_layers"])
     model = MaskedLanguageModel(pre.config)
     model.bert.load_state_dict(pre.model.state_dict(), strict=True)
     # The frozen part is the published model itself: share its modules rather than hold a second
@@ -240,39 +260,99 @@ def load_minilm_mlm(
     return model.eval(), pre.tokenizer, metadata
 
 
-def run(s: HeadSettings = HeadSettings(), out_dir: Path | str = DEFAULT_DIR, progress: bool = True) -> dict:
-    """Cache, train, evaluate on held-out sentences and the probes, save the trained part."""
+def everyday_texts() -> list[str]:
+    """Ding's everyday English sentences (encoder_core.data.ding), less any that holds a probe of either set."""
+    sentences = read_ding()
+    probes = {t for p in PROBES for t in filled(p)}
+    holding = {text for _, text in probes_in(sentences, PROBES + EVERYDAY_PROBES)}
+    return [t for t in sentences if t.rstrip(" .?!") not in probes and t not in holding]
+
+
+def load_trained_part(model: MaskedLanguageModel, path: Path) -> str:
+    """Put a checked trained part (top layers and head) into a fresh model; returns its SHA-256."""
+    _verify(path)
+    model.load_state_dict(load_file(str(path / WEIGHTS_FILE)), strict=False)
+    return file_sha256(path / WEIGHTS_FILE)
+
+
+def run(
+    s: HeadSettings = HeadSettings(),
+    out_dir: Path | str = DEFAULT_DIR,
+    progress: bool = True,
+    start_from: Path | None = None,
+) -> dict:
+    """Cache, train, evaluate on held-out sentences and the probes, save the trained part.
+
+    Stage 1 trains on s.sentences drawn from the small MLM's text; stage 2 (s.everyday_copies > 0)
+    goes on from there on Ding's everyday sentences mixed with s.refresh pool sentences stage 1 did
+    not draw. start_from: a checkpoint folder trained with these stage-1 settings, loaded instead of
+    running stage 1 again (recorded in the metadata by its SHA-256).
+    """
     pre = load_minilm()
     tokenizer = pre.tokenizer
     data = training_texts(TrainSettings(example_copies=1))
-    texts = list(data.texts)
-    random.Random(s.seed).shuffle(texts)
-    texts = texts[: s.sentences]
+    pool = list(data.texts)
+    random.Random(s.seed).shuffle(pool)
+    texts = pool[: s.sentences]
+    everyday = everyday_texts() if s.everyday_copies else []
+    replacements = seen_ids(tokenizer, data.texts + everyday, s.max_pieces)
     model = new_minilm_mlm(pre, s.seed)
     t0, c0 = time.perf_counter(), time.process_time()
-    cached = cache_frozen_features(model, tokenizer, texts, s, seen_ids(tokenizer, data.texts, s.max_pieces))
+    records, started_from = [], None
+    if start_from is None:
+        cached = cache_frozen_features(model, tokenizer, texts, s, replacements)
+        bar = ProgressBar(len(cached) * s.epochs) if progress else None
+        records = train_top(model, cached, s, bar)
+        del cached
+    else:
+        started_from = {"path": str(start_from), "sha256": load_trained_part(model, Path(start_from))}
     cache_seconds = time.perf_counter() - t0
-    bar = ProgressBar(len(cached) * s.epochs) if progress else None
-    records = train_top(model, cached, s, bar)
+    stage2 = []
+    if s.everyday_copies:
+        stage2 = everyday * s.everyday_copies + pool[s.sentences : s.sentences + s.refresh]
+        s2 = replace(
+            s,
+            epochs=1,
+            lr=s.everyday_lr,
+            head_lr=s.everyday_head_lr,
+            seed=s.seed + 1,
+            frozen_layers=s.everyday_frozen_layers,
+        )
+        cached = cache_frozen_features(model, tokenizer, stage2, s2, replacements)
+        bar = ProgressBar(len(cached)) if progress else None
+        records += train_top(model, cached, s2, bar)
+        del cached
     spent = time_and_loss(records, t0, c0)
     model.eval()
     metadata = {
         "model": "minilm_mlm",
         "base": {"name": pre.name, "sha256": pre.sha256},
         "objective": "masked language modelling, masked once per sentence (15%, 80/10/10, coin flip); "
-        f"layers 0-{s.frozen_layers - 1} and the word embeddings frozen",
+        f"layers 0-{final_frozen_layers(s) - 1} and the word embeddings frozen",
+        "frozen_layers": final_frozen_layers(s),
         "settings": asdict(s),
-        "trained_parameters": sum(model.state_dict()[k].numel() for k in trained_keys(model, s.frozen_layers)),
+        "trained_parameters": sum(model.state_dict()[k].numel() for k in trained_keys(model, final_frozen_layers(s))),
         "parameters": param_count(model),
-        "corpus": {**data.counts, "sentences_used": len(texts)},
+        "corpus": {
+            **data.counts,
+            "sentences_used": len(texts),
+            "ding_sentences": len(everyday),
+            "ding_copies": s.everyday_copies,
+            "stage2_texts": len(stage2),
+        },
+        "stage1_from_checkpoint": started_from,
         "cache_seconds": round(cache_seconds, 1),
         **spent,
         "real_metrics": evaluate_real(model, tokenizer, data.texts, data.examples_held_out, seed=0),
         "probes": probe_ranks(model, tokenizer),
+        "everyday_probes": [
+            {"text": r.probe.text, "rank": r.rank, "best": r.best}
+            for r in run_probes(model, tokenizer, EVERYDAY_PROBES)
+        ],
         "examples": filled_examples(model, tokenizer, ["the [MASK] sat on the mat", "she read the [MASK]"]),
         "curve": loss_curve(records, 50),
     }
-    save_trained_part(model, s.frozen_layers, metadata, Path(out_dir))
+    save_trained_part(model, final_frozen_layers(s), metadata, Path(out_dir))
     return metadata
 
 
@@ -280,8 +360,21 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Train the lab's MLM head on all-MiniLM-L6-v2.")
     parser.add_argument("--sentences", type=int, default=HeadSettings.sentences)
     parser.add_argument("--epochs", type=int, default=HeadSettings.epochs)
+    parser.add_argument("--frozen-layers", type=int, default=HeadSettings.frozen_layers)
+    parser.add_argument("--everyday-copies", type=int, default=HeadSettings.everyday_copies)
+    parser.add_argument("--refresh", type=int, default=HeadSettings.refresh)
+    parser.add_argument("--everyday-frozen-layers", type=int, default=HeadSettings.everyday_frozen_layers)
+    parser.add_argument("--start-from", type=Path, help="a checkpoint folder holding stage 1 (skips it)")
     args = parse_run_arguments(parser, argv, DEFAULT_DIR)
-    meta = run(HeadSettings(sentences=args.sentences, epochs=args.epochs), args.out)
+    settings = HeadSettings(
+        sentences=args.sentences,
+        epochs=args.epochs,
+        frozen_layers=args.frozen_layers,
+        everyday_copies=args.everyday_copies,
+        refresh=args.refresh,
+        everyday_frozen_layers=args.everyday_frozen_layers,
+    )
+    meta = run(settings, args.out, start_from=args.start_from)
     print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
     print_quality(meta, {"WordNet examples": "real_metrics"})
     print(f"saved to {args.out}")

@@ -43,6 +43,11 @@ def draw_table(at):
     return frame(open_numbers(at, "masking_draw"), "what happened")
 
 
+def lesson_name(token: str) -> str:
+    """A top-k entry as the chart names it: a word piece ("##ing") says so."""
+    return token + " (word piece)" if token.startswith("##") and len(token) > 2 else token
+
+
 def metrics(at) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
@@ -75,7 +80,7 @@ def check_draw(at, tokenizer, sentence, rate, exact, seed):
     return ref
 
 
-def test_defaults(trained):
+def test_defaults(trained, minilm_mlm):
     model, tokenizer = trained
     at = open_page("masking")
     no_exception(at)
@@ -118,11 +123,14 @@ def test_defaults(trained):
     assert [float(t["x"][0]) for t in figs["masking_split"]["data"]] == [24, 3, 3, 170]
     assert "**30** chosen" in all_text(at)
 
-    # Fill-mask: the default sentence's top five, as fill_mask gives them, then every other word together.
-    (top,) = fill_mask(model, tokenizer, "the [MASK] sat on the mat")
+    # Fill-mask, from MiniLM under the lab's head (no sidebar change): the default sentence's top five,
+    # as fill_mask gives them, then every other word together.
+    filler, filler_tok, _ = minilm_mlm
+    (top,) = fill_mask(filler, filler_tok, "the [MASK] sat on the mat")
     bars = figs["fill_0"]["data"][0]
-    assert list(bars["y"])[::-1] == [w for w, _ in top] + ["all other words"]
-    assert np.allclose(bars["x"][::-1][:5], [p for _, p in top])
+    assert list(bars["y"])[::-1] == [lesson_name(w) for w, _ in top] + ["all other words"]
+    assert np.allclose(bars["x"][::-1][:5], [p for _, p in top], atol=1e-6)
+    assert "Answered by **all-MiniLM-L6-v2 with the lab's MLM head**" in all_text(at)
     assert bars["x"][0] == pytest.approx(1 - sum(p for _, p in top), abs=1e-5)  # the whole vocabulary sums to 1
 
     # Shapes read from the tensors: (1, 15) -> (1, 15, D) -> (1, 15, V) -> (2, V).
@@ -206,9 +214,10 @@ def test_bad_input():
     no_exception(at)
     assert "shows the example instead" in all_text(at)
 
-    at.text_input(key="masking.fill_sentence").input("the cat sat on the mat").run()
+    skip_predictions(at.text_input(key="masking.fill_sentence").input("the cat sat on the mat").run())
     no_exception(at)
-    assert "There is no [MASK] to fill" in all_text(at)
+    assert "There is no \\[MASK\\] in your sentence, so its last word, “mat”, is hidden" in all_text(at)
+    assert "fill_0" in figures(at) and any("'mat' is choice" in c.value for c in at.caption)
     skip_predictions(at.text_input(key="masking.fill_sentence").input("[MASK] [MASK] [MASK]").run())
     no_exception(at)
     assert {"fill_0", "fill_1", "fill_2"} <= set(figures(at))
@@ -319,7 +328,9 @@ def test_the_lesson_says_which_model_fills_in_the_blanks(choice):
     no_exception(at)
     text = all_text(at)
     assert [said for said in SAYS.values() if said in text] == [SAYS[choice]]
-    assert ("Pick all-MiniLM-L6-v2 in the sidebar" in text) == (choice != "minilm")
+    assert ("Fill in the blank, below, has its own choice of model." in text) == (choice != "minilm")
+    # Whatever the sidebar says, the fill-in-the-blank is MiniLM's until asked otherwise.
+    assert "Answered by **all-MiniLM-L6-v2 with the lab's MLM head**" in text
 
 
 def test_minilm_fills_in_with_the_labs_head(minilm_mlm):
@@ -342,6 +353,8 @@ def test_a_broken_minilm_head_falls_back_to_the_small_mlm(monkeypatch, tmp_path)
     warning = " ".join(w.value for w in at.warning)
     assert "so this lesson runs on the lab's MLM" in warning and "make train-minilm" in warning
     assert "This lesson runs on the lab's trained MLM." in all_text(at)
+    assert "Answered by **the lab's small trained MLM**" in all_text(at)
+    assert "(all-MiniLM-L6-v2 with the lab's MLM head could not be loaded.)" in all_text(at)
     assert "fill_0" in figures(at)
 
 
@@ -456,8 +469,8 @@ def test_a_commit_with_nothing_chosen_or_typed_reveals_nothing():
     assert "fill_0" not in figures(at)
 
 
-def test_a_guess_in_the_top_five_is_right_with_its_rank_and_probability(trained):
-    model, tokenizer = trained
+def test_a_guess_in_the_top_five_is_right_with_its_rank_and_probability(minilm_mlm):
+    model, tokenizer, _ = minilm_mlm
     ranking = ranking_by_hand(model, tokenizer)
     word, p = ranking[1]
     at = commit(open_asking(), FILL, word.upper())  # the tokenizer lower-cases, as it does a sentence
@@ -465,23 +478,27 @@ def test_a_guess_in_the_top_five_is_right_with_its_rank_and_probability(trained)
         s.value for s in at.success
     ]
     bars = figures(at)["fill_0"]["data"][0]
-    assert list(bars["y"])[::-1][:5] == [w for w, _ in ranking[:5]]
+    assert list(bars["y"])[::-1][:5] == [lesson_name(w) for w, _ in ranking[:5]]
 
 
-def test_a_guess_outside_the_top_five_gives_its_rank_and_the_misconception(trained):
-    model, tokenizer = trained
+def test_a_guess_outside_the_top_five_gives_its_rank_and_the_misconception(minilm_mlm):
+    model, tokenizer, _ = minilm_mlm
     ranking = ranking_by_hand(model, tokenizer)
-    rank = next(r for r, (w, _) in enumerate(ranking, start=1) if w == "house")
-    assert rank > 5
-    at = commit(open_asking(), FILL, "house")
+    # The first plain word well outside the top five, far from its neighbours' probabilities.
+    rank, word = next(
+        (r, w)
+        for r, (w, p) in enumerate(ranking, start=1)
+        if r > 30 and w.isalpha() and ranking[r - 2][1] > p * 1.001 > p > ranking[r][1] * 1.001
+    )
+    at = commit(open_asking(), FILL, word)
     errors = " ".join(e.value for e in at.error)
-    assert f"Not quite: “house” is the model's choice {rank:,} of {tokenizer.vocab_size:,}" in errors
+    assert f"Not quite: “{word}” is the model's choice {rank:,} of {tokenizer.vocab_size:,}" in errors
     assert "A word that fits need not be the model's favourite" in all_text(at)
     assert "fill_0" in figures(at)
 
 
-def test_a_guess_that_is_not_one_token_is_explained_and_a_new_sentence_asks_again(trained):
-    _, tokenizer = trained
+def test_a_guess_that_is_not_one_token_is_explained_and_a_new_sentence_asks_again(minilm_mlm):
+    _, tokenizer, _ = minilm_mlm
     pieces = [p for _, ps in tokenizer.split_words("doormat") for p in ps]
     assert len(pieces) > 1
     at = commit(open_asking(), FILL, "doormat")

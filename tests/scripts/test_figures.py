@@ -120,8 +120,8 @@ def mask_distribution(model, tokenizer, text: str) -> torch.Tensor:
     return logits[0, enc.tokens.index("[MASK]")].float().softmax(-1)
 
 
-def check_probe_records(records: list[dict], model, tokenizer) -> None:
-    assert [r["text"] for r in records] == [p.text for p in PROBES]
+def check_probe_records(records: list[dict], model, tokenizer, probes=PROBES) -> None:
+    assert [r["text"] for r in records] == [p.text for p in probes]
     for r in records:
         probs = mask_distribution(model, tokenizer, r["text"])
         best = tokenizer.token_to_id[r["best"]]
@@ -146,6 +146,14 @@ def test_the_minilm_heads_probe_figures(figures, minilm_mlm):
     assert [(p["text"], p["rank"], p["best"]) for p in meta["probes"]] == [
         (r["text"], r["rank"], r["best"]) for r in records
     ]
+
+
+@pytest.mark.parametrize("name", ["small", "minilm"])
+def test_the_everyday_probe_figures(figures, request, name):
+    from encoder_core.training.everyday_probes import EVERYDAY_PROBES
+
+    model, tokenizer, _ = request.getfixturevalue({"small": "trained_mlm", "minilm": "minilm_mlm"}[name])
+    check_probe_records(figures["models"]["everyday_probes"][name], model, tokenizer, EVERYDAY_PROBES)
 
 
 def test_mask_mismatch_figures(figures, trained_mlm, tok):

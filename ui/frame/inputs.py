@@ -38,6 +38,14 @@ def report_encoding(enc, max_positions: int) -> None:
         )
 
 
+def show_notes(notes) -> None:
+    """(level, text) pairs from a view, each as st.info / st.warning / ..., the text shown literally."""
+    from .quiz_widget import escape_md
+
+    for level, text in notes:
+        getattr(st, level)(escape_md(text))
+
+
 def note_long_text(params, labels: dict[str, str]) -> None:
     """Say so when typed text is longer than a control keeps (ensure_valid then cuts it)."""
     for p in params:

@@ -6,7 +6,7 @@ The answers come from encoder_core.lessons.masking: loss_outcome / matching_loss
 
 from __future__ import annotations
 
-from encoder_core.lessons.masking import LOSS_SETS, GuessRank
+from encoder_core.lessons.masking import LOSS_SETS, GuessRank, rank_guess
 from ui.frame.predict import Option, Question, Verdict, judge
 from ui.frame.quiz_widget import escape_md
 
@@ -97,3 +97,8 @@ def fill_verdict(g: GuessRank) -> Verdict:
     if g.in_top:
         return Verdict(True, f"Right: {where}.", "")
     return Verdict(False, f"Not quite: {where}; its top {g.top_k} are below.", FILL_MISCONCEPTION)
+
+
+def fill_score(tokenizer):
+    """score(guess, view) for FILL: the guess placed among every entry at the view's first blank."""
+    return lambda guess, view: fill_verdict(rank_guess(tokenizer, view.first_probabilities, guess))

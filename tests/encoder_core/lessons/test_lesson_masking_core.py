@@ -433,7 +433,11 @@ def test_loss_words_carry_the_means(tok, model):
 
 def test_top_k_table_and_fill_words():
     pred = lesson.MaskPrediction(2, [("cat", 0.5), ("dog", 0.25), ("mat", 0.125)], "cat", 1, 0.5, 0.125)
-    assert figs.top_k_table(pred).to_dict("list") == {"token": ["cat", "dog", "mat"], "probability": [0.5, 0.25, 0.125]}
+    assert figs.top_k_table(pred).to_dict("list") == {
+        "token": ["cat", "dog", "mat"],
+        "probability": [0.5, 0.25, 0.125],
+        "word piece": [False, False, False],
+    }
     assert figs.fill_alt(pred) == (
         "At position 2 the model's first choice is 'cat' with probability 50.0%, then 'dog' 25.0%, 'mat' 12.5%; "
         "all other words together: 12.5%."
@@ -522,7 +526,7 @@ def test_a_guess_is_ranked_by_the_models_softmax(request, name):
     mlm, tokenizer = mlm_of(request, name)
     text = "the [MASK] sat on the mat"
     view = lesson.fill_mask_view(mlm, tokenizer, text)
-    assert len(view.first_ranking) == tokenizer.vocab_size
+    assert view.first_probabilities.shape == (tokenizer.vocab_size,)
     enc = tokenizer.encode(text)
     at = enc.tokens.index("[MASK]")
     with torch.inference_mode():
@@ -530,7 +534,7 @@ def test_a_guess_is_ranked_by_the_models_softmax(request, name):
     probs = torch.softmax(logits[0, at].double(), dim=-1)
     top = [tokenizer.vocab[int(i)] for i in probs.argsort(descending=True)[:3]]
     for guess in [top[0], top[2].upper(), f"  {top[1]} ", "dog", "the", "mat"]:
-        g = lesson.rank_guess(tokenizer, view.first_ranking, guess)
+        g = lesson.rank_guess(tokenizer, view.first_probabilities, guess)
         token_id = tokenizer.token_to_id[guess.strip().lower()]
         p = float(probs[token_id])
         assert g.token == guess.strip().lower() and g.problem is None
@@ -538,11 +542,11 @@ def test_a_guess_is_ranked_by_the_models_softmax(request, name):
         # How many entries beat it, by hand (entries within float rounding of it may fall either side).
         assert 1 + int((probs > p * (1 + 1e-4)).sum()) <= g.rank <= int((probs >= p * (1 - 1e-4)).sum())
         assert g.in_top == (g.rank <= 5)
-    assert lesson.rank_guess(tokenizer, view.first_ranking, top[0]).rank == 1
+    assert lesson.rank_guess(tokenizer, view.first_probabilities, top[0]).rank == 1
 
 
 def test_a_guess_that_is_not_one_ordinary_token_has_no_rank(tok, model):
-    ranking = lesson.fill_mask_view(model, tok, "the [MASK] sat on the mat").first_ranking
+    ranking = lesson.fill_mask_view(model, tok, "the [MASK] sat on the mat").first_probabilities
     cases = {"": "empty", "   ": "empty", "the cat": "several", "xylophonists": "several", "☃": "unknown"}
     cases.update({"[mask]": "special", "[SEP]": "special"})
     for guess, problem in cases.items():
@@ -551,9 +555,11 @@ def test_a_guess_that_is_not_one_ordinary_token_has_no_rank(tok, model):
     assert lesson.rank_guess(tok, ranking, "xylophonists").pieces == ["x", "##yl", "##op", "##hon", "##ists"]
 
 
-def test_fill_mask_view_keeps_the_first_blanks_whole_ranking(tok, model):
+def test_fill_mask_view_keeps_the_first_blanks_whole_distribution(tok, model):
     view = lesson.fill_mask_view(model, tok, "the [MASK] sat on the [MASK]")
-    words = [t for t, _ in view.first_ranking]
-    assert words[:5] == view.predictions[0].words and len(set(words)) == tok.vocab_size
-    assert math.fsum(p for _, p in view.first_ranking) == pytest.approx(1.0, abs=1e-4)
-    assert lesson.fill_mask_view(model, tok, "no blank here").first_ranking == []
+    probs = view.first_probabilities
+    order = probs.argsort(descending=True)[:5]
+    assert [tok.vocab[int(i)] for i in order] == view.predictions[0].words
+    assert float(probs.double().sum()) == pytest.approx(1.0, abs=1e-4)
+    empty = lesson.fill_mask_view(model, tok, "no blank here")
+    assert empty.first_probabilities is None and empty.predictions == [] and empty.n_blanks == 0

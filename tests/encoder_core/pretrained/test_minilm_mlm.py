@@ -23,7 +23,7 @@ from encoder_core.training.checkpoint import CheckpointError, fill_mask
 
 def test_the_frozen_part_is_the_published_model_itself(minilm_mlm, minilm):
     model, tokenizer, meta = minilm_mlm
-    frozen = meta["settings"]["frozen_layers"]
+    frozen = meta.get("frozen_layers", meta["settings"]["frozen_layers"])  # after the last stage
     assert 0 < frozen < model.config.n_layers and tokenizer is minilm.tokenizer
     assert model.bert.embeddings is minilm.model.embeddings
     for i in range(model.config.n_layers):
