@@ -1,9 +1,11 @@
 """Independent implementations and data that tests in several folders share: each computes what the
-code under test must equal, without the code under test."""
+code under test must equal, without the code under test; and damaged copies of what it must refuse."""
 
 from __future__ import annotations
 
 import copy
+import shutil
+from pathlib import Path
 
 import torch
 
@@ -66,3 +68,13 @@ def hf_masked_lm(model):
     missing, unexpected = hf.load_state_dict(state, strict=False)
     assert not unexpected, unexpected
     return hf, missing
+
+
+def damaged_copy(checkpoint: Path, into: Path, weights_file: str) -> Path:
+    """A copy of a checkpoint folder with the last byte of its weights flipped: a load must refuse it."""
+    bad = into / checkpoint.name
+    shutil.copytree(checkpoint, bad)
+    data = bytearray((bad / weights_file).read_bytes())
+    data[-1] ^= 1
+    (bad / weights_file).write_bytes(bytes(data))
+    return bad

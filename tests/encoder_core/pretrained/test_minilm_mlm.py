@@ -1,11 +1,9 @@
 """all-MiniLM-L6-v2 under the lab's MLM head: what the checkpoint holds, how it loads, and that
 it computes what Hugging Face's BertForMaskedLM computes with the same weights."""
 
-import shutil
-
 import pytest
 import torch
-from independent import hf_masked_lm
+from independent import damaged_copy, hf_masked_lm
 
 from encoder_core.pretrained.minilm_mlm import (
     DEFAULT_DIR,
@@ -53,11 +51,7 @@ def test_it_computes_what_bert_for_masked_lm_computes(minilm_mlm):
 
 
 def test_a_damaged_checkpoint_is_refused_by_name(tmp_path, minilm):
-    bad = tmp_path / "minilm_mlm"
-    shutil.copytree(DEFAULT_DIR, bad)
-    data = bytearray((bad / WEIGHTS_FILE).read_bytes())
-    data[-1] ^= 1
-    (bad / WEIGHTS_FILE).write_bytes(bytes(data))
+    bad = damaged_copy(DEFAULT_DIR, tmp_path, WEIGHTS_FILE)
     with pytest.raises(CheckpointError, match=WEIGHTS_FILE):
         load_minilm_mlm(bad, minilm)
     with pytest.raises(CheckpointError, match="missing"):

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 import torch
+from independent import damaged_copy
 
 from encoder_core.data.ding import DingUnavailable, read_ding
 from encoder_core.pretrained.minilm_mlm import (
@@ -40,10 +39,6 @@ def test_a_saved_first_stage_is_loaded_whole_and_checked(minilm, tmp_path, minil
     assert sha == file_sha256(DEFAULT_DIR / WEIGHTS_FILE)
     for k in trained_keys(model, meta.get("frozen_layers", meta["settings"]["frozen_layers"])):
         assert torch.equal(model.state_dict()[k], committed.state_dict()[k]), k
-    bad = tmp_path / "minilm_mlm"
-    shutil.copytree(DEFAULT_DIR, bad)
-    data = bytearray((bad / WEIGHTS_FILE).read_bytes())
-    data[-1] ^= 1
-    (bad / WEIGHTS_FILE).write_bytes(bytes(data))
+    bad = damaged_copy(DEFAULT_DIR, tmp_path, WEIGHTS_FILE)
     with pytest.raises(CheckpointError, match=WEIGHTS_FILE):
         load_trained_part(new_minilm_mlm(minilm, 0), bad)
