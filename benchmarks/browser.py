@@ -72,10 +72,10 @@ def change_and_wait(page, text: str, timeout_s: float = 30.0) -> float:
     return change_and_time(page, text, timeout_s)[1]
 
 
-def open_warm(browser, url: str):
+def open_warm(browser, url: str, viewport: dict | None = None):
     """A new browser context on url, its chart drawn and one change made (a session's first
     change is slower than the rest): the page, ready to be timed."""
-    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page = browser.new_context(viewport=viewport or {"width": 1400, "height": 1000}).new_page()
     page.goto(url)
     wait_charts(page, 1, timeout_ms=120_000)
     wait_idle(page)

@@ -29,11 +29,11 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from benchmarks.browser import SENTENCES, change_and_wait, pct, rss_mb
+from benchmarks.browser import SENTENCES, change_and_wait, open_warm, pct, rss_mb
 from benchmarks.first_visit import CLOCK, visit
 from scripts.warm_up import warm_up
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
-from tests.browser.driver import wait_charts, wait_idle
+from tests.browser.driver import wait_idle
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -75,12 +75,7 @@ def measure(root: Path, visits: int, changes: int) -> dict[str, float]:
                 ctx.close()
             out["cold visit (ms)"] = firsts[0]
             out["warm visit (ms)"] = statistics.median(firsts[1:])
-            page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
-            page.goto(url)
-            wait_charts(page, 1, timeout_ms=120_000)
-            wait_idle(page)
-            change_and_wait(page, "warm up the caches please")
-            wait_idle(page)
+            page = open_warm(browser, url, {"width": 1440, "height": 900})
             ms = []
             for i in range(changes):
                 ms.append(1000 * change_and_wait(page, SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")))
