@@ -22,7 +22,16 @@ from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, side_by_side, start
+from ui.frame.sections import (
+    Section,
+    finish,
+    narrative,
+    render_sections,
+    rerun_open_section,
+    show_metrics,
+    side_by_side,
+    start,
+)
 from ui.frame.state import ensure_valid, value
 from ui.models import lesson_model
 from ui.questions import attention as questions
@@ -66,14 +75,14 @@ st.text_input(
     help="Cut into word pieces from BERT's English vocabulary; a word it lacks whole is split into pieces.",
 )
 c_layer, c_head = st.columns(2)
-c_layer.slider("Layer", 0, cfg.n_layers - 1, key=P.layer.key)
-c_head.slider("Head", 0, cfg.n_heads - 1, key=P.head.key)
+# Only the first section reads the layer and head: moving them reruns the open section, not the page.
+c_layer.slider("Layer", 0, cfg.n_layers - 1, key=P.layer.key, on_change=rerun_open_section)
+c_head.slider("Head", 0, cfg.n_heads - 1, key=P.head.key, on_change=rerun_open_section)
 
 text = usable_sentence(value(P.sentence), DEFAULT_SENTENCE)
 enc = tokenizer.encode(text, max_length=cfg.max_positions, truncate=True)
 report_encoding(enc, cfg.max_positions)
 tokens = enc.tokens
-layer, head = int(value(P.layer)), int(value(P.head))
 st.caption(f"The model sees {len(tokens)} tokens:")
 st.code(" ".join(tokens), language="text", wrap_lines=True)
 
@@ -81,6 +90,7 @@ seed = seed001_reading()  # tiny (four 3-d vectors), and its number is in a sect
 
 
 def render_masks() -> None:
+    layer, head = int(value(P.layer)), int(value(P.head))  # read here: a section's own rerun sees the new ones
     comparison = compare_masks(model, enc.ids, layer, head)
     charts = figs.mask_pair_charts(comparison, tokens)
     context = fingerprint(chosen.name, sidebar_seed(), enc.ids, layer, head)
@@ -90,11 +100,11 @@ def render_masks() -> None:
         questions.SAME_ROWS,
         context,
         answer=lambda: ROW_OUTCOMES.index(row_outcome(comparison)),
-        reveal=lambda _: reveal_masks(comparison, charts),
+        reveal=lambda _: reveal_masks(comparison, charts, layer),
     )
 
 
-def reveal_masks(comparison, charts) -> None:
+def reveal_masks(comparison, charts, layer: int) -> None:
     show_chart_row(charts, ("attention_bidirectional", "attention_causal"), side_by_side(len(tokens)))
     same = unchanged_rows(comparison)
     st.markdown(
@@ -232,5 +242,5 @@ sections = [
     ),
 ]
 sections.append(check_yourself_section("attention"))
-render_sections(sections)
+render_sections(sections, P)
 finish(P)

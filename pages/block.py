@@ -314,5 +314,5 @@ sections = [
     ),
 ]
 sections.append(check_yourself_section("block"))
-lesson.render_sections(sections)
+lesson.render_sections(sections, P)
 lesson.finish(P)

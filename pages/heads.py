@@ -189,6 +189,16 @@ def render_grid() -> None:
     )
 
 
+def set_page_values(values: dict) -> None:
+    """A section's button that sets the page's own controls (at the top): the whole page reruns."""
+    st.session_state.update(values)
+    lesson.rerun_whole_page()
+
+
+def show_in_large_map(layer_: int, head_: int) -> None:
+    set_page_values({P.heads_layer.key: layer_, P.heads_head.key: head_})
+
+
 def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
     st.markdown(views.previous_token_text(choice, n_layers * n_heads, DEFAULT_THRESHOLD))
     best = choice.candidates[choice.answer]
@@ -196,7 +206,8 @@ def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
         st.button(
             f"Show layer {best[0]}, head {best[1]} in the large map",
             key="heads_show_previous",
-            on_click=lambda: st.session_state.update({P.heads_layer.key: best[0], P.heads_head.key: best[1]}),
+            on_click=show_in_large_map,
+            args=best,
         )
     if n < T:
         st.info(f"The thumbnails show the first {n} of {T} tokens; the labels use all of them.")
@@ -250,7 +261,8 @@ def render_pieces() -> None:
         st.button(
             "Try a sentence with split words",
             key="heads_try_pieces",
-            on_click=lambda: st.session_state.update(heads_sentence=PIECES_EXAMPLE),
+            on_click=set_page_values,
+            args=({P.heads_sentence.key: PIECES_EXAMPLE},),
             help=f"Sets the sentence to “{PIECES_EXAMPLE}”.",
         )
         return
@@ -338,6 +350,7 @@ lesson.render_sections(
             render_vectors,
         ),
         check_yourself_section("heads"),
-    ]
+    ],
+    P,
 )
 lesson.finish(P)

@@ -227,6 +227,7 @@ lesson.render_sections(
             render_lens,
         ),
         check_yourself_section("inside"),
-    ]
+    ],
+    P,
 )
 lesson.finish(P)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache, partial
+from functools import cache
 
 import streamlit as st
 
@@ -20,7 +20,7 @@ from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param, snippet
 from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
-from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
+from ui.frame.sections import Section, finish, narrative, render_sections, rerun_whole_page, show_metrics, start
 from ui.frame.state import ensure_valid, value
 from ui.models import cached_leakage, masked_lm, run_leakage, seconds_per_step, word_tokenizer
 from ui.questions import masking as questions
@@ -212,7 +212,11 @@ def render_fill() -> None:
         return
     show_notes([("warning", filler_notice)] if filler_notice else [])
     used, key = filler.choice, P.fill_model.key
-    swap = partial(st.session_state.update, {key: figs.other_fill_model(used)})
+
+    def swap() -> None:  # the model is the page's control ("Answered by", at the top): the page reruns
+        st.session_state[key] = figs.other_fill_model(used)
+        rerun_whole_page()
+
     st.markdown(figs.fill_model_text(value(P.fill_model), used, filler.parameters))
     st.button(figs.other_fill_model_label(used), key="fill_other_model", icon=":material/swap_horiz:", on_click=swap)
     at = int(value(P.fill_position))
@@ -346,5 +350,5 @@ sections = [
     ),
     check_yourself_section("masking"),
 ]
-render_sections(sections)
+render_sections(sections, P)
 finish(P)

@@ -343,5 +343,5 @@ sections = [
     Section("Pooling", "[CLS] or the mean of the real tokens, trained and untrained.", render_pooling),
     check_yourself_section("outputs"),
 ]
-render_sections(sections)
+render_sections(sections, P)
 finish(P)

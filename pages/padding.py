@@ -251,5 +251,5 @@ sections = [
     Section("The pad's own output", "Pads get an output too; never read it.", render_pad_rows),
 ]
 sections.append(check_yourself_section("padding"))
-render_sections(sections)
+render_sections(sections, P)
 finish(P)

@@ -82,6 +82,7 @@ render_sections(
         Section("Question", "Answer, submit, and read the working the model did.", question_section),
         Section("Your score by lesson", "Right answers out of answered questions, per lesson.", score_section),
         Section("Review what I missed", "New questions on the ideas your predictions missed.", review_section),
-    ]
+    ],
+    PARAMS,
 )
 finish(PARAMS)

@@ -346,5 +346,5 @@ sections = [
     ),
 ]
 sections.append(check_yourself_section("tradeoffs"))
-render_sections(sections)
+render_sections(sections, P)
 finish(P)

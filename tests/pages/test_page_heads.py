@@ -535,3 +535,15 @@ def test_every_wrong_head_is_named_with_what_it_does_instead():
     assert (
         said[3] == "Not every head has a sharp pattern: layer 0, head 4 spreads its weight (its largest mass is 0.20)."
     )
+
+
+@slow
+@needs_minilm
+def test_a_sentence_with_no_split_word_offers_one_that_has_some(minilm):
+    at = open_page("heads", {"model": "minilm", "heads_sentence": "the cat sat on the mat"})
+    no_exception(at)
+    assert "heads_same_word" not in figures(at)
+    at.button(key="heads_try_pieces").click().run()
+    no_exception(at)
+    assert at.text_input(key="heads.heads_sentence").value == "the unbelievably fluffy cat sat on the doormat"
+    assert "heads_same_word" in figures(at)

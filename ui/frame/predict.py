@@ -26,6 +26,7 @@ from typing import Any
 import streamlit as st
 
 from .modes import lecture_mode
+from .sections import rerun_whole_page
 
 MAX_WORD = 40  # characters of a typed word kept
 STATE_KEY = "_predictions"  # {question key: Commit}: what this visit committed, per question
@@ -128,6 +129,8 @@ def _commit(q: Question, context: str, skip: bool) -> None:
     if q.options and guess is not None:  # the chosen label, as its option's index
         guess = next(i for i, o in enumerate(q.options) if o.label == guess)
     commits[q.key] = Commit(context, guess)
+    if guess is not None:  # the sidebar's record of predictions counts it: the page, not the section, reruns
+        rerun_whole_page()
 
 
 def _ask(q: Question, context: str) -> None:

@@ -5,6 +5,12 @@ as large steps with their one-line takeaway and previous / next buttons. Either 
 section's number (the step) is in the URL, and only that section runs and is drawn, so a
 change redraws two or three charts rather than the whole lesson's. A sidebar switch puts
 every section on one long page instead, for reading or printing.
+
+Each section runs as a Streamlit fragment: a control inside it (a prediction, a panel, its own
+radio) reruns that section alone, not the page, the sidebar and the app frame. A page-level
+control that steers only the open section passes `on_change=rerun_open_section`. A callback that
+changes something drawn outside its section (the sidebar's record, a page-level control) calls
+`rerun_whole_page()`.
 """
 
 from __future__ import annotations
@@ -13,12 +19,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from .charts import all_figures_download
 from .code import USED_KEYS as USED_CODE_KEYS
 from .modes import PAGE_KEY, current_page, every_section, figures_key, lecture_mode, open_pair, start_lecture_step
 from .params import Param
-from .shell import leave_legacy_pages_mode
+from .shell import leave_legacy_pages_mode, section_share_link
 from .state import STEP, read_url, show_notices, write_url
 
 
@@ -118,18 +125,71 @@ def step_heading(step: int, n: int, title: str) -> str:
 SECTION_TABS_KEY = "_section_tab"
 
 
-def render_sections(sections: list[Section]) -> None:
-    """Lecture mode: one large step. Every-section mode: all of them in order. Otherwise: tabs."""
+OPEN_SECTION = "open_section"  # the fragment key of the one section shown in tabs and in lecture mode
+
+
+def section_rerun() -> bool:
+    """Is this run a rerun of a section alone (a control inside it changed), not of the whole page?"""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return bool(ctx and ctx.fragment_ids_this_run)
+
+
+def rerun_open_section() -> None:
+    """on_change of a page-level control that only the open section reads: rerun that section alone.
+    With every section on one page there is no one open section, and the whole page reruns."""
+    if not every_section():
+        st.rerun(OPEN_SECTION)
+
+
+def rerun_whole_page() -> None:
+    """In a callback of a control inside a section: rerun the page, because what the callback changed
+    is drawn outside the section too (the sidebar's record of predictions, a page-level control)."""
+    st.rerun()
+
+
+def _run_section(section: Section, key: str, params: Sequence[Param], *, alone: bool) -> None:
+    """The section as a fragment. Its first run is part of the page's; on its own reruns it also brings
+    the URL up to date and redraws its figures. Shown alone (tabs, lecture), it also owns the sidebar's
+    link and the one-file download of the figures, which its own reruns change."""
+    marks = st.session_state.setdefault(FIGURE_MARKS_KEY, {})
+
+    @st.fragment(key=key)
+    def section_fragment() -> None:
+        own_rerun = section_rerun()
+        figures = st.session_state.setdefault(figures_key(), [])
+        if own_rerun:  # this run's figures replace the ones it drew last time
+            del figures[marks.get(key, len(figures)) :]
+        else:
+            marks[key] = len(figures)
+        if lecture_mode():
+            start_lecture_step()
+        section.render()
+        if own_rerun or alone:
+            write_url(params)
+        if alone:
+            section_share_link(own_rerun)
+            all_figures_download()
+
+    section_fragment()
+
+
+FIGURE_MARKS_KEY = "_section_figure_marks"  # fragment key -> how many figures the page had drawn before it
+
+
+def render_sections(sections: list[Section], params: Sequence[Param]) -> None:
+    """Lecture mode: one large step. Every-section mode: all of them in order. Otherwise: tabs.
+
+    params: the page's controls, for the link a section's own rerun writes (as finish does for the page)."""
     if lecture_mode():
-        _render_lecture(sections)
+        _render_lecture(sections, params)
         return
     st.session_state.pop(SCROLLED_TO_KEY, None)
     if every_section():
-        for s in sections:
+        for i, s in enumerate(sections):
             st.subheader(s.title)
-            s.render()
+            _run_section(s, f"section_{i}", params, alone=False)
     else:
-        _render_tabs(sections)
+        _render_tabs(sections, params)
 
 
 SHOWN_TAB_KEY = "_section_tab_shown"
@@ -151,7 +211,7 @@ def _step_from_tabs(titles: list[str], n: int) -> int:
     return current_step(n)
 
 
-def _render_tabs(sections: list[Section]) -> None:
+def _render_tabs(sections: list[Section], params: Sequence[Param]) -> None:
     """One tab per section; only the open one runs (tabs with on_change="rerun" run lazily)."""
     n = len(sections)
     if n == 0:
@@ -162,7 +222,7 @@ def _render_tabs(sections: list[Section]) -> None:
     st.session_state[SECTION_TABS_KEY] = st.session_state[SHOWN_TAB_KEY] = titles[step]
     tabs = st.tabs(titles, key=SECTION_TABS_KEY, on_change="rerun")
     with tabs[step]:
-        sections[step].render()
+        _run_section(sections[step], OPEN_SECTION, params, alone=True)
         if step < n - 1:
             st.button(
                 f"Next: {titles[step + 1]}",
@@ -176,7 +236,7 @@ def _render_tabs(sections: list[Section]) -> None:
         st.html(SCROLL_SCRIPT.format(step=step, anchor=TABS_SELECTOR), unsafe_allow_javascript=True)
 
 
-def _render_lecture(sections: list[Section]) -> None:
+def _render_lecture(sections: list[Section], params: Sequence[Param]) -> None:
     n = len(sections)
     if n == 0:
         return
@@ -208,11 +268,12 @@ def _render_lecture(sections: list[Section]) -> None:
     )
     _scroll_to_step_when_it_changes(step, head)
     st.info(s.takeaway, icon=":material/lightbulb:")
-    start_lecture_step()
-    s.render()
+    _run_section(s, OPEN_SECTION, params, alone=True)
 
 
 def finish(params: list[Param]) -> None:
-    """Call last: mirrors the view into the URL and offers the lesson's figures as one file."""
+    """Call last: mirrors the view into the URL; with every section on one page, offers all their
+    figures as one file (a section shown alone offers its own, under it)."""
     write_url(params)
-    all_figures_download()
+    if every_section() and not lecture_mode():
+        all_figures_download()

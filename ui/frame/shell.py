@@ -107,7 +107,9 @@ def presenting_controls():
         help="One long page to read or print instead of one section at a time. Slower: it draws every "
         "chart of the lesson on each change. Lecture mode always shows one step.",
     )
-    return st.empty()
+    slot = st.empty()
+    st.session_state[LINK_SLOT_KEY] = slot
+    return slot
 
 
 def page_style() -> None:
@@ -131,9 +133,33 @@ def enter_page(page_id: str) -> None:
 
 
 def share_link(slot) -> None:
-    """Fill the sidebar slot with the link to this view. Run after the page, so it has the page's final state."""
+    """Fill the sidebar slot with the link to this view. Run after the page, so it has the page's final state;
+    unless the open section has filled it already (section_share_link)."""
+    if st.session_state.pop(LINK_BY_SECTION_KEY, False):
+        return
+    _write_link(slot)
+
+
+def _write_link(slot) -> None:
     url = current_link()
     with slot.container():
         st.markdown("**Share this view**")
         st.code(url, language=None, wrap_lines=True, height=160 if len(url) > LONG_LINK else "content")
         st.caption("The copy button is at the top right of the box. The link opens this page as it is now.")
+
+
+LINK_SLOT_KEY = "_share_link_slot"  # this run's sidebar slot for the link (presenting_controls)
+LINK_BY_SECTION_KEY = "_share_link_by_section"  # the open section filled the slot on this run
+
+
+def section_share_link(own_rerun: bool) -> None:
+    """The link, filled in by the one section shown (a fragment) on each of its runs, so that a control that
+    reruns only that section still leaves the sidebar's link exact. Streamlit lets a fragment write to a
+    container outside it only if it wrote there on the page's last full run too: so it writes on every run,
+    and the frame's own share_link, after the page, leaves the slot alone."""
+    slot = st.session_state.get(LINK_SLOT_KEY)
+    if slot is None:  # a page run without the app frame (a test of one page)
+        return
+    _write_link(slot)
+    if not own_rerun:
+        st.session_state[LINK_BY_SECTION_KEY] = True
