@@ -1,6 +1,7 @@
 """Heads: multi-head attention taken apart on the small model; the sidebar's model's heads on your sentence."""
 
 from dataclasses import replace
+from functools import cache
 
 import streamlit as st
 
@@ -81,17 +82,25 @@ c4, c5 = st.columns(2)
 # The layer and head as the chosen model has them: P allow MiniLM's 6 layers x 12 heads. Before the sliders exist.
 before = (value(P.heads_layer), value(P.heads_head))
 ensure_valid([replace(P.heads_layer, hi=n_layers - 1), replace(P.heads_head, hi=n_heads - 1)])
-layer, head = int(value(P.heads_layer)), int(value(P.heads_head))
+valid = int(value(P.heads_layer)), int(value(P.heads_head))
 # A slider whose range changed is a new widget to Streamlit, which would start it at its minimum:
 # writing the values back makes them the ones the new sliders show.
-st.session_state[P.heads_layer.key], st.session_state[P.heads_head.key] = layer, head
-if (layer, head) != before:
+st.session_state[P.heads_layer.key], st.session_state[P.heads_head.key] = valid
+if valid != before:
     st.info(
         f"This model has {n_layers} layers and {n_heads} heads per layer, "
-        f"so layer {before[0]}, head {before[1]} became layer {layer}, head {head}."
+        f"so layer {before[0]}, head {before[1]} became layer {valid[0]}, head {valid[1]}."
     )
-c4.slider("Layer", 0, n_layers - 1, key=P.heads_layer.key, help="Counting from 0, the layer nearest the input.")
-c5.slider("Head", 0, n_heads - 1, key=P.heads_head.key)
+# The sections read the layer and head themselves (layer_head), so moving them reruns the open section alone.
+c4.slider(
+    "Layer",
+    0,
+    n_layers - 1,
+    key=P.heads_layer.key,
+    help="Counting from 0, the layer nearest the input.",
+    on_change=lesson.rerun_open_section,
+)
+c5.slider("Head", 0, n_heads - 1, key=P.heads_head.key, on_change=lesson.rerun_open_section)
 with st.expander("Sentences to compare as whole-sentence vectors (last step)"):
     st.text_area(f"One sentence per line (up to {MAX_SENTENCES})", key=P.heads_sentences.key, height=150)
 
@@ -99,8 +108,6 @@ with st.expander("Sentences to compare as whole-sentence vectors (last step)"):
 text_a = usable_sentence(value(P.heads_sentence), DEFAULT_A)
 text_b = value(P.heads_sentence_b) if (value(P.heads_sentence_b) or "").strip() else None
 enc_small = chosen_model.tokenizer.encode(text_a, text_b, max_length=cfg.max_positions, truncate=True)
-small_layer, small_head = min(layer, cfg.n_layers - 1), min(head, cfg.n_heads - 1)
-mech = core.head_mechanics(small, enc_small, small_layer, small_head)
 
 run = minilm_run(text_a, text_b) if use_minilm else core.run_encoder(chosen, enc_small)
 model_name = chosen_model.name
@@ -111,12 +118,27 @@ if core.all_unknown(run.tokens):
         "The maps below show how it attends when it knows nothing about the words."
     )
 labels = label_heads(run.attentions, run.tokens)
-chosen_label = head_label(labels, layer, head)
 T = len(run.tokens)
+
+
+def layer_head() -> tuple[int, int]:
+    """The chosen layer and head: read by each section on each of its runs, since the sliders rerun it alone."""
+    return int(value(P.heads_layer)), int(value(P.heads_head))
+
+
+def small_layer_head() -> tuple[int, int]:
+    """The chosen layer and head on the small model of the mechanics steps (the nearest it has)."""
+    layer, head = layer_head()
+    return min(layer, cfg.n_layers - 1), min(head, cfg.n_heads - 1)
+
+
+mechanics = cache(lambda small_layer, small_head: core.head_mechanics(small, enc_small, small_layer, small_head))
 
 
 # ---- sections ----
 def render_split() -> None:
+    (layer, head), (small_layer, small_head) = layer_head(), small_layer_head()
+    mech = mechanics(small_layer, small_head)
     lesson.narrative(
         f"{mechanics_name[:1].upper() + mechanics_name[1:]} has d = {cfg.d_model} and {cfg.n_heads} heads, "
         "so each head works in "
@@ -136,18 +158,19 @@ def render_split() -> None:
         questions.weight_count(cfg.n_heads, mechanics_name),
         fingerprint(mechanics_name, enc_small.ids),
         answer=lambda: mech.n_weights,
-        reveal=lambda _: reveal_weight_count(),
+        reveal=lambda _: reveal_weight_count(mech),
     )
     show_code(core.head_mechanics)
 
 
-def reveal_weight_count() -> None:
+def reveal_weight_count(mech: core.HeadMechanics) -> None:
     st.markdown(views.weight_count_text(mech))
     show_chart(views.own_weights_chart(mech), "heads_small_weights")
     show_table(views.shapes_table(mech), hide_index=True)
 
 
 def render_concat() -> None:
+    mech = mechanics(*small_layer_head())
     lesson.narrative(
         f"Each of the {cfg.n_heads} heads returns weights @ V, a [{len(enc_small)} × {cfg.d_head}] matrix. "
         f"Laid side by side they form a [{len(enc_small)} × {cfg.d_model}] concatenation, back to the model's "
@@ -200,6 +223,8 @@ def show_in_large_map(layer_: int, head_: int) -> None:
 
 
 def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
+    layer, head = layer_head()
+    chosen_label = head_label(labels, layer, head)
     st.markdown(views.previous_token_text(choice, n_layers * n_heads, DEFAULT_THRESHOLD))
     best = choice.candidates[choice.answer]
     if best != (layer, head):
@@ -221,6 +246,8 @@ def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
 
 
 def render_labels() -> None:
+    layer, head = layer_head()
+    chosen_label = head_label(labels, layer, head)
     averages, sinks = layer_averages(run.attentions, run.tokens), core.sink_summary(labels)
     lesson.narrative(
         "Each head gets a name from its own weights: for every pattern we average, over the query rows, the weight "
@@ -238,6 +265,7 @@ def render_labels() -> None:
 
 
 def render_pieces() -> None:
+    layer, head = layer_head()
     if pre is None:
         st.info(
             "The heads that join word pieces are shown on all-MiniLM-L6-v2, which is not installed. "

@@ -56,3 +56,12 @@ def test_a_committed_prediction_reruns_the_page_so_the_sidebar_counts_it():
     assert not at.exception and at.title  # the whole page ran: the sidebar's record is drawn anew
     record = " ".join(str(c.value) for c in at.sidebar.caption)
     assert "of 1 right" in record, record
+
+
+def test_the_heads_sliders_rerun_only_the_open_section_and_it_reads_the_new_head():
+    at = open_linked("heads", {"step": "3"}, every_section=False)
+    assert at.title and not at.exception
+    at.slider(key="heads.heads_head").set_value(1).run()
+    assert not at.exception and not at.title
+    assert any(str(m.label).startswith("Layer 0, head 1") for m in at.metric), [m.label for m in at.metric]
+    assert shared_link(at).get("heads_head") == "1"
