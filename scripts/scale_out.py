@@ -27,14 +27,22 @@ from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_ser
 from tests.browser.driver import assert_no_exception, chart_data, wait_chart_change, wait_charts  # noqa: E402
 
 
-def render_config(prefix: Path, port: int, upstream_ports: list[int]) -> Path:
+# A process that refuses a connection is left out for FAIL_TIMEOUT, and its students are sent to another:
+# a killed process's pages reconnect to a live one while the box replaces it (scripts/serve_box.py).
+FAIL_TIMEOUT = "3s"
+
+
+def render_config(prefix: Path, port: int, upstreams: list[int | str], host: str = "127.0.0.1") -> Path:
+    """deploy/nginx.conf for these upstreams (a loopback port, or "host:port" of a process on another box),
+    listening on host:port (loopback by default; a hall's proxy listens on 0.0.0.0)."""
     text = (ROOT / "deploy" / "nginx.conf").read_text()
-    upstreams = "\n        ".join(f"server 127.0.0.1:{p};" for p in upstream_ports)
+    addresses = [f"127.0.0.1:{u}" if isinstance(u, int) else u for u in upstreams]
+    upstreams = "\n        ".join(f"server {a} max_fails=1 fail_timeout={FAIL_TIMEOUT};" for a in addresses)
     # nginx started as root runs its workers as `nobody`: they must reach the prefix to buffer
     # a large response (the plotly.js chunk) to tmp/proxy, and mkdtemp makes it 0700.
     prefix.chmod(0o755)
     conf = prefix / "nginx.conf"
-    conf.write_text(text.replace("{{UPSTREAMS}}", upstreams).replace("{{PORT}}", str(port)))
+    conf.write_text(text.replace("{{UPSTREAMS}}", upstreams).replace("{{LISTEN}}", f"{host}:{port}"))
     (prefix / "tmp").mkdir()
     return conf
 
@@ -106,29 +114,38 @@ def app_port(app: subprocess.Popen) -> int:
 
 
 @contextmanager
+def nginx_in_front(upstreams: list[int | str]):
+    """nginx on a free loopback port in front of these upstreams: yields (its URL, its prefix folder)."""
+    prefix = Path(tempfile.mkdtemp(prefix="encoder-lab-nginx-"))
+    proxy_port = free_port()
+    proxy = None
+    try:
+        conf = render_config(prefix, proxy_port, upstreams)
+        proxy = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf)])
+        wait_port(proxy_port)
+        yield f"http://127.0.0.1:{proxy_port}", prefix
+    finally:
+        if proxy:
+            proxy.terminate()
+            proxy.wait(timeout=10)
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+@contextmanager
 def behind_nginx(n_apps: int = 2, env: dict | None = None):
     """n app processes (with `env` added to their environment) and nginx in front of them, on loopback:
     yields (the proxy's URL, the app processes, nginx's prefix folder with its logs); stops them all after."""
     app_ports = [free_port() for _ in range(n_apps)]
     apps = [start_server(p, env) for p in app_ports]
-    prefix = Path(tempfile.mkdtemp(prefix="encoder-lab-nginx-"))
-    proxy_port = free_port()
-    proxy = None
     try:
         for p in app_ports:
             wait_healthy(p)
-        conf = render_config(prefix, proxy_port, app_ports)
-        proxy = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf)])
-        wait_port(proxy_port)
-        yield f"http://127.0.0.1:{proxy_port}", apps, prefix
+        with nginx_in_front(app_ports) as (url, prefix):
+            yield url, apps, prefix
     finally:
-        if proxy:
-            proxy.terminate()
-            proxy.wait(timeout=10)
         for a in apps:
             a.terminate()
             a.wait(timeout=10)
-        shutil.rmtree(prefix, ignore_errors=True)
 
 
 def served_and_problems(prefix: Path) -> tuple[dict[str, int], list[str]]:
