@@ -26,7 +26,6 @@ sys.path.insert(0, str(ROOT))
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy  # noqa: E402
 from tests.browser.driver import assert_no_exception, chart_data, wait_chart_change, wait_charts  # noqa: E402
 
-
 # A process that refuses a connection is left out for FAIL_TIMEOUT, and its students are sent to another:
 # a killed process's pages reconnect to a live one while the box replaces it (scripts/serve_box.py).
 FAIL_TIMEOUT = "3s"
