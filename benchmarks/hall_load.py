@@ -1,6 +1,7 @@
 """How many students can one app process serve? A lecture hall simulated over Streamlit's own protocol.
 
-    .venv/bin/python -m benchmarks.hall_load [--students 10 20 40] [--lesson attention] [--seconds 60] [--processes 2]
+    .venv/bin/python -m benchmarks.hall_load [--students 10 20 40] [--lesson attention | all] [--seconds 60]
+        [--processes 2] [--boxes 2]
 
 No browser: each simulated student opens a WebSocket to the server's `/_stcore/stream`, asks for
 a lesson with a `BackMsg` (its protobuf message, as Streamlit's front end sends it), reads the
@@ -23,7 +24,7 @@ import os
 import random
 import statistics
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -40,12 +41,22 @@ MAX_SECONDS = 600
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 WORDS = "the a cat dog bird teacher student sat ran sang read on in near park river book garden old small".split()
 # The lesson's text box and one slider, by their keys (the widget id ends with "-<key>").
+# The slider's values: an int range for layer/head-like sliders, a float range for rates.
 LESSON_WIDGETS = {
     "attention": ("attention.sentence", "attention.head"),
-    "padding": ("padding.sentence_a", None),
+    "padding": ("padding.sentence_a", "padding.n_pads"),
     "masking": ("masking.mlm_sentence", "masking.mlm_rate"),
-    "block": ("block.block_sentence", None),
-    "heads": ("heads.heads_sentence", None),
+    "block": ("block.block_sentence", "block.block_layer"),
+    "heads": ("heads.heads_sentence", "heads.heads_head"),
+    "outputs": ("outputs.out_sentence", None),
+    "tradeoffs": ("tradeoffs.sentence", None),
+    "inside": ("inside.inside_sentence", None),
+}
+SLIDER_VALUES = {
+    "attention.head": (0, 3),
+    "padding.n_pads": (0, 8),
+    "block.block_layer": (0, 1),
+    "heads.heads_head": (0, 3),
 }
 
 
@@ -62,7 +73,7 @@ def change(session: Session, r: random.Random) -> list[WidgetState]:
     state = WidgetState()
     if slider_key and slider_key in session.widget_ids and r.random() < 1 / 3:
         state.id = session.widget_ids[slider_key][0]
-        value = r.randint(0, 3) if slider_key == "head" else round(r.uniform(0.1, 0.5), 2)
+        value = r.randint(*SLIDER_VALUES[slider_key]) if slider_key in SLIDER_VALUES else round(r.uniform(0.1, 0.5), 2)
         state.double_array_value.data.append(value)
     else:
         state.id = session.widget_ids[text_key][0]
@@ -115,8 +126,26 @@ def cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def app_processes(n: int):
-    """One app process on loopback (URL, [process]), or n behind nginx as deploy/nginx.conf runs them."""
+def app_processes(n: int, boxes: int = 0):
+    """One app process on loopback (URL, [process]), or n behind nginx as deploy/nginx.conf runs them.
+
+    boxes > 0: that many boxes (scripts/serve_box.py), n processes each, box i pinned to CPU i: the
+    machine's cores split as separate machines would be, behind one nginx."""
+    if boxes:
+        from scripts.scale_out import nginx_in_front
+        from scripts.serve_box import Box, supervised
+
+        with ExitStack() as stack:
+            made = [
+                Box([free_port() for _ in range(n)], cpus=str(i % os.cpu_count()), warm=False) for i in range(boxes)
+            ]
+            for box in made:
+                stack.enter_context(supervised(box))
+            for box in made:
+                box.wait_healthy()
+            url, _ = stack.enter_context(nginx_in_front([p for box in made for p in box.ports]))
+            yield url, [proc for box in made for proc in box.processes.values()]
+        return
     if n == 1:
         port = free_port()
         server = start_server(port)
@@ -136,26 +165,43 @@ def app_processes(n: int):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--students", type=int, nargs="+", default=[5, 10, 20, 40])
-    ap.add_argument("--lesson", default="attention", choices=sorted(LESSON_WIDGETS))
+    ap.add_argument("--lesson", default=["attention"], nargs="+", choices=[*sorted(LESSON_WIDGETS), "all"])
     ap.add_argument("--seconds", type=float, default=60.0, help="length of each load level")
     ap.add_argument("--think", type=float, default=4.0, help="mean seconds between one student's changes")
     ap.add_argument("--processes", type=int, default=1, help="app processes; more than 1 run behind nginx")
+    ap.add_argument(
+        "--boxes", type=int, default=0, help="simulated boxes, --processes each, box i pinned to CPU i, one nginx"
+    )
     args = ap.parse_args()
     if max(args.students) > MAX_STUDENTS or args.seconds > MAX_SECONDS or not 1 <= args.processes <= 4:
         raise SystemExit(f"at most {MAX_STUDENTS} students, {MAX_SECONDS} s per level and 4 processes")
-    with app_processes(args.processes) as (url, apps):
+    if args.boxes > 4:
+        raise SystemExit("at most 4 simulated boxes")
+    lessons = sorted(LESSON_WIDGETS) if "all" in args.lesson else args.lesson
+    for lesson in lessons:  # a fresh server (or hall) per lesson
+        run_lesson(args, lesson)
+        print()
+
+
+def run_lesson(args, lesson: str) -> None:
+    with app_processes(args.processes, args.boxes) as (url, apps):
         if urlparse(url).hostname not in LOOPBACK:
             raise SystemExit("this load generator only targets a server on this machine (loopback)")
-        asyncio.run(level(url, args.lesson, 2, 5.0, 1.0))  # warm up: models loaded, caches filled
+        asyncio.run(level(url, lesson, 2, 5.0, 1.0))  # warm up: models loaded, caches filled
         rss_idle = sum(rss_mb(a.pid) for a in apps)
-        print(f"lesson {args.lesson}, {args.processes} process(es), think {args.think:g} s, {args.seconds:g} s a level")
+        where = (
+            f"{args.boxes} box(es) of {args.processes} process(es), box i on CPU i"
+            if args.boxes
+            else (f"{args.processes} process(es)")
+        )
+        print(f"lesson {lesson}, {where}, think {args.think:g} s, {args.seconds:g} s a level")
         print(
             "| students | changes | change -> rerun finished p50 | p95 | first page p50 | errors | server CPU | RSS |"
         )
         print("|---|---|---|---|---|---|---|---|")
         for n in args.students:
             cpu0, own0, t0 = sum(cpu_seconds(a.pid) for a in apps), time.process_time(), time.perf_counter()
-            students = asyncio.run(level(url, args.lesson, n, args.seconds, args.think))
+            students = asyncio.run(level(url, lesson, n, args.seconds, args.think))
             elapsed = time.perf_counter() - t0
             cpu = (sum(cpu_seconds(a.pid) for a in apps) - cpu0) / elapsed
             own = (time.process_time() - own0) / elapsed  # the simulated students share the same 2 cores

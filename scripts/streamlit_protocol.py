@@ -39,6 +39,33 @@ def run_coroutine(coro):
         return pool.submit(asyncio.run, coro).result()
 
 
+def shown_value(element) -> WidgetState | None:
+    """The state a browser would send for this widget as drawn (its value, else its default); None for a
+    kind of widget the load generator and the warm-up never use (buttons carry no state)."""
+    kind = element.WhichOneof("type")
+    if kind not in ("slider", "text_input", "text_area", "checkbox", "number_input"):
+        return None
+    widget = getattr(element, kind)
+    if kind == "slider" and widget.options:  # a select_slider: its state is its labels, not kept here
+        return None
+    value = widget.value if widget.set_value else widget.default
+    state = WidgetState(id=widget.id)
+    if kind == "slider":
+        state.double_array_value.data.extend(value)
+    elif kind in ("text_input", "text_area"):
+        state.string_value = value
+    elif kind == "checkbox":
+        state.bool_value = value
+    elif kind == "number_input":
+        if widget.data_type == widget.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = value
+    else:
+        return None
+    return state
+
+
 class Session:
     """One WebSocket session, as Streamlit's front end holds it."""
 
@@ -47,16 +74,21 @@ class Session:
         self.widget_ids: dict[str, tuple[str, str]] = {}  # key -> (widget id, element type)
         self.code_texts: list[str] = []  # every code block of the last run (the token strip is one)
         self.exceptions: list[str] = []  # the messages of any exception the last run showed
+        # Every widget's current value, as the front end keeps it: a browser sends all of them with each
+        # rerun, and a section's own rerun (a fragment) reads page-level widgets it does not redraw.
+        self.values: dict[str, WidgetState] = {}
 
     async def run(self, states: list[WidgetState]) -> bool:
         """Ask for a rerun with these widget states; wait for its script_finished.
 
         True if the run finished and showed no exception (a page's uncaught error is drawn as an
         element and the run still ends "successfully")."""
+        for state in states:
+            self.values[state.id] = state
         msg = BackMsg()
         msg.rerun_script.query_string = self.query
         msg.rerun_script.page_name = self.lesson
-        msg.rerun_script.widget_states.widgets.extend(states)
+        msg.rerun_script.widget_states.widgets.extend(self.values.values())
         await self.ws.send(msg.SerializeToString())
         self.code_texts, self.exceptions = [], []
         while True:
@@ -70,8 +102,12 @@ class Session:
                     self.code_texts.append(element.code.code_text)
                 if element.WhichOneof("type") == "exception":
                     self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
+                if widget_id and widget_id not in self.values and (state := shown_value(element)) is not None:
+                    self.values[widget_id] = state
                 if widget_id.startswith("$$ID"):
                     self.widget_ids[widget_id.rsplit("-", 1)[-1]] = (widget_id, element.WhichOneof("type"))
             elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 # a run that ended early for a rerun (the app's own st.rerun) is followed by that rerun
-                return fwd.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY and not self.exceptions
+                # (a control that reruns one section alone ends with its fragment run's own status)
+                done = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+                return fwd.script_finished in done and not self.exceptions
