@@ -125,9 +125,8 @@ enc = tokenizer.encode(sentence, max_length=max_positions, truncate=True)
 report_encoding(enc, max_positions)
 draw_settings = {name: value(P[f"mlm_{name}"]) for name in ("rate", "exact", "seed")}
 draw = lesson.draw_masks(tokenizer, enc.ids, **draw_settings)
-forward = (
-    lesson.mlm_forward(trained.model, draw.result.inputs, draw.result.labels, tokenizer=tokenizer) if trained else None
-)
+# The model's pass over the draw: only the shapes and loss sections read it, so only they run it.
+forward = cache(lambda: lesson.mlm_forward(trained.model, draw.result.inputs, draw.result.labels, tokenizer=tokenizer))
 
 
 def needs_model(model=trained) -> bool:
@@ -166,7 +165,7 @@ def exercise_shapes() -> list:
 def render_shapes() -> None:
     if not needs_model():
         return
-    steps = forward.shape_steps()
+    steps = forward().shape_steps()
     st.markdown("Read from the tensors of the model's pass over the draw above:")
     show_table(figs.shape_table(steps), hide_index=True)
     st.code(figs.shape_chain(steps), language=None)
@@ -191,10 +190,10 @@ def render_loss() -> None:
 
 def reveal_loss() -> None:
     st.markdown(figs.loss_positions_text(draw, lesson.loss_positions(draw)))
-    show_metrics(figs.loss_metrics(forward))
-    if forward.breakdown.n_counted == 0:
+    show_metrics(figs.loss_metrics(forward()))
+    if forward().breakdown.n_counted == 0:
         st.info(figs.NO_LOSS_TEXT)
-    show_chart(figs.loss_chart(forward, draw.tokens, draw.input_tokens), "masking_loss")
+    show_chart(figs.loss_chart(forward(), draw.tokens, draw.input_tokens), "masking_loss")
     narrative(
         "Only chosen positions get a label (their original id); every other position is labelled **-100**, "
         "the value PyTorch's cross-entropy skips. A chosen position that got a random word, or kept its own, "

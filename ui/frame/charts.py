@@ -43,7 +43,7 @@ def show_chart(chart: Chart, key: str) -> None:
             _chart_and_caption(fig, key, chart.alt)
         return
     _chart_and_caption(fig, key, chart.alt)
-    _numbers_panel(fig, key, chart.alt, chart.table)
+    _numbers_panel(fig, key, chart)
 
 
 def show_chart_row(charts: Collection[Chart], keys: Sequence[str], columns: Sequence | None = None) -> None:
@@ -75,13 +75,15 @@ def _chart_and_caption(fig: go.Figure, key: str, alt: str) -> None:
     st.session_state.setdefault(figures_key(), []).append(ExportedFigure(key, fig, alt))
 
 
-def _numbers_panel(fig: go.Figure, key: str, alt: str, table: pd.DataFrame | None) -> None:
-    label = "Numbers behind this chart, downloads" if table is not None else "Download this chart"
+def _numbers_panel(fig: go.Figure, key: str, chart: Chart) -> None:
+    label = "Numbers behind this chart, downloads" if chart.has_table else "Download this chart"
+    alt = chart.alt
     # Lazy, like the code panels: a closed panel sends nothing, so a rerun does not serialise
     # every table and the browser does not build a data grid per chart that nobody opened.
     with st.expander(label, key=numbers_panel_key(key), on_change="rerun") as panel:
         if not panel.open:
             return
+        table = chart.table  # built now, when the panel is open
         if table is not None:
             st.dataframe(table, hide_index=True)
         c1, c2 = st.columns(2)

@@ -5,6 +5,7 @@ and the stage names and notes the page's narrative reads."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -216,7 +217,12 @@ def tensor_table(values, tokens: Sequence[str], prefix: str = "f") -> pd.DataFra
 
 def embedding_tables(parts: EmbeddingParts, tokens: Sequence[str]) -> dict[str, pd.DataFrame]:
     """The numbers behind each embedding heatmap, by chart key."""
-    return {key: tensor_table(getattr(parts, part), tokens) for key, (part, _) in EMBEDDINGS.items()}
+    return {key: embedding_table(parts, tokens, key) for key in EMBEDDINGS}
+
+
+def embedding_table(parts: EmbeddingParts, tokens: Sequence[str], key: str) -> pd.DataFrame:
+    """The numbers behind one embedding heatmap."""
+    return tensor_table(getattr(parts, EMBEDDINGS[key][0]), tokens)
 
 
 def embedding_alts(sizes: Mapping[str, TensorSummary], normed: TokenStats) -> dict[str, str]:
@@ -461,9 +467,8 @@ def embedding_charts(
     parts: EmbeddingParts, tokens: Sequence[str], sizes: Mapping[str, TensorSummary], normed: TokenStats
 ) -> dict[str, Chart]:
     """The three embeddings, their sum and its LayerNorm, by chart key (sizes, normed: as embedding_alts)."""
-    figures, tables = embedding_heatmaps(parts, tokens), embedding_tables(parts, tokens)
-    alts = embedding_alts(sizes, normed)
-    return {key: Chart(figures[key], alts[key], tables[key]) for key in EMBEDDINGS}
+    figures, alts = embedding_heatmaps(parts, tokens), embedding_alts(sizes, normed)
+    return {key: Chart(figures[key], alts[key], partial(embedding_table, parts, tokens, key)) for key in EMBEDDINGS}
 
 
 def sinusoid_chart(pos: PositionTables) -> Chart:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,7 +39,19 @@ class Chart:
 
     figure: go.Figure
     alt: str
-    table: pd.DataFrame | None = None
+    # The table, or a function that builds it: most "numbers behind this chart" panels are never opened,
+    # and a view that passes a function builds its table only when one is.
+    table_source: pd.DataFrame | Callable[[], pd.DataFrame] | None = None
+
+    @property
+    def table(self) -> pd.DataFrame | None:
+        if callable(self.table_source):  # built once (a frozen dataclass: the memo is set past it)
+            object.__setattr__(self, "table_source", self.table_source())
+        return self.table_source
+
+    @property
+    def has_table(self) -> bool:
+        return self.table_source is not None
 
 
 def esc(text: object) -> str:

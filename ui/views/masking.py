@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -263,12 +264,12 @@ def worked_count_text(worked: MaskCounts, rate: float) -> str:
 def draw_chart(draw: MaskingDraw) -> Chart:
     counts = draw.counts
     title = f"This draw: {counts.chosen} of {counts.eligible} eligible tokens chosen"
-    return Chart(draw_figure(draw.positions, title=title), draw_alt(counts), draw_table(draw.positions))
+    return Chart(draw_figure(draw.positions, title=title), draw_alt(counts), partial(draw_table, draw.positions))
 
 
 def split_chart(worked: MaskCounts, rate: float) -> Chart:
     title = f"{worked.eligible} eligible tokens at rate {rate:g}"
-    return Chart(split_bar(worked, title=title), split_alt(worked), split_table(worked))
+    return Chart(split_bar(worked, title=title), split_alt(worked), partial(split_table, worked))
 
 
 def split_alt(worked: MaskCounts) -> str:
