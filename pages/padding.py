@@ -21,7 +21,7 @@ from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.sections import Section, finish, narrative, render_sections, side_by_side, start
+from ui.frame.sections import Section, finish, narrative, render_sections, rerun_open_section, side_by_side, start
 from ui.frame.state import ensure_valid, value
 from ui.models import lesson_model
 from ui.questions import padding as questions
@@ -78,8 +78,9 @@ c_pads.slider(
 c_mask.toggle(
     "Padding mask", key=P.use_mask.key, help="Pass the key padding mask to the model (True = ignore that key)."
 )
-c_layer.slider("Layer", 0, cfg.n_layers - 1, key=P.layer.key)
-c_head.slider("Head", 0, cfg.n_heads - 1, key=P.head.key)
+# Only the attention section reads the layer and head: moving them reruns that section alone.
+c_layer.slider("Layer", 0, cfg.n_layers - 1, key=P.layer.key, on_change=rerun_open_section)
+c_head.slider("Head", 0, cfg.n_heads - 1, key=P.head.key, on_change=rerun_open_section)
 
 text_a = usable_sentence(value(P.sentence_a), DEFAULT_A)
 text_b = usable_sentence(value(P.sentence_b), DEFAULT_B)
@@ -89,7 +90,6 @@ single = tokenizer.encode(text_single, max_length=max_tokens, truncate=True)
 report_encoding(pair, max_tokens)
 report_encoding(single, max_tokens)
 n_extra, use_mask = int(value(P.n_pads)), bool(value(P.use_mask))
-layer, head = int(value(P.layer)), int(value(P.head))
 
 batch = tokenizer.pad([pair, single], extra_pads=n_extra)
 tokens = batch.tokens[SHORT_ROW]
@@ -97,7 +97,6 @@ n_real, width = batch.lengths[SHORT_ROW], batch.ids.shape[1]
 n_pads = width - n_real
 # What the predictions are made on: the model, and the batch as it reaches the model.
 on_this_batch = (chosen.name, sidebar_seed(), batch.ids.tolist())
-attn = padded_attention(model, batch, SHORT_ROW, layer, head)
 zero_key = zero_key_pad_check()
 # The pad-leak runs (in float64, ~40 passes) and the fast-path check are computed by their own
 # sections only, so a change made on another tab does not wait for them.
@@ -118,20 +117,25 @@ def render_batch() -> None:
 
 
 def render_attention() -> None:
+    layer, head = int(value(P.layer)), int(value(P.head))  # read here: the sliders rerun this section alone
+    attn = padded_attention(model, batch, SHORT_ROW, layer, head)
     charts = figs.padded_attention_charts(attn, tokens)
     if not n_pads:  # no pad on the single sentence: nothing to predict about them
-        reveal_attention(charts, None)
+        reveal_attention(attn, charts, None)
         return
     question = questions.pad_share(n_real, n_pads, layer, head)
     context = fingerprint(*on_this_batch, layer, head)
     if not revealed(question, context):  # the worked half: with the mask, the pads get nothing
         show_chart(charts[0], "padded_attention_masked")
     predict_then_see(
-        question, context, answer=lambda: mean_pad_share(attn), reveal=lambda share: reveal_attention(charts, share)
+        question,
+        context,
+        answer=lambda: mean_pad_share(attn),
+        reveal=lambda share: reveal_attention(attn, charts, share),
     )
 
 
-def reveal_attention(charts, share: float | None) -> None:
+def reveal_attention(attn, charts, share: float | None) -> None:
     show_chart_row(charts, ("padded_attention_masked", "padded_attention_unmasked"), side_by_side(width))
     if share is not None:
         st.markdown(

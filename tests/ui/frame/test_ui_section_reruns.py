@@ -65,3 +65,12 @@ def test_the_heads_sliders_rerun_only_the_open_section_and_it_reads_the_new_head
     assert not at.exception and not at.title
     assert any(str(m.label).startswith("Layer 0, head 1") for m in at.metric), [m.label for m in at.metric]
     assert shared_link(at).get("heads_head") == "1"
+
+
+def test_the_padding_head_slider_reruns_only_its_attention_section():
+    at = open_linked("padding", {"step": "1", "n_pads": "2"}, every_section=False)
+    before = figures(at)["padded_attention_masked"]["data"][0]["z"]
+    at.slider(key="padding.head").set_value(1).run()
+    assert not at.exception and not at.title
+    assert not np.allclose(figures(at)["padded_attention_masked"]["data"][0]["z"], before)
+    assert shared_link(at).get("head") == "1"
