@@ -15,6 +15,7 @@ import argparse
 import statistics
 import time
 from pathlib import Path
+from urllib.parse import urlparse
 
 from playwright.sync_api import sync_playwright
 
@@ -32,12 +33,24 @@ SENTENCES = [
 MAIN_INPUT = '[data-testid="stMain"] [data-testid="stTextInput"] input, [data-testid="stMain"] textarea'
 
 
-def lessons() -> list[str]:
-    """url paths of the lessons that have charts, read from app.py's navigation."""
-    text = (Path(__file__).resolve().parent.parent / "app.py").read_text()
-    import re
+# The text box whose change redraws the open section's chart, where it is not the page's first.
+TEXT_BOX = {
+    "outputs": "Sentence to tag",  # the first tab draws the tagging labels of that sentence
+    "padding": "Single sentence",  # the padded row every section draws
+}
 
-    return [p for p in re.findall(r'url_path="([a-z_]+)"', text) if p != "quiz"]
+
+def text_box(page):
+    path = urlparse(page.url).path.strip("/")
+    label = TEXT_BOX.get(path)
+    return page.get_by_role("textbox", name=label, exact=True) if label else page.locator(MAIN_INPUT).first
+
+
+def lessons() -> list[str]:
+    """url paths of the lessons (every one has charts), in the navigation's order."""
+    from encoder_core.lessons import LESSON_IDS
+
+    return list(LESSON_IDS)
 
 
 def rss_mb(pid: int) -> float:
@@ -60,7 +73,7 @@ def change_and_time(page, text: str, timeout_s: float = 30.0) -> tuple[float, fl
     """Type text + Enter in the lesson's first text box: (when Enter was pressed on
     time.perf_counter's clock, seconds from the key press to a chart redrawn with new data, timed
     inside the page)."""
-    box = page.locator(MAIN_INPUT).first
+    box = text_box(page)
     box.fill(text)
     page_clock.arm(page)
     t0 = time.perf_counter()
@@ -70,6 +83,16 @@ def change_and_time(page, text: str, timeout_s: float = 30.0) -> tuple[float, fl
 
 def change_and_wait(page, text: str, timeout_s: float = 30.0) -> float:
     return change_and_time(page, text, timeout_s)[1]
+
+
+def slide_and_wait(page, slider: str, step: int, timeout_s: float = 30.0) -> float:
+    """Move the slider named `slider` one step (right if step > 0, else left) with the keyboard: seconds from
+    the key press to a chart redrawn with new data, timed inside the page."""
+    page.get_by_role("slider", name=slider).first.focus()
+    key = "ArrowRight" if step > 0 else "ArrowLeft"
+    page_clock.arm(page, (key,))
+    page.keyboard.press(key)
+    return page_clock.latency_s(page_clock.wait_drawn(page, timeout_s))
 
 
 def open_warm(browser, url: str, viewport: dict | None = None):
@@ -84,9 +107,13 @@ def open_warm(browser, url: str, viewport: dict | None = None):
     return page
 
 
-def changes_in_turn(targets: dict[str, str], changes: int) -> dict[str, list[float]]:
+def changes_in_turn(
+    targets: dict[str, str], changes: int, sliders: dict[str, str] | None = None
+) -> dict[str, list[float]]:
     """The same edits on every page in turn (the order alternating, so each sees the same machine):
-    each page's change -> chart times in ms, timed in the page."""
+    each page's change -> chart times in ms, timed in the page. A page named in `sliders` is changed by
+    moving that slider one step (right, then back left) instead of typing a sentence."""
+    sliders = sliders or {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         pages = {name: open_warm(browser, url) for name, url in targets.items()}
@@ -94,7 +121,10 @@ def changes_in_turn(targets: dict[str, str], changes: int) -> dict[str, list[flo
         for i in range(changes):
             text = SENTENCES[i % len(SENTENCES)] + ("" if i % 2 else " today")
             for name in targets if i % 2 == 0 else reversed(targets):
-                ms[name].append(change_and_wait(pages[name], text) * 1000)
+                if name in sliders:
+                    ms[name].append(slide_and_wait(pages[name], sliders[name], 1 if i % 2 == 0 else -1) * 1000)
+                else:
+                    ms[name].append(change_and_wait(pages[name], text) * 1000)
                 wait_idle(pages[name])
         browser.close()
     return ms

@@ -1,13 +1,15 @@
 """What a change costs in Streamlit itself on this machine: the floor under the lessons' figures.
 
-    .venv/bin/python -m benchmarks.floor [--changes 20] [lesson ...]
+    .venv/bin/python -m benchmarks.floor [--changes 20] [--no-sliders] [lesson ...]
 
-Starts, next to the app, a bare Streamlit page with one text box and one or two small heatmaps
+Starts, next to the app, a bare Streamlit page with one text box (and a slider) and one or two small heatmaps
 (the kind a lesson's first tab draws, with or without each weight written in its cell) and
 nothing else: no model, no sidebar, no tabs. Then makes the same edits on every page in turn,
 so all of them see the same machine, and prints each page's change -> chart p50 and p95 and its
 ratio to the bare page with two heatmaps. A lesson can not get much below this floor whatever it
-does; the ratio is what the lesson adds to it.
+does; the ratio is what the lesson adds to it. Two kinds of change: a sentence typed (the page reruns)
+and, where a lesson has one, a slider that only its open section reads (that section reruns alone), each
+against the bare page changed the same way.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ import streamlit as st
 
 st.set_page_config(layout="wide")
 text = st.text_input("Sentence", "the cat sat down")
+head = st.slider("Head", 0, 3, 0) if st.query_params.get("slider") == "1" else 0
 n = len(text.split()) + 2
-w = np.random.default_rng(sum(text.encode())).random((n, n))
+w = np.random.default_rng(sum(text.encode()) + head).random((n, n))
 w /= w.sum(1, keepdims=True)
 labels = [f"{i} t{i}" for i in range(n)]
 """
@@ -49,6 +52,10 @@ for column in st.columns(charts):
 )
 
 
+# The lessons whose Head slider only one section reads, on the page where that section is open.
+SLIDER_PAGES = {"attention": "attention", "padding": "padding?step=1&n_pads=2", "heads": "heads"}
+
+
 def bare_app() -> Path:
     """The bare page in a temporary folder, with the app's own server settings."""
     root = Path(tempfile.mkdtemp(prefix="encoder-lab-floor-"))
@@ -61,6 +68,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--changes", type=int, default=20)
     ap.add_argument("lessons", nargs="*")
+    ap.add_argument("--no-sliders", action="store_true", help="time typed sentences only")
     args = ap.parse_intermixed_args()
     bare_root = bare_app()
     try:
@@ -71,15 +79,28 @@ def main() -> None:
                 "bare page, 2 heatmaps, no numbers in the cells": f"{bare_url}/?heatmaps=2&numbers=0",
                 **{lesson: f"{app_url}/{lesson}" for lesson in args.lessons or lessons()},
             }
-            ms = changes_in_turn(targets, args.changes)
+            sliders = {}
+            if not args.no_sliders:  # a slider that only the open section reads: that section reruns alone
+                slider_targets = {
+                    "bare page, 2 heatmaps, slider": f"{bare_url}/?heatmaps=2&slider=1",
+                    **{f"{lesson}, slider": f"{app_url}/{path}" for lesson, path in SLIDER_PAGES.items()},
+                }
+                targets.update({k: v for k, v in slider_targets.items() if k.split(",")[0] in targets or "bare" in k})
+                sliders = {name: "Head" for name in slider_targets}
+            ms = changes_in_turn(targets, args.changes, sliders)
     finally:
         shutil.rmtree(bare_root, ignore_errors=True)
-    floor = statistics.median(ms["bare page, 2 heatmaps"])
-    print("| page | change -> chart p50 (ms) | p95 (ms) | p50 / bare page with 2 heatmaps |")
+    floors = {kind: statistics.median(ms[name]) for kind, name in FLOORS.items() if name in ms}
+    print("| page | change -> chart p50 (ms) | p95 (ms) | p50 / the bare page's, same kind of change |")
     print("|---|---|---|---|")
     for name, values in ms.items():
         p50 = statistics.median(values)
+        floor = floors["slider" if name.endswith("slider") else "sentence"]
         print(f"| {name} | {p50:.0f} | {pct(values, 0.95):.0f} | {p50 / floor:.2f} |")
+
+
+# The floor each change is divided by: the bare page with two heatmaps, changed the same way.
+FLOORS = {"sentence": "bare page, 2 heatmaps", "slider": "bare page, 2 heatmaps, slider"}
 
 
 if __name__ == "__main__":

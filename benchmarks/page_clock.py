@@ -33,7 +33,7 @@ RECORD_SOCKET = """(() => {
 # animation frame whether a chart was replaced or redrawn with new data. Polling from Python
 # instead (serialising every chart every few milliseconds) loaded the browser's main thread
 # enough to slow the very redraw being timed.
-ARM = """() => {
+ARM = """(keys) => {
   const charts = () => [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')];
   const before = charts().map(el => [el, el.data]);
   const t = window.__timing = {};
@@ -41,7 +41,7 @@ ARM = """() => {
       el.data && !before.some(([e, d]) => e === el && d === el.data));
   const watch = () => { if (redrawn()) t.drawn = performance.now(); else requestAnimationFrame(watch); };
   const onKey = e => {
-    if (e.key !== 'Enter') return;
+    if (!keys.includes(e.key)) return;
     t.key = performance.now();
     t.firstReceived = (window.__received || []).length;
     document.removeEventListener('keydown', onKey, true);
@@ -58,8 +58,9 @@ READ = """() => { const t = window.__timing;
   return {...t, received: (window.__received || []).slice(t.firstReceived)}; }"""
 
 
-def arm(page) -> None:
-    page.evaluate(ARM)
+def arm(page, keys: tuple[str, ...] = ("Enter",)) -> None:
+    """Time from the next press of one of these keys (Enter for a text box, an arrow for a slider)."""
+    page.evaluate(ARM, list(keys))
 
 
 def wait_drawn(page, timeout_s: float = 30.0) -> dict:
