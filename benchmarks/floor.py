@@ -1,6 +1,6 @@
 """What a change costs in Streamlit itself on this machine: the floor under the lessons' figures.
 
-    .venv/bin/python -m benchmarks.floor [--changes 20] [--no-sliders] [lesson ...]
+    .venv/bin/python -m benchmarks.floor [--changes 20] [--no-sliders] [--before REF] [lesson ...]
 
 Starts, next to the app, a bare Streamlit page with one text box (and a slider) and one or two small heatmaps
 (the kind a lesson's first tab draws, with or without each weight written in its cell) and
@@ -9,7 +9,8 @@ so all of them see the same machine, and prints each page's change -> chart p50 
 ratio to the bare page with two heatmaps. A lesson can not get much below this floor whatever it
 does; the ratio is what the lesson adds to it. Two kinds of change: a sentence typed (the page reruns)
 and, where a lesson has one, a slider that only its open section reads (that section reruns alone), each
-against the bare page changed the same way.
+against the bare page changed the same way. --before REF adds a server of an earlier commit and its
+lessons to the same run: a before/after table beside the floor, every page seeing the same machine.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import argparse
 import shutil
 import statistics
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
 from benchmarks.browser import changes_in_turn, lessons, pct
+from benchmarks.side_by_side import checkout
 from tests.browser.conftest import ROOT, serving
 
 # A bare page's text box and the T x T grid of weights it draws from it (benchmarks.chart_component's too).
@@ -69,33 +72,37 @@ def main() -> None:
     ap.add_argument("--changes", type=int, default=20)
     ap.add_argument("lessons", nargs="*")
     ap.add_argument("--no-sliders", action="store_true", help="time typed sentences only")
+    ap.add_argument("--before", metavar="REF", help="also REF's lessons (a temporary checkout), in the same run")
     args = ap.parse_intermixed_args()
     bare_root = bare_app()
-    try:
-        with serving() as app_url, serving(bare_root) as bare_url:
-            targets = {
-                "bare page, 1 heatmap": f"{bare_url}/?heatmaps=1",
-                "bare page, 2 heatmaps": f"{bare_url}/?heatmaps=2",
-                "bare page, 2 heatmaps, no numbers in the cells": f"{bare_url}/?heatmaps=2&numbers=0",
-                **{lesson: f"{app_url}/{lesson}" for lesson in args.lessons or lessons()},
-            }
-            sliders = {}
-            if not args.no_sliders:  # a slider that only the open section reads: that section reruns alone
-                slider_targets = {
-                    "bare page, 2 heatmaps, slider": f"{bare_url}/?heatmaps=2&slider=1",
-                    **{f"{lesson}, slider": f"{app_url}/{path}" for lesson, path in SLIDER_PAGES.items()},
-                }
-                targets.update({k: v for k, v in slider_targets.items() if k.split(",")[0] in targets or "bare" in k})
-                sliders = {name: "Head" for name in slider_targets}
-            ms = changes_in_turn(targets, args.changes, sliders)
-    finally:
-        shutil.rmtree(bare_root, ignore_errors=True)
+    with ExitStack() as stack:
+        stack.callback(shutil.rmtree, bare_root, ignore_errors=True)
+        bare_url = stack.enter_context(serving(bare_root))
+        apps = {"": stack.enter_context(serving())}
+        if args.before:
+            apps[f" ({args.before})"] = stack.enter_context(serving(stack.enter_context(checkout(args.before))))
+        targets = {
+            "bare page, 1 heatmap": f"{bare_url}/?heatmaps=1",
+            "bare page, 2 heatmaps": f"{bare_url}/?heatmaps=2",
+            "bare page, 2 heatmaps, no numbers in the cells": f"{bare_url}/?heatmaps=2&numbers=0",
+        }
+        sliders = {}
+        if not args.no_sliders:
+            targets["bare page, 2 heatmaps, slider"] = f"{bare_url}/?heatmaps=2&slider=1"
+            sliders["bare page, 2 heatmaps, slider"] = "Head"
+        for lesson in args.lessons or lessons():
+            for suffix, url in apps.items():
+                targets[lesson + suffix] = f"{url}/{lesson}"
+                if lesson in SLIDER_PAGES and not args.no_sliders:  # only the open section reads it: reruns alone
+                    name = f"{lesson}, slider{suffix}"
+                    targets[name], sliders[name] = f"{url}/{SLIDER_PAGES[lesson]}", "Head"
+        ms = changes_in_turn(targets, args.changes, sliders)
     floors = {kind: statistics.median(ms[name]) for kind, name in FLOORS.items() if name in ms}
     print("| page | change -> chart p50 (ms) | p95 (ms) | p50 / the bare page's, same kind of change |")
     print("|---|---|---|---|")
     for name, values in ms.items():
         p50 = statistics.median(values)
-        floor = floors["slider" if name.endswith("slider") else "sentence"]
+        floor = floors["slider" if name in sliders else "sentence"]
         print(f"| {name} | {p50:.0f} | {pct(values, 0.95):.0f} | {p50 / floor:.2f} |")
 
 

@@ -33,8 +33,9 @@ import websockets
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks.browser import pct, rss_mb
+from benchmarks.side_by_side import checkout
 from scripts.streamlit_protocol import Session
-from tests.browser.conftest import free_port, start_server, wait_healthy
+from tests.browser.conftest import ROOT, free_port, start_server, wait_healthy
 
 MAX_STUDENTS = 300
 MAX_SECONDS = 600
@@ -126,7 +127,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def app_processes(n: int, boxes: int = 0):
+def app_processes(n: int, boxes: int = 0, root: Path = ROOT):
     """One app process on loopback (URL, [process]), or n behind nginx as deploy/nginx.conf runs them.
 
     boxes > 0: that many boxes (scripts/serve_box.py), n processes each, box i pinned to CPU i: the
@@ -148,7 +149,7 @@ def app_processes(n: int, boxes: int = 0):
         return
     if n == 1:
         port = free_port()
-        server = start_server(port)
+        server = start_server(port, root=root)
         try:
             wait_healthy(port)
             yield f"http://127.0.0.1:{port}", [server]
@@ -158,7 +159,7 @@ def app_processes(n: int, boxes: int = 0):
     else:
         from scripts.scale_out import behind_nginx
 
-        with behind_nginx(n) as (url, apps, _):
+        with behind_nginx(n, root=root) as (url, apps, _):
             yield url, apps
 
 
@@ -172,19 +173,25 @@ def main() -> None:
     ap.add_argument(
         "--boxes", type=int, default=0, help="simulated boxes, --processes each, box i pinned to CPU i, one nginx"
     )
+    ap.add_argument("--before", metavar="REF", help="also REF's app (a temporary checkout), lesson by lesson")
     args = ap.parse_args()
     if max(args.students) > MAX_STUDENTS or args.seconds > MAX_SECONDS or not 1 <= args.processes <= 4:
         raise SystemExit(f"at most {MAX_STUDENTS} students, {MAX_SECONDS} s per level and 4 processes")
     if args.boxes > 4:
         raise SystemExit("at most 4 simulated boxes")
     lessons = sorted(LESSON_WIDGETS) if "all" in args.lesson else args.lesson
-    for lesson in lessons:  # a fresh server (or hall) per lesson
-        run_lesson(args, lesson)
-        print()
+    with ExitStack() as stack:
+        roots = {"": ROOT}
+        if args.before:
+            roots[f" ({args.before})"] = stack.enter_context(checkout(args.before))
+        for lesson in lessons:  # a fresh server (or hall) per lesson, and per version
+            for suffix, root in roots.items():
+                run_lesson(args, lesson, root, suffix)
+                print()
 
 
-def run_lesson(args, lesson: str) -> None:
-    with app_processes(args.processes, args.boxes) as (url, apps):
+def run_lesson(args, lesson: str, root: Path = ROOT, suffix: str = "") -> None:
+    with app_processes(args.processes, args.boxes, root) as (url, apps):
         if urlparse(url).hostname not in LOOPBACK:
             raise SystemExit("this load generator only targets a server on this machine (loopback)")
         asyncio.run(level(url, lesson, 2, 5.0, 1.0))  # warm up: models loaded, caches filled
@@ -194,7 +201,7 @@ def run_lesson(args, lesson: str) -> None:
             if args.boxes
             else (f"{args.processes} process(es)")
         )
-        print(f"lesson {lesson}, {where}, think {args.think:g} s, {args.seconds:g} s a level")
+        print(f"lesson {lesson}{suffix}, {where}, think {args.think:g} s, {args.seconds:g} s a level")
         print(
             "| students | changes | change -> rerun finished p50 | p95 | first page p50 | errors | server CPU | RSS |"
         )

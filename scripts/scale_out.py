@@ -131,11 +131,12 @@ def nginx_in_front(upstreams: list[int | str]):
 
 
 @contextmanager
-def behind_nginx(n_apps: int = 2, env: dict | None = None):
-    """n app processes (with `env` added to their environment) and nginx in front of them, on loopback:
-    yields (the proxy's URL, the app processes, nginx's prefix folder with its logs); stops them all after."""
+def behind_nginx(n_apps: int = 2, env: dict | None = None, root: Path = ROOT):
+    """n app processes (with `env` added to their environment; the app from `root`) and nginx in front of
+    them, on loopback: yields (the proxy's URL, the app processes, nginx's prefix folder with its logs);
+    stops them all after."""
     app_ports = [free_port() for _ in range(n_apps)]
-    apps = [start_server(p, env) for p in app_ports]
+    apps = [start_server(p, env, root) for p in app_ports]
     try:
         for p in app_ports:
             wait_healthy(p)
