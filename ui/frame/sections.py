@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from .charts import all_figures_download
@@ -138,7 +139,10 @@ def rerun_open_section() -> None:
     """on_change of a page-level control that only the open section reads: rerun that section alone.
     With every section on one page there is no one open section, and the whole page reruns."""
     if not every_section():
-        st.rerun(OPEN_SECTION)
+        try:
+            st.rerun(OPEN_SECTION)
+        except StreamlitAPIException:  # the last run drew no open section (it stopped early): rerun the page
+            pass
 
 
 def rerun_whole_page() -> None:
