@@ -1,6 +1,5 @@
 """Heads: multi-head attention taken apart on the small model; the sidebar's model's heads on your sentence."""
 
-from dataclasses import replace
 from functools import cache
 
 import streamlit as st
@@ -11,12 +10,12 @@ from encoder_core.pretrained.minilm import INSTALL_HINT
 from ui.frame import sections as lesson
 from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
-from ui.frame.inputs import report_encoding, show_model, usable_sentence
+from ui.frame.inputs import narrow_layer_head, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.state import MODEL, ensure_valid, value
+from ui.frame.state import MODEL, value
 from ui.models import lesson_model, minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model
 from ui.questions import heads as questions
 from ui.views import heads as views
@@ -73,34 +72,14 @@ n_layers, n_heads = chosen.config.n_layers, chosen.config.n_heads
 # ---- controls (always shown, also in lecture mode) ----
 c1, c2 = st.columns(2)
 c1.text_input("Sentence", key=P.heads_sentence.key, help="Type anything: the lesson runs on it live.")
-c2.text_input(
-    "Second sentence (optional)",
-    key=P.heads_sentence_b.key,
-    help="Leave empty for one sentence. A pair is read as [CLS] A [SEP] B [SEP].",
-)
+PAIR_HELP = "Leave empty for one sentence. A pair is read as [CLS] A [SEP] B [SEP]."
+c2.text_input("Second sentence (optional)", key=P.heads_sentence_b.key, help=PAIR_HELP)
 c4, c5 = st.columns(2)
-# The layer and head as the chosen model has them: P allow MiniLM's 6 layers x 12 heads. Before the sliders exist.
-before = (value(P.heads_layer), value(P.heads_head))
-ensure_valid([replace(P.heads_layer, hi=n_layers - 1), replace(P.heads_head, hi=n_heads - 1)])
-valid = int(value(P.heads_layer)), int(value(P.heads_head))
-# A slider whose range changed is a new widget to Streamlit, which would start it at its minimum:
-# writing the values back makes them the ones the new sliders show.
-st.session_state[P.heads_layer.key], st.session_state[P.heads_head.key] = valid
-if valid != before:
-    st.info(
-        f"This model has {n_layers} layers and {n_heads} heads per layer, "
-        f"so layer {before[0]}, head {before[1]} became layer {valid[0]}, head {valid[1]}."
-    )
+narrow_layer_head(P.heads_layer, P.heads_head, n_layers, n_heads)  # before the sliders exist
 # The sections read the layer and head themselves (layer_head), so moving them reruns the open section alone.
-c4.slider(
-    "Layer",
-    0,
-    n_layers - 1,
-    key=P.heads_layer.key,
-    help="Counting from 0, the layer nearest the input.",
-    on_change=lesson.rerun_open_section,
-)
-c5.slider("Head", 0, n_heads - 1, key=P.heads_head.key, on_change=lesson.rerun_open_section)
+rerun, layer_help = lesson.rerun_open_section, "Counting from 0, the layer nearest the input."
+c4.slider("Layer", 0, n_layers - 1, key=P.heads_layer.key, help=layer_help, on_change=rerun)
+c5.slider("Head", 0, n_heads - 1, key=P.heads_head.key, on_change=rerun)
 with st.expander("Sentences to compare as whole-sentence vectors (last step)"):
     st.text_area(f"One sentence per line (up to {MAX_SENTENCES})", key=P.heads_sentences.key, height=150)
 
@@ -113,10 +92,7 @@ run = minilm_run(text_a, text_b) if use_minilm else core.run_encoder(chosen, enc
 model_name = chosen_model.name
 report_encoding(run, chosen.config.max_positions)
 if core.all_unknown(run.tokens):
-    st.warning(
-        "Every word became [UNK]: the model sees no content, only the unknown-word token. "
-        "The maps below show how it attends when it knows nothing about the words."
-    )
+    st.warning(views.ALL_UNKNOWN_TEXT)
 labels = label_heads(run.attentions, run.tokens)
 T = len(run.tokens)
 
@@ -126,13 +102,11 @@ def layer_head() -> tuple[int, int]:
     return int(value(P.heads_layer)), int(value(P.heads_head))
 
 
-def small_layer_head() -> tuple[int, int]:
-    """The chosen layer and head on the small model of the mechanics steps (the nearest it has)."""
-    layer, head = layer_head()
-    return min(layer, cfg.n_layers - 1), min(head, cfg.n_heads - 1)
+def small_layer_head() -> tuple[int, int]:  # the nearest the small model of the mechanics steps has
+    return min(layer_head()[0], cfg.n_layers - 1), min(layer_head()[1], cfg.n_heads - 1)
 
 
-mechanics = cache(lambda small_layer, small_head: core.head_mechanics(small, enc_small, small_layer, small_head))
+mechanics = cache(lambda layer, head: core.head_mechanics(small, enc_small, layer, head))
 
 
 # ---- sections ----
@@ -212,16 +186,6 @@ def render_grid() -> None:
     )
 
 
-def set_page_values(values: dict) -> None:
-    """A section's button that sets the page's own controls (at the top): the whole page reruns."""
-    st.session_state.update(values)
-    lesson.rerun_whole_page()
-
-
-def show_in_large_map(layer_: int, head_: int) -> None:
-    set_page_values({P.heads_layer.key: layer_, P.heads_head.key: head_})
-
-
 def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
     layer, head = layer_head()
     chosen_label = head_label(labels, layer, head)
@@ -231,8 +195,8 @@ def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
         st.button(
             f"Show layer {best[0]}, head {best[1]} in the large map",
             key="heads_show_previous",
-            on_click=show_in_large_map,
-            args=best,
+            on_click=lesson.set_page_controls,
+            args=({P.heads_layer.key: best[0], P.heads_head.key: best[1]},),
         )
     if n < T:
         st.info(f"The thumbnails show the first {n} of {T} tokens; the labels use all of them.")
@@ -289,7 +253,7 @@ def render_pieces() -> None:
         st.button(
             "Try a sentence with split words",
             key="heads_try_pieces",
-            on_click=set_page_values,
+            on_click=lesson.set_page_controls,
             args=({P.heads_sentence.key: PIECES_EXAMPLE},),
             help=f"Sets the sentence to “{PIECES_EXAMPLE}”.",
         )

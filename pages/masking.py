@@ -20,7 +20,7 @@ from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param, snippet
 from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
-from ui.frame.sections import Section, finish, narrative, render_sections, rerun_whole_page, show_metrics, start
+from ui.frame.sections import Section, finish, narrative, render_sections, set_page_controls, show_metrics, start
 from ui.frame.state import ensure_valid, value
 from ui.models import cached_leakage, masked_lm, run_leakage, seconds_per_step, word_tokenizer
 from ui.questions import masking as questions
@@ -74,12 +74,7 @@ with st.container(border=True):
     c1, c2, c3 = st.columns([3, 2, 2])
     c1.text_input("Sentence", key=P.mlm_sentence.key, help="Lower-cased and cut into word pieces, as BERT reads it.")
     c2.slider("Masking rate", 0.0, 1.0, step=0.01, key=P.mlm_rate.key, help="BERT used 0.15.")
-    c3.toggle(
-        "Exact count",
-        key=P.mlm_exact.key,
-        help="On: exactly round(rate x eligible) positions, split 80/10/10 exactly. "
-        "Off: BERT's original coin flip for every token, so the count varies.",
-    )
+    c3.toggle("Exact count", key=P.mlm_exact.key, help=figs.EXACT_COUNT_HELP)
     c4, c5, c6 = st.columns([2, 2, 3])
     c4.number_input("Masking seed", 0, MAX_SEED, step=1, key=P.mlm_seed.key)
     c5.button("Draw again", on_click=draw_again, icon=":material/casino:", help="A new masking pattern (new seed).")
@@ -211,13 +206,15 @@ def render_fill() -> None:
         return
     show_notes([("warning", filler_notice)] if filler_notice else [])
     used, key = filler.choice, P.fill_model.key
-
-    def swap() -> None:  # the model is the page's control ("Answered by", at the top): the page reruns
-        st.session_state[key] = figs.other_fill_model(used)
-        rerun_whole_page()
-
+    swap = {key: figs.other_fill_model(used)}  # "Answered by" is a page-level control: the page reruns
     st.markdown(figs.fill_model_text(value(P.fill_model), used, filler.parameters))
-    st.button(figs.other_fill_model_label(used), key="fill_other_model", icon=":material/swap_horiz:", on_click=swap)
+    st.button(
+        figs.other_fill_model_label(used),
+        key="fill_other_model",
+        icon=":material/swap_horiz:",
+        on_click=set_page_controls,
+        args=(swap,),
+    )
     at = int(value(P.fill_position))
     plan = lesson.plan_fill(fill_tokenizer, fill_text, at, filler.model.config.max_positions, DEFAULT_FILL)
     show_notes(figs.fill_plan_notes(plan))

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from encoder_core.model.tokenizer import clean_text
+
+from .params import Param
+from .state import ensure_valid
 
 
 def usable_sentence(text: str, default: str) -> str:
@@ -63,3 +68,20 @@ def show_model(chosen) -> None:
         st.warning(chosen.notice)
     weights = "trained weights" if chosen.trained else "random weights, so its patterns are not learned"
     st.caption(f"Running on {chosen.name} ({weights}). Choose the model in the sidebar.")
+
+
+def narrow_layer_head(layer: Param, head: Param, n_layers: int, n_heads: int) -> None:
+    """The layer and head as the chosen model has them. Their Params allow the largest model's range (a link
+    may name MiniLM's layer 5, head 11); on a smaller model they are brought into its range, and the page
+    says so. Call before the sliders exist."""
+    before = (st.session_state[layer.key], st.session_state[head.key])
+    ensure_valid([replace(layer, hi=n_layers - 1), replace(head, hi=n_heads - 1)])
+    valid = int(st.session_state[layer.key]), int(st.session_state[head.key])
+    # A slider whose range changed is a new widget to Streamlit, which would start it at its minimum:
+    # writing the values back makes them the ones the new sliders show.
+    st.session_state[layer.key], st.session_state[head.key] = valid
+    if valid != before:
+        st.info(
+            f"This model has {n_layers} layers and {n_heads} heads per layer, "
+            f"so layer {before[0]}, head {before[1]} became layer {valid[0]}, head {valid[1]}."
+        )

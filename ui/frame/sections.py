@@ -151,6 +151,13 @@ def rerun_whole_page() -> None:
     st.rerun()
 
 
+def set_page_controls(values: dict) -> None:
+    """The callback of a section's button that sets page-level controls (drawn above the section):
+    the values are set and the whole page reruns, so those controls show them."""
+    st.session_state.update(values)
+    rerun_whole_page()
+
+
 def _run_section(section: Section, key: str, params: Sequence[Param], *, alone: bool) -> None:
     """The section as a fragment. Its first run is part of the page's; on its own reruns it also brings
     the URL up to date and redraws its figures. Shown alone (tabs, lecture), it also owns the sidebar's

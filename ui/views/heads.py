@@ -752,3 +752,9 @@ def similarity_charts(sims: Similarities) -> dict[str, Chart]:
 
 def bank_chart(different: WordVectorCosines, same: WordVectorCosines) -> Chart:
     return Chart(bank_figure(different, same), bank_alt(different, same), bank_table(different, same))
+
+
+ALL_UNKNOWN_TEXT = (
+    "Every word became [UNK]: the model sees no content, only the unknown-word token. "
+    "The maps below show how it attends when it knows nothing about the words."
+)

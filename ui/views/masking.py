@@ -929,3 +929,9 @@ def nsp_text(examples: Sequence[NSPExample], seed: int) -> str:
         f"Pairs drawn from the lab's corpus with masking seed {seed}: "
         f"**{n_next} of {len(examples)}** are real continuations, the rest pair A with a random sentence."
     )
+
+
+EXACT_COUNT_HELP = (
+    "On: exactly round(rate x eligible) positions, split 80/10/10 exactly. "
+    "Off: BERT's original coin flip for every token, so the count varies."
+)
