@@ -10,12 +10,12 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from scripts.serve_box import app_command
 from scripts.streamlit_protocol import wait_healthy
 from tests.needs import missing
 
@@ -60,22 +60,9 @@ def free_port() -> int:
 def start_server(port: int, extra_env: dict | None = None, root: Path = ROOT) -> subprocess.Popen:
     """The app from `root` (another checkout, for side-by-side benchmarks) on a loopback port."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(root / "app.py"),
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    return subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        app_command(port, root), cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
 
 
 @contextmanager
