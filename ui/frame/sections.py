@@ -175,10 +175,13 @@ def _run_section(section: Section, key: str, params: Sequence[Param], *, alone: 
         if lecture_mode():
             start_lecture_step()
         section.render()
-        if own_rerun or alone:
-            write_url(params)
-        if alone:
+        url_changed = write_url(params) if own_rerun or alone else False
+        # The sidebar's link is rewritten on the page's runs, and on the section's own only when the URL
+        # changed: rewriting it in the sidebar during a section's own rerun can take the keyboard focus off
+        # the control the student just used (seen with a prediction's options).
+        if alone and (not own_rerun or url_changed):
             section_share_link(own_rerun)
+        if alone:
             all_figures_download()
 
     section_fragment()

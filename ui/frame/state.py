@@ -92,11 +92,13 @@ def url_values(params: list[Param]) -> dict[str, str]:
     return wanted
 
 
-def write_url(params: list[Param]) -> None:
-    """Mirror the current values into the URL (only those that differ from the default)."""
+def write_url(params: list[Param]) -> bool:
+    """Mirror the current values into the URL (only those that differ from the default); True if it changed."""
     wanted = url_values(params)
-    if dict(st.query_params.to_dict()) != wanted:
-        st.query_params.from_dict(wanted)
+    if dict(st.query_params.to_dict()) == wanted:
+        return False
+    st.query_params.from_dict(wanted)
+    return True
 
 
 def link_for(base: str | None, query: dict[str, str]) -> str:
