@@ -134,3 +134,48 @@ def tokenizer_mask(tokenizer, ids: torch.Tensor, **options) -> MaskingResult:
     return mask_tokens(
         ids, mask_id=tokenizer.mask_id, special_ids=tokenizer.special_ids, vocab_size=tokenizer.vocab_size, **options
     )
+
+
+def whole_word_mask(
+    ids: torch.Tensor,
+    continues: torch.Tensor,
+    *,
+    mask_id: int,
+    special_ids,
+    rate: float = 0.15,
+    generator: torch.Generator | None = None,
+    p_mask: float = 0.8,
+    p_random: float = 0.1,
+    replacement_ids: torch.Tensor,
+) -> MaskingResult:
+    """Whole-word masking (coin flip): each word is chosen with probability rate, and then all its pieces.
+
+    continues (B, T) bool: True where a token goes on the word before it (a "##" piece). The 80/10/10
+    draw is made once per word, so a chosen word is all [MASK], all random pieces, or all kept: the
+    model cannot guess "##brella" from a visible "um".
+    """
+    if not isinstance(ids, torch.Tensor) or ids.dtype != torch.long or ids.dim() != 2:
+        raise ValueError("ids must be a torch.long tensor of shape (B, T)")
+    check_rates(rate, p_mask, p_random)
+    special = torch.tensor(sorted(set(int(s) for s in special_ids)), dtype=torch.long)
+    eligible = ~torch.isin(ids, special)
+    starts = eligible & ~continues
+    # word number of every position: a running count of word starts (pieces share their word's number)
+    word = torch.cumsum(starts.long(), dim=1) - 1
+    n_words = int(word.max()) + 1 if word.numel() else 0
+    chosen_word = torch.rand((ids.shape[0], max(n_words, 1)), generator=generator) < rate
+    roll = torch.rand((ids.shape[0], max(n_words, 1)), generator=generator)
+    w = word.clamp(min=0)
+    chosen = eligible & (word >= 0) & chosen_word.gather(1, w)
+    r = roll.gather(1, w)
+    actions = torch.full_like(ids, NOT_CHOSEN)
+    actions[chosen & (r < p_mask)] = MASKED
+    actions[chosen & (r >= p_mask) & (r < p_mask + p_random)] = RANDOM
+    actions[chosen & (r >= p_mask + p_random)] = KEPT
+    inputs = ids.clone()
+    inputs[actions == MASKED] = mask_id
+    n_random = int((actions == RANDOM).sum())
+    picks = torch.randint(len(replacement_ids), (n_random,), generator=generator)
+    inputs[actions == RANDOM] = replacement_ids[picks]
+    labels = torch.where(actions != NOT_CHOSEN, ids, torch.full_like(ids, IGNORE_INDEX))
+    return MaskingResult(inputs, labels, actions, eligible)

@@ -265,3 +265,55 @@ def test_seed004_try_it_shapes():
     lb = loss_breakdown(logits, labels)
     assert lb.n_counted == 12
     assert lb.mean == pytest.approx(float(F.cross_entropy(selected, labels[labels != IGNORE_INDEX])), abs=1e-5)
+
+
+# ---------------------------------------------------------------- whole-word masking
+
+
+def test_whole_word_masking_takes_every_piece_of_a_chosen_word_and_nothing_special():
+    from encoder_core.objectives.mlm_masking import whole_word_mask
+
+    # [CLS] w0 w1 ##1 ##1 w2 ##2 [SEP] [PAD], twice; ids 10.. are ordinary, 0-4 special
+    ids = torch.tensor([[2, 10, 11, 12, 13, 14, 15, 3, 0]] * 2)
+    continues = torch.tensor([[False, False, False, True, True, False, True, False, False]] * 2)
+    words = [[1], [2, 3, 4], [5, 6]]
+    seen_any = seen_split = False
+    for seed in range(200):
+        m = whole_word_mask(
+            ids, continues, mask_id=4, special_ids=SPECIAL, rate=0.5, generator=_gen(seed),
+            replacement_ids=torch.arange(20, 30),
+        )  # fmt: skip
+        assert (m.actions[:, [0, 7, 8]] == NOT_CHOSEN).all()
+        for row in range(2):
+            for w in words:
+                acts = m.actions[row, w]
+                assert (acts == acts[0]).all(), (seed, row, w, acts)  # one draw per word, for all its pieces
+                seen_any |= bool(acts[0] != NOT_CHOSEN) and len(w) == 3
+        chosen = m.actions != NOT_CHOSEN
+        assert torch.equal(m.labels[chosen], ids[chosen]) and (m.labels[~chosen] == IGNORE_INDEX).all()
+        assert (m.inputs[m.actions == MASKED] == 4).all() and torch.equal(
+            m.inputs[m.actions == KEPT], ids[m.actions == KEPT]
+        )
+        assert ((m.inputs[m.actions == RANDOM] >= 20) & (m.inputs[m.actions == RANDOM] < 30)).all()
+        seen_split |= bool(m.actions[0, 1] != m.actions[0, 2])
+    assert seen_any and seen_split
+
+
+def test_whole_word_masking_chooses_about_rate_of_the_words():
+    from encoder_core.objectives.mlm_masking import whole_word_mask
+
+    ids = torch.full((400, 50), 10)
+    continues = torch.zeros_like(ids, dtype=torch.bool)
+    continues[:, 1::2] = True  # 25 two-piece words a row
+    m = whole_word_mask(
+        ids,
+        continues,
+        mask_id=4,
+        special_ids=SPECIAL,
+        rate=0.15,
+        generator=_gen(0),
+        replacement_ids=torch.arange(20, 30),
+    )
+    chosen_words = (m.actions[:, 0::2] != NOT_CHOSEN).float().mean().item()
+    assert 0.13 < chosen_words < 0.17
+    assert torch.equal(m.actions[:, 0::2], m.actions[:, 1::2])

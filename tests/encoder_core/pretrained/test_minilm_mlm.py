@@ -5,6 +5,7 @@ import pytest
 import torch
 from independent import damaged_copy, hf_masked_lm
 
+from encoder_core.objectives.mlm_masking import IGNORE_INDEX
 from encoder_core.pretrained.minilm_mlm import (
     DEFAULT_DIR,
     WEIGHTS_FILE,
@@ -81,3 +82,22 @@ def test_training_is_reproducible_and_the_saved_part_round_trips(tmp_path, minil
     loaded, _, _ = load_minilm_mlm(tmp_path, minilm)
     text = "the [MASK] sat on the mat"
     assert fill_mask(loaded, minilm.tokenizer, text) == fill_mask(a, minilm.tokenizer, text)
+
+
+def test_whole_word_caching_masks_every_piece_of_a_chosen_word(minilm):
+    tok = minilm.tokenizer
+    texts = ["unbelievably the tokenization of umbrellas happened", "she took her umbrella unbelievably"] * 8
+    s = HeadSettings(batch_size=16, mask_rate=0.5, whole_word=True, period_rate=0.0)
+    model = new_minilm_mlm(minilm, s.seed)
+    [batch] = cache_frozen_features(model, tok, texts, s, torch.arange(2000, 3000))
+    ids = tok.pad([tok.encode(t, max_length=s.max_pieces) for t in sorted(texts, key=len)]).ids
+    chosen = batch.labels != IGNORE_INDEX
+    assert torch.equal(batch.labels[chosen], ids[chosen])
+    pieces = [[tok.vocab[i].startswith("##") for i in row] for row in ids.tolist()]
+    split_words = 0
+    for r, row in enumerate(pieces):
+        for t, is_piece in enumerate(row):
+            if is_piece:
+                assert chosen[r, t] == chosen[r, t - 1], (r, t)
+                split_words += 1
+    assert split_words > 0 and bool(chosen.any())
