@@ -34,7 +34,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks.browser import pct, rss_mb
 from benchmarks.side_by_side import checkout
-from scripts.streamlit_protocol import Session
+from scripts.streamlit_protocol import Session, connect
 from tests.browser.conftest import ROOT, free_port, start_server, wait_healthy
 
 MAX_STUDENTS = 300
@@ -87,16 +87,7 @@ async def student(url: str, lesson: str, seed: int, until: float, think_s: float
     out = Student()
     host = urlparse(url).netloc
     try:
-        async with websockets.connect(
-            f"ws://{host}/_stcore/stream",
-            subprotocols=["streamlit"],
-            max_size=None,
-            open_timeout=60,
-            # Each student from an address of its own in 127.0.0.0/8, as a class's laptops would be, so
-            # that nginx's ip_hash (which hashes an address's first three bytes) spreads them over the
-            # app processes instead of sending them all to one.
-            local_addr=(f"127.0.{1 + seed % 250}.2", 0),
-        ) as ws:
+        async with connect(host, from_address=f"127.0.{1 + seed % 250}.2") as ws:  # an address each
             session = Session(ws, lesson, "")
             started = time.perf_counter()
             if not await session.run([]):

@@ -39,6 +39,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from benchmarks.browser import pct
 from classroom.questions import typed
 from classroom.store import DATABASE_URL_VAR, RoomStore
+from scripts.streamlit_protocol import connect
 from tests.browser.conftest import free_port, start_server, wait_healthy
 
 MAX_PHONES = 300
@@ -119,13 +120,7 @@ async def phone(url: str, code: str, round_id: int, i: int, window: float, crowd
     host = urlparse(url).netloc
     joined = False
     try:
-        async with websockets.connect(
-            f"ws://{host}/_stcore/stream",
-            subprotocols=["streamlit"],
-            max_size=None,
-            open_timeout=120,
-            local_addr=(f"127.0.{1 + i % 250}.3", 0),  # an address each, so nginx's ip_hash spreads them
-        ) as ws:
+        async with connect(host, open_timeout=120, from_address=f"127.0.{1 + i % 250}.3") as ws:
             session = PhoneSession(ws, f"room={code}")
             if not await session.run():
                 out.errors += 1

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
+import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -30,6 +31,21 @@ def wait_healthy(port: int, timeout: float = 60.0) -> None:
             pass
         time.sleep(0.25)
     raise TimeoutError(f"no app server answered on port {port} within {timeout:.0f} s")
+
+
+def connect(host: str, open_timeout: float = 60, from_address: str | None = None):
+    """A WebSocket to the app's stream at host ("127.0.0.1:8501"), as its front end opens one.
+
+    from_address: a loopback address of the client's own (127.0.x.y), so that nginx's ip_hash, which
+    hashes an address's first three bytes, spreads simulated students over the app processes as a
+    class's own laptops would be spread."""
+    return websockets.connect(
+        f"ws://{host}/_stcore/stream",
+        subprotocols=["streamlit"],
+        max_size=None,
+        open_timeout=open_timeout,
+        local_addr=(from_address, 0) if from_address else None,
+    )
 
 
 def run_coroutine(coro):

@@ -24,7 +24,7 @@ import websockets
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from encoder_core.lessons import LESSON_IDS  # noqa: E402
-from scripts.streamlit_protocol import Session, run_coroutine, wait_healthy  # noqa: E402
+from scripts.streamlit_protocol import Session, connect, run_coroutine, wait_healthy  # noqa: E402
 
 PAGES = ("", *LESSON_IDS)  # "" is the home page
 
@@ -40,9 +40,7 @@ class PageRun:
 async def run_pages(port: int, pages: tuple[str, ...]) -> list[PageRun]:
     """One session that runs each page once, in order, with its defaults."""
     runs = []
-    async with websockets.connect(
-        f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=None, open_timeout=60
-    ) as ws:
+    async with connect(f"127.0.0.1:{port}") as ws:
         for page in pages:
             session = Session(ws, page, "")
             started = time.perf_counter()

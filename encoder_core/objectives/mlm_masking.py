@@ -116,10 +116,19 @@ def mask_tokens(
     else:
         chosen = (torch.rand(ids.shape, generator=generator) < rate) & eligible
         roll = torch.rand(ids.shape, generator=generator)
-        actions[chosen & (roll < p_mask)] = MASKED
-        actions[chosen & (roll >= p_mask) & (roll < p_mask + p_random)] = RANDOM
-        actions[chosen & (roll >= p_mask + p_random)] = KEPT
+        split_80_10_10(actions, chosen, roll, p_mask, p_random)
+    return apply_actions(ids, actions, eligible, mask_id, replacement_ids, generator)
 
+
+def split_80_10_10(actions: torch.Tensor, chosen: torch.Tensor, roll: torch.Tensor, p_mask: float, p_random: float):
+    """Write each chosen position's fate into actions from its uniform roll: [MASK], random or kept."""
+    actions[chosen & (roll < p_mask)] = MASKED
+    actions[chosen & (roll >= p_mask) & (roll < p_mask + p_random)] = RANDOM
+    actions[chosen & (roll >= p_mask + p_random)] = KEPT
+
+
+def apply_actions(ids, actions, eligible, mask_id: int, replacement_ids, generator) -> MaskingResult:
+    """The model's input and the labels from each position's fate (random words drawn here, in order)."""
     inputs = ids.clone()
     inputs[actions == MASKED] = mask_id
     n_random = int((actions == RANDOM).sum())
@@ -169,13 +178,5 @@ def whole_word_mask(
     chosen = eligible & (word >= 0) & chosen_word.gather(1, w)
     r = roll.gather(1, w)
     actions = torch.full_like(ids, NOT_CHOSEN)
-    actions[chosen & (r < p_mask)] = MASKED
-    actions[chosen & (r >= p_mask) & (r < p_mask + p_random)] = RANDOM
-    actions[chosen & (r >= p_mask + p_random)] = KEPT
-    inputs = ids.clone()
-    inputs[actions == MASKED] = mask_id
-    n_random = int((actions == RANDOM).sum())
-    picks = torch.randint(len(replacement_ids), (n_random,), generator=generator)
-    inputs[actions == RANDOM] = replacement_ids[picks]
-    labels = torch.where(actions != NOT_CHOSEN, ids, torch.full_like(ids, IGNORE_INDEX))
-    return MaskingResult(inputs, labels, actions, eligible)
+    split_80_10_10(actions, chosen, r, p_mask, p_random)
+    return apply_actions(ids, actions, eligible, mask_id, replacement_ids, generator)

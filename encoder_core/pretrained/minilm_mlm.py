@@ -134,7 +134,7 @@ def cache_frozen_features(model, tokenizer, texts: list[str], s: HeadSettings, r
     rng = random.Random(s.seed)
     generator = torch.Generator().manual_seed(s.seed)
     order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
-    is_piece = torch.tensor([token.startswith("##") for token in tokenizer.vocab])
+    is_piece = torch.tensor([token.startswith("##") for token in tokenizer.vocab]) if s.whole_word else None
     cached = []
     for start in range(0, len(order), s.batch_size):
         rows = order[start : start + s.batch_size]
