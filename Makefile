@@ -21,10 +21,13 @@ setup-dev: setup
 browser:
 	bash scripts/ensure_test_packages.sh
 
+# A busy port stops here, with one line saying how to pick another (make run PORT=8502).
 # The warm-up (in the background, it ends by itself) runs every page once as soon as the server
-# answers, so the first student does not wait for torch, plotly and the models to load.
+# answers, so the first student does not wait for torch, plotly and the models to load. $$$$ is the
+# shell's pid, which exec hands to the server: the warm-up warms that process and no other.
 run: setup
-	$(BIN)/python -m scripts.warm_up --port $(PORT) & \
+	@$(BIN)/python -m scripts.ports --check $(PORT)
+	$(BIN)/python -m scripts.warm_up --port $(PORT) --server-pid $$$$ & \
 	exec $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true
 
 lint: setup-dev

@@ -75,5 +75,7 @@ def test_a_run_ended_early_for_a_rerun_waits_for_that_rerun():
 def test_make_run_warms_the_server_it_starts_on_the_same_port():
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
     recipe = makefile.split("\nrun: setup\n", 1)[1].split("\n\n", 1)[0]
-    assert "-m scripts.warm_up --port $(PORT) &" in recipe  # in the background: the server stays in front
+    assert recipe.index("-m scripts.ports --check $(PORT)") < recipe.index("scripts.warm_up")  # a busy port stops first
+    # in the background, for the shell's own pid, which exec hands to the server
+    assert "-m scripts.warm_up --port $(PORT) --server-pid $$$$ & \\\n\texec " in recipe
     assert "streamlit run app.py --server.port $(PORT)" in recipe
