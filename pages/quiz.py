@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui.frame import quiz_widget as quiz
 from ui.frame import room_session as rooms
-from ui.frame.predict import missed_concepts
+from ui.frame.predict import REVIEW_STEP, REVIEW_WHY, review_items
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 
 PARAMS = [quiz.QUIZ_SEED, quiz.QUIZ_QUESTION, rooms.ROOM]
@@ -65,24 +65,29 @@ def score_section() -> None:
 
 
 def review_section() -> None:
-    missed = missed_concepts()
-    if not missed:
+    items = review_items()
+    if not items:
         st.caption(
             "Nothing to review yet. When a lesson asks you to predict something and the model shows you "
-            "otherwise, the idea comes back here as a new question, on new numbers and sentences."
+            "otherwise, or you skip it, the idea comes back here as a new question, on new numbers and sentences."
         )
         return
-    st.caption(f"{len(missed)} idea{'s' if len(missed) != 1 else ''} you predicted wrongly in the lessons, asked anew.")
-    for concept in missed:
+    st.caption(
+        f"{len(items)} idea{'s' if len(items) != 1 else ''} from your predictions in the lessons, asked anew: "
+        "the ones you were sure of and missed come first."
+    )
+    for concept, why in items:
+        st.markdown(f"**Because {REVIEW_WHY[why]}:**")
         quiz.check_yourself(None, key_prefix=f"review_{concept}", title=None, concept=concept)
 
 
-render_sections(
-    [
-        Section("Question", "Answer, submit, and read the working the model did.", question_section),
-        Section("Your score by lesson", "Right answers out of answered questions, per lesson.", score_section),
-        Section("Review what I missed", "New questions on the ideas your predictions missed.", review_section),
-    ],
-    PARAMS,
-)
+SECTIONS = [
+    Section("Question", "Answer, submit, and read the working the model did.", question_section),
+    Section("Your score by lesson", "Right answers out of answered questions, per lesson.", score_section),
+    Section("Review what I missed", "New questions on the ideas your predictions missed or skipped.", review_section),
+]
+REVIEW_SECTION = SECTIONS[REVIEW_STEP]  # the sidebar's "Review what I missed" links this step (a test checks it)
+
+
+render_sections(SECTIONS, PARAMS)
 finish(PARAMS)

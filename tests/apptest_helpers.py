@@ -41,11 +41,16 @@ def skip_predictions(at: AppTest, rounds: int = 3) -> AppTest:
     return at
 
 
-def commit_prediction(at: AppTest, key: str, guess=None, *, typed: bool = False, timeout: float | None = None):
-    """Answer the prediction `key` ("<lesson>-<name>") as a student does, then press "Commit my prediction".
+def commit_prediction(
+    at: AppTest, key: str, guess=None, *, typed: bool = False, sure: str | None = "sure", timeout: float | None = None
+):
+    """Answer the prediction `key` ("<lesson>-<name>") as a student does, say how sure, then press "Commit my
+    prediction".
 
     guess: an option's label (str), a number, a typed word (str with typed=True), or None to commit
-    with nothing chosen."""
+    with nothing chosen. sure: "sure", "a guess", or None to leave it unsaid."""
+    if sure is not None:
+        at.radio(key=f"_predict_sure_{key}").set_value(sure)
     if typed and guess is not None:
         at.text_input(key=f"_predict_guess_{key}").input(guess)
     elif isinstance(guess, str):
@@ -154,4 +159,31 @@ def all_text(at: AppTest) -> str:
             parts.append(str(getattr(el, "value", "")))
             if kind == "metric":
                 parts.append(str(getattr(el, "label", "")))
+    return "\n".join(parts)
+
+
+def page_evidence(at: AppTest) -> str:
+    """Everything a student can read on the page, joined: text, every table cell and dataframe value,
+    every control's label, options and value, every chart's figure (titles, labels, data, hover text)
+    and alternative text, and every download's label. What a prediction's answer must not be found in
+    before the commit."""
+    parts = [all_text(at)]
+    for kind in ("table", "dataframe"):
+        for el in at.get(kind):
+            value = getattr(el, "value", None)
+            parts.append(value.to_csv() if hasattr(value, "to_csv") else str(el.proto))
+    for kind in ("radio", "selectbox", "multiselect", "select_slider", "slider", "number_input", "text_input"):
+        for w in at.get(kind):
+            parts.append(str(getattr(w, "label", "")))
+            parts.append(" ".join(map(str, getattr(w, "options", []) or [])))
+            parts.append(str(getattr(w, "value", "")))
+    for el in at.get("plotly_chart"):
+        parts.append(el.proto.spec)
+        parts.append(el.proto.alt)
+    for el in at.get("download_button"):
+        parts.append(str(el.proto))
+    for el in at.get("expander"):
+        parts.append(str(getattr(el, "label", "")))
+    for el in at.get("tab"):
+        parts.append(str(getattr(el, "label", "")))
     return "\n".join(parts)

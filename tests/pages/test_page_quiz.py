@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from encoder_core.lessons import LESSON_TITLES
 from encoder_core.quiz import CHOICE_KINDS, Question, generators, question_for
 from encoder_core.quiz.base import format_number
-from ui.frame.predict import LOG_KEY
+from ui.frame.predict import LOG_KEY, REVIEW_LINK, Logged
 from ui.frame.quiz_widget import escape_md
 
 pytestmark = pytest.mark.slow
@@ -181,28 +181,46 @@ def test_a_bad_question_number_in_a_link_gives_a_notice_and_a_valid_question():
 
 def open_review(log: dict) -> AppTest:
     at = AppTest.from_file(helpers.APP, default_timeout=60)
-    at.query_params["step"] = "2"
+    at.query_params.update(REVIEW_LINK)
     at.session_state[LOG_KEY] = log
     at.switch_page("pages/quiz.py")
     return at.run()
 
 
-def test_review_asks_new_questions_on_the_concepts_missed_only():
+def review_asked(at: AppTest) -> list[str]:
+    """The concepts the review asks about, in the order shown."""
+    keys = [str(w.key) for w in (*at.text_input, *at.radio) if str(w.key).startswith("review_")]
+    return list(dict.fromkeys(k.split("_answer_")[1].split(":")[0] for k in keys))
+
+
+def test_the_review_link_lands_on_the_review_from_another_page():
+    """The sidebar's "Review what I missed" is a link to the quiz with REVIEW_LINK, followed from a lesson."""
+    at = AppTest.from_file(helpers.APP, default_timeout=60).run()  # a first page: the home page
+    at.session_state[LOG_KEY] = {"attention-drop@a": Logged("attention", "attention_drop_last", False, sure=True)}
+    at.query_params.clear()
+    at.query_params.update(REVIEW_LINK)
+    at.switch_page("pages/quiz.py").run()
+    no_exception(at)
+    assert review_asked(at) == ["attention_drop_last"] and "Because you were sure" in all_text(at)
+
+
+def test_review_asks_confident_misses_first_then_misses_then_skips_and_never_a_right_one():
     log = {
-        "attention-drop@a": ("attention", "attention_drop_last", False),
-        "attention-rows@a": ("attention", "attention_identical_row", True),  # right: not reviewed
-        "padding-leak@b": ("padding", "padding_pad_weight", False),
+        "attention-drop@a": Logged("attention", "attention_drop_last", False, sure=False),
+        "attention-rows@a": Logged("attention", "attention_identical_row", True, sure=True),  # right: not reviewed
+        "padding-leak@b": Logged("padding", "padding_pad_weight", False, sure=True),  # sure and wrong: first
+        "block-shape@c": Logged("block", "block_stage_shape", None),  # skipped: offered last
     }
     at = open_review(log)
     no_exception(at)
-    keys = [str(w.key) for w in (*at.text_input, *at.radio) if str(w.key).startswith("review_")]
-    asked = sorted(k.split("_answer_")[1].split(":")[0] for k in keys)
-    assert asked == ["attention_drop_last", "padding_pad_weight"]
-    assert "2 ideas you predicted wrongly" in all_text(at)
+    assert sorted(review_asked(at)) == ["attention_drop_last", "block_stage_shape", "padding_pad_weight"]
+    text = all_text(at)
+    assert "3 ideas from your predictions" in text
+    assert text.index("you were sure") < text.index("your prediction missed") < text.index("you skipped")
 
 
 def test_review_with_nothing_missed_says_how_it_fills():
-    at = open_review({"attention-drop@a": ("attention", "attention_drop_last", True)})
+    at = open_review({"attention-drop@a": Logged("attention", "attention_drop_last", True, sure=True)})
     no_exception(at)
     assert "Nothing to review yet" in all_text(at)
-    assert not [w for w in (*at.text_input, *at.radio) if str(w.key).startswith("review_")]
+    assert not review_asked(at)

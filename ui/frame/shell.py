@@ -122,13 +122,16 @@ def page_style() -> None:
 
 
 def enter_page(page_id: str) -> None:
-    """A lesson opened from the menu starts at its first section (in a lecture: step 1).
+    """A lesson opened from the menu starts at its first section (in a lecture: step 1); one opened by a
+    link from another page (the review, "Teach it again") lands on the step and the controls the link names.
 
     The first page of a session keeps the step its link asked for (app.py read it from the URL).
     """
     previous = st.session_state.get(CURRENT_PAGE_KEY)
     if previous is not None and previous != page_id:
-        st.session_state[STEP.key] = STEP.default
+        linked, _ = STEP.parse(st.query_params["step"]) if "step" in st.query_params else (STEP.default, "")
+        st.session_state[STEP.key] = linked
+        st.session_state.pop(f"_url_read_{page_id}", None)  # the page reads the link's own controls again
     st.session_state[CURRENT_PAGE_KEY] = page_id
 
 

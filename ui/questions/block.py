@@ -14,7 +14,7 @@ def layernorm_std(token: str, position: int, std_before: float) -> Question:
         f"Before the LayerNorm, the row of “{token}” (position {position}) has a standard deviation of "
         f"{std_before:.3f} over its features. What is its standard deviation after the LayerNorm?",
         concept="block_layernorm_output",
-        factor=1.25,
+        tolerance=0.2,
         too_high="LayerNorm divides each row by its own spread, so the spread comes out as 1 (times the gain γ): "
         "√d is the row's length, not its spread.",
         too_low="LayerNorm does not keep or shrink a row's spread: it divides the row by it, so the spread comes out "

@@ -15,7 +15,7 @@ def weight_count(n_heads: int, model_name: str) -> Question:
         f"One attention layer of {model_name}, with {n_heads} heads, runs on your sentence. How many attention "
         "weights does it compute? (count the tokens in the charts above, [CLS] and [SEP] included)",
         concept="heads_weight_count",
-        factor=1.5,
+        tolerance=0.1,
         too_high="One layer computes one weight per head, query and key, H × T × T: not multiplied by the layers "
         "or by the width d.",
         too_low="Every head computes its own T × T grid, one weight per query–key pair (not one per token), and T "

@@ -15,7 +15,7 @@ def cache_question(prefix: int, n: int) -> Question:
         f"Now append N = {n} tokens to your {prefix}-token sentence, one at a time. After each one the encoder "
         "reruns the whole sequence; a causal model with a KV cache runs only the new token's row against the "
         "cached keys and values. How many times more FLOPs does the encoder spend on the N appends?",
-        factor=3.0,
+        tolerance=0.25,
         too_high=(
             "The saving is about the sequence's length, not its square: most of a step's work is the projections "
             "and the FFN, which the encoder reruns once per row, about T rows against the cache's one."
