@@ -351,6 +351,4 @@ def predictions_panel() -> None:
         )
     if review_concepts():
         # The quiz page's review section, by its own name: it lands on the review, not the first tab.
-        st.page_link(
-            "pages/quiz.py", label="Review what I missed", icon=":material/replay:", query_params=REVIEW_LINK
-        )
+        st.page_link("pages/quiz.py", label="Review what I missed", icon=":material/replay:", query_params=REVIEW_LINK)

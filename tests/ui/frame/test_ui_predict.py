@@ -11,7 +11,9 @@ CHOICE = Question(
     "Which?",
     (Option("a", "the idea behind a"), Option("b"), Option("c", "the idea behind c")),
 )
-NUMBER = Question("demo", "count", "How many?", tolerance=0.5, too_high="counted too much", too_low="counted too little")
+NUMBER = Question(
+    "demo", "count", "How many?", tolerance=0.5, too_high="counted too much", too_low="counted too little"
+)
 TRAPPED = Question(
     "demo",
     "trapped",
