@@ -30,3 +30,13 @@ def checked_questions(lesson: str, gen: Callable[[int], Question], check: Callab
         assert all(not grade(q, str(m.answer)).correct for m in q.mistakes)
     assert len({q.prompt for q in qs}) > 1
     return qs
+
+
+def assert_practised(prediction) -> None:
+    """A lesson's prediction (ui.frame.predict.Question) names the quiz generator that practises its idea
+    (`concept`), and that generator names the same idea: the review asks anew what was missed."""
+    by_name = {g.__name__: g for g in generators()}
+    assert prediction.concept in by_name, f"{prediction.key}: no quiz generator {prediction.concept!r}"
+    gen = by_name[prediction.concept]
+    assert prediction.idea and gen.idea == prediction.idea, (prediction.key, prediction.idea, gen.idea)
+    assert gen.lesson == prediction.lesson or prediction.idea  # another lesson's generator may practise it too

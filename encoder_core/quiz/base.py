@@ -274,10 +274,12 @@ Generator = Callable[[int], Question]
 GENERATORS: dict[str, list[Generator]] = {lesson: [] for lesson in LESSONS}
 
 
-def generator(lesson: str):
+def generator(lesson: str, idea: str = ""):
     """Register `fn(r: random.Random, g: torch.Generator) -> Question` as `gen(seed) -> Question` for a lesson.
 
-    The wrapper seeds both sources of randomness from `seed` and fills in the id and lesson.
+    The wrapper seeds both sources of randomness from `seed` and fills in the id and lesson. idea: a short
+    name of the one idea its questions practise; a lesson's prediction that sends a student here to
+    practise (its `concept`) names the same idea, and a test checks the two agree.
     """
     if lesson not in LESSONS:
         raise ValueError(f"unknown lesson {lesson!r}; choose one of {LESSONS}")
@@ -298,6 +300,7 @@ def generator(lesson: str):
             return replace(q, id=f"{fn.__name__}:{seed}", lesson=lesson)
 
         gen.lesson = lesson
+        gen.idea = idea
         GENERATORS[lesson].append(gen)
         return gen
 

@@ -67,7 +67,8 @@ class Question:
     prompt: str
     options: tuple[Option, ...] = ()  # a choice; none: the student types a number (or a word: `word=True`)
     word: bool = False  # the student types a word; the page passes predict_then_see a `score` for it
-    concept: str = ""  # what a wrong answer says the student should practise (the quiz's generator prefix)
+    concept: str = ""  # the quiz generator (its name) that practises this idea: the review asks it anew
+    idea: str = ""  # the idea, named as that generator names it (`@generator(lesson, idea=...)`): a test compares
     tolerance: float = 0.25  # a number within this share of the answer counts as right (0.25: within 25 %) ...
     traps: tuple[Trap, ...] = ()  # ... narrowed so that each of these values is judged wrong
     too_high: str = ""  # for a number: the misconception behind a guess far too large
