@@ -11,7 +11,8 @@ known misconception: the best distractors a peer-instruction question can have.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+import random
+from dataclasses import asdict, dataclass, field, replace
 
 from encoder_core.quiz import CHOICE_KINDS, Question, generators
 from encoder_core.quiz.base import Precision, format_number
@@ -40,6 +41,18 @@ class RoomQuestion:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
+
+    def shuffled(self, seed: str) -> RoomQuestion:
+        """The options in an order drawn from seed, the right one and the misconceptions following them.
+        A round draws its own order once, so every phone sees the same letters; a typed question keeps
+        the lecturer's order (they may have written "both of the above")."""
+        if self.source == "typed":
+            return self
+        order = list(range(len(self.options)))
+        random.Random(seed).shuffle(order)
+        why = tuple(self.why_wrong[i] for i in order) if self.why_wrong else ()
+        options = tuple(self.options[i] for i in order)
+        return replace(self, options=options, correct=order.index(self.correct), why_wrong=why)
 
     @classmethod
     def from_json(cls, text: str) -> RoomQuestion:

@@ -175,7 +175,10 @@ def test_a_lessons_prediction_is_answered_and_proved_by_the_lessons_own_chart(da
     chosen = lesson_model("small", 0)
     enc = chosen.tokenizer.encode("the bird sang in the old garden")
     comparison = core.compare_masks(chosen.encoder, enc.ids, 0, 0)
-    assert rnd.question.correct == core.ROW_OUTCOMES.index(core.row_outcome(comparison))
+    from ui.questions.attention import SAME_ROWS
+
+    right = SAME_ROWS.options[core.ROW_OUTCOMES.index(core.row_outcome(comparison))].label
+    assert rnd.question.options[rnd.question.correct] == right  # the options are in the round's own order
     assert rnd.question.lesson == "attention" and rnd.question.concept == "attention_identical_row"
     (asked,) = helpers.figures(teacher).values()  # the worked half only: the bidirectional grid, no causal one
     assert "causal" not in asked["layout"]["title"]["text"].lower()
@@ -279,7 +282,9 @@ def test_the_mask_mismatch_prediction_runs_on_the_trained_mlm_and_reveals_its_ch
     ids = trained.tokenizer.encode("the old man read the book in the garden").ids
     words = tradeoffs_core.eligible_positions(trained.tokenizer, ids)
     mm = tradeoffs_core.mask_mismatch(trained.model, trained.tokenizer, ids, words[len(words) // 2], 0)
-    assert rnd.question.correct == tradeoffs_core.CASES.index(tradeoffs_core.likeliest_case(mm))
+    from ui.questions.tradeoffs import CASE_LABELS
+
+    assert rnd.question.options[rnd.question.correct] == CASE_LABELS[tradeoffs_core.likeliest_case(mm)]
     assert "the lab's trained MLM" in rnd.question.prompt and rnd.question.concept == "masking_split"
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
     assert any("Trade-offs and pitfalls, step 5" in p.label for p in teacher.get("page_link"))
@@ -321,7 +326,10 @@ def test_the_padding_leak_prediction_is_answered_by_the_lessons_curve(database):
     chosen = lesson_model("small", 0)
     batch = chosen.tokenizer.pad([chosen.tokenizer.encode("the bird sang in the old garden")])
     leak = padding_core.pad_leak(chosen.encoder, batch, 0, min_pads=padding_core.LEAK_MIN_PADS)
-    assert rnd.question.correct == padding_core.LEAK_TRENDS.index(padding_core.leak_trend(leak))
+    from ui.questions.padding import leak_trend
+
+    right = leak_trend(padding_core.LEAK_MIN_PADS).options[padding_core.LEAK_TRENDS.index(padding_core.leak_trend(leak))]
+    assert rnd.question.options[rnd.question.correct] == right.label
     assert rnd.question.lesson == "padding" and rnd.question.concept == "padding_masked_gap"
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
     teacher = ok(teacher.button(key="room_reveal").click().run())

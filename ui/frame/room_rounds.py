@@ -9,6 +9,7 @@ round in the store, so a second lecturer screen, or another app process, sees th
 from __future__ import annotations
 
 import hashlib
+import secrets
 
 import streamlit as st
 
@@ -70,8 +71,8 @@ def _open(code: str, question: RoomQuestion | None, transfer_of: int | None = No
     if question is None:
         _said("No question could be made from that: try another one.")
         return
-    try:
-        get_store().open_round(code, question, transfer_of)
+    try:  # the options' order is drawn once for the round: the same letters on every phone
+        get_store().open_round(code, question.shuffled(secrets.token_hex(8)), transfer_of)
     except StoreUnavailable:
         _said(rooms.DOWN)
 
