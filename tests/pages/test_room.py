@@ -328,8 +328,8 @@ def test_the_padding_leak_prediction_is_answered_by_the_lessons_curve(database):
     leak = padding_core.pad_leak(chosen.encoder, batch, 0, min_pads=padding_core.LEAK_MIN_PADS)
     from ui.questions.padding import leak_trend
 
-    right = leak_trend(padding_core.LEAK_MIN_PADS).options[padding_core.LEAK_TRENDS.index(padding_core.leak_trend(leak))]
-    assert rnd.question.options[rnd.question.correct] == right.label
+    trend = padding_core.LEAK_TRENDS.index(padding_core.leak_trend(leak))
+    assert rnd.question.options[rnd.question.correct] == leak_trend(padding_core.LEAK_MIN_PADS).options[trend].label
     assert rnd.question.lesson == "padding" and rnd.question.concept == "padding_masked_gap"
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
     teacher = ok(teacher.button(key="room_reveal").click().run())
