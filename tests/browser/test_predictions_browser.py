@@ -49,9 +49,17 @@ def test_a_student_predicts_with_the_keyboard_alone(browser, app_url):
     page = context.new_page()
     open_all_sections(page, app_url, "attention", "")
     question = page.locator(".st-key-predict-attention-rows")
-    question.get_by_role("radio").first.focus()
-    page.keyboard.press("ArrowDown")  # radio groups move with the arrow keys: the second option, "the last row"
+    answers, sure = question.get_by_role("radiogroup").first, question.get_by_role("radiogroup").last
+    answers.get_by_role("radio").first.focus()
+    # radio groups move with the arrow keys; the options' order is drawn per visit: find "the last row"
+    for _ in range(answers.get_by_role("radio").count()):
+        page.keyboard.press("Space")
+        if "the last row" in page.evaluate("() => document.activeElement.closest('label').innerText"):
+            break
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Tab")  # on to "How sure are you?": its first option is "sure"
     page.keyboard.press("Space")
+    assert sure.get_by_role("radio").first.is_checked()
     for _ in range(6):  # Tab on to the commit button
         page.keyboard.press("Tab")
         if page.evaluate("() => document.activeElement.innerText.trim()") == "Commit my prediction":

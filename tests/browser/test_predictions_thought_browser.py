@@ -1,0 +1,130 @@
+"""Predictions a student has to think about, in a real browser: every lesson's predictions committed on
+two different sentences, with the model's value in no part of the page before each commit, and the
+options in an order that changes between visits. (What counts as each prediction's own evidence, table
+cell by table cell, is checked in the lessons' AppTests; here the browser sees what a student sees.)"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+import pytest
+
+from encoder_core.lessons import LESSON_IDS
+
+from .driver import assert_no_exception, wait_idle
+
+LOAD_MS = 90_000
+OPEN = "[class*='st-key-predict-']:has(button:has-text('Commit my prediction'))"
+# Two ordinary sentences per lesson, by each lesson's own link parameter.
+SENTENCES = {
+    "attention": ("sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
+    "padding": ("sentence_a", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
+    "masking": ("mlm_sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
+    "block": ("block_sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
+    "heads": ("heads_sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
+    "outputs": ("out_sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
+    "tradeoffs": ("sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
+    "inside": ("inside_sentence", ("the old dog slept by the warm [MASK]", "a child drew a red [MASK] in the park")),
+}
+# "the model's value is 22.6", "the model's 22.6": a number's answer, in the verdict after the commit.
+MODELS_VALUE = re.compile(r"model's (?:value is )?(-?[\d,]*\.?\d+)")
+
+
+def page_evidence(page) -> str:
+    """What a student could read: the page's text and every number the charts hold."""
+    return page.evaluate(
+        """() => document.body.innerText + JSON.stringify(
+               [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')].map(el =>
+                   JSON.parse(JSON.stringify(el.data || [], (k, v) =>
+                       (v && v.buffer instanceof ArrayBuffer) ? Array.from(v) : v))))"""
+    )
+
+
+def answer(question) -> str:
+    """Answer an open prediction as a student would: the first option shown, or a number, or a word; sure."""
+    groups = question.get_by_role("radiogroup")
+    if groups.count() > 1:  # the answer's options, then "How sure are you?"
+        groups.first.get_by_role("radio").first.check(force=True)
+    elif question.locator("input[type=number]").count():
+        question.locator("input[type=number]").first.fill("3")
+        question.locator("input[type=number]").first.press("Tab")
+    else:
+        question.locator("input[type=text]").first.fill("cat")
+        question.locator("input[type=text]").first.press("Tab")
+    question.get_by_role("radiogroup").last.get_by_text("sure", exact=True).click()
+    return question.get_attribute("class")
+
+
+def key_of(classes: str) -> str:
+    return next(c for c in classes.split() if c.startswith("st-key-predict-")).removeprefix("st-key-predict-")
+
+
+def commit_every_prediction(page, limit: int = 12) -> list[str]:
+    """Commit each open prediction in turn (a reveal may open another); return their keys."""
+    done = []
+    for _ in range(limit):
+        wait_idle(page, LOAD_MS)
+        questions = page.locator(OPEN)
+        if questions.count() == 0:
+            break
+        question = questions.first
+        question.scroll_into_view_if_needed()
+        key = key_of(answer(question))
+        before = page_evidence(page)
+        assert page.locator(f".st-key-reveal-{key}").count() == 0, f"{key}: its reveal is on the page before the commit"
+        question.get_by_role("button", name="Commit my prediction").click()
+        reveal = page.locator(f".st-key-reveal-{key}")
+        reveal.wait_for(timeout=LOAD_MS)
+        wait_idle(page, LOAD_MS)
+        assert_no_exception(page)
+        verdict = reveal.inner_text()
+        for value in MODELS_VALUE.findall(verdict):
+            if len(value.replace(",", "").replace(".", "").lstrip("-0")) >= 2:  # a number, not a bare 1 or 0
+                assert value not in before, f"{key}: the model's value {value} was on the page before the commit"
+        done.append(key)
+    return done
+
+
+@pytest.mark.parametrize("lesson", LESSON_IDS)
+def test_each_lessons_predictions_are_committed_on_two_sentences_with_no_answer_shown_before(browser, app_url, lesson):
+    name, sentences = SENTENCES[lesson]
+    committed = []
+    for sentence in sentences:
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        page = context.new_page()
+        page.goto(f"{app_url}/{lesson}?{urlencode({'all': '1', name: sentence})}", timeout=LOAD_MS)
+        page.locator(OPEN).first.wait_for(timeout=LOAD_MS)
+        assert_no_exception(page)
+        committed.append(commit_every_prediction(page))
+        context.close()
+    assert all(len(keys) >= 2 for keys in committed), committed
+
+
+def option_orders(browser, app_url: str, lesson: str) -> tuple[tuple[str, ...], ...]:
+    """The options of every open choice prediction on a fresh visit, in the order shown."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.goto(f"{app_url}/{lesson}?all=1", timeout=LOAD_MS)
+    page.locator(OPEN).first.wait_for(timeout=LOAD_MS)
+    wait_idle(page, LOAD_MS)
+    orders = []
+    for i in range(page.locator(OPEN).count()):
+        groups = page.locator(OPEN).nth(i).get_by_role("radiogroup")
+        if groups.count() > 1:
+            labels = groups.first.locator("label").all_inner_texts()
+            assert [label[:2] for label in labels] == [f"{'ABCDEFGH'[j]}." for j in range(len(labels))]
+            orders.append(tuple(label[3:] for label in labels))
+    context.close()
+    return tuple(orders)
+
+
+def test_the_options_order_changes_between_visits(browser, app_url):
+    first = option_orders(browser, app_url, "attention")
+    assert first, "no choice prediction open on a first visit"
+    for _ in range(4):  # 4-option questions: the same order on every one of 4 more visits is a 1 in 10^5 chance
+        again = option_orders(browser, app_url, "attention")
+        assert sorted(map(sorted, again)) == sorted(map(sorted, first))  # the same options
+        if again != first:
+            return
+    pytest.fail(f"the options came in the same order on 5 visits: {first}")
