@@ -72,3 +72,39 @@ votes = Table(
     Column("voted_at", DateTime(timezone=True), nullable=False),
     PrimaryKeyConstraint("round_id", "vote", "student_id", name="one_vote_per_student"),  # the last answer counts
 )
+
+# ---- a learner's own record: an anonymous id, each answer with its time, and a code to move it
+learners = Table(
+    "learner",
+    metadata,
+    Column("id", String(32), primary_key=True),  # 128 random bits, as hex: never a name or an address
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("touched_at", DateTime(timezone=True), nullable=False, index=True),  # untouched for long: deleted
+)
+learner_events = Table(
+    "learner_event",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("learner_id", String(32), ForeignKey("learner.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),  # classroom.learners.KINDS
+    Column("lesson", String(32), nullable=False),
+    Column("concept", String(80), nullable=False),  # the quiz generator that practises the idea
+    Column("item", String(120), nullable=False),  # what was asked: a question and a digest of its input
+    Column("right", Boolean),  # None: skipped, or a guess no model can judge
+    Column("sure", Boolean),  # None: not asked, or skipped
+    Column("step", Integer),  # the lesson step that teaches it
+    Column("at", DateTime(timezone=True), nullable=False),
+)
+learner_transfers = Table(
+    "learner_transfer",
+    metadata,
+    Column("code", String(16), primary_key=True),
+    Column("learner_id", String(32), ForeignKey("learner.id", ondelete="CASCADE"), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+)
+lab_settings = Table(  # values every app process shares: the key that signs learner cookies
+    "lab_setting",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("value", String(128), nullable=False),
+)

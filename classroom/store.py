@@ -22,6 +22,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from .codes import key_hash, key_matches, new_code, new_lecturer_key
+from .learners import LearnerRecords
 from .rounds import RoundVotes
 from .schema import OPTION_CHARS, answers, joins, metadata, rooms
 
@@ -113,7 +114,7 @@ def _insert(engine: Engine, table: Table):
     return dialect.insert(table)
 
 
-class RoomStore(RoundVotes):
+class RoomStore(RoundVotes, LearnerRecords):
     def __init__(self, url: str):
         self.url = url
         try:
