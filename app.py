@@ -3,9 +3,10 @@
 import streamlit as st
 
 from encoder_core.lessons import LESSONS
+from ui.frame import learner
 from ui.frame.modes import lecture_mode
-from ui.frame.predict import predictions_panel
 from ui.frame.quiz_widget import QUIZ_PAGE
+from ui.frame.review import progress_panel
 from ui.frame.shell import (
     LESSON_ICONS,
     enter_page,
@@ -19,7 +20,7 @@ from ui.frame.state import GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_url, s
 leave_legacy_pages_mode()  # the first session after a restart would otherwise skip this frame
 st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layout="wide")
 
-# Home, every finished lesson in encoder_core.lessons.LESSONS, then the quiz and its class room.
+# Home, every finished lesson in encoder_core.lessons.LESSONS, then the quiz, the learner's progress, the class room.
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     *(
@@ -32,6 +33,7 @@ PAGES = [
         for lesson in LESSONS
     ),
     st.Page(QUIZ_PAGE, title="Quiz", icon=":material/quiz:", url_path="quiz"),
+    st.Page("pages/progress.py", title="My progress", icon=":material/timeline:", url_path="progress"),
     st.Page("pages/room.py", title="Class room", icon=":material/groups:", url_path="room"),
 ]
 
@@ -68,5 +70,6 @@ page = st.navigation(PAGES)
 enter_page(page.url_path)
 page.run()
 with st.sidebar:
-    predictions_panel()  # after the page: it counts the predictions committed on this run too
+    progress_panel()  # after the page: it counts the predictions committed on this run too
+    learner.keep_cookie()  # the record's signed id, once a first answer has made it
 share_link(link_slot)  # after the page: the link shows the values the page has just written to the URL

@@ -3,8 +3,9 @@
 import streamlit as st
 
 from ui.frame import quiz_widget as quiz
+from ui.frame import review
 from ui.frame import room_session as rooms
-from ui.frame.predict import REVIEW_STEP, REVIEW_WHY, review_items
+from ui.frame.predict import REVIEW_STEP
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 
 PARAMS = [quiz.QUIZ_SEED, quiz.QUIZ_QUESTION, rooms.ROOM]
@@ -65,20 +66,34 @@ def score_section() -> None:
 
 
 def review_section() -> None:
-    items = review_items()
+    items = review.due_items()
     if not items:
         st.caption(
-            "Nothing to review yet. When a lesson asks you to predict something and the model shows you "
-            "otherwise, or you skip it, the idea comes back here as a new question, on new numbers and sentences."
+            "Nothing to review just now. When a lesson asks you to predict something and the model shows you "
+            "otherwise, or you skip it, the idea comes back here as a new question, on new numbers and sentences; "
+            "once you answer it right it comes back after 1, 3, 7 and 21 days. *My progress* shows when."
         )
         return
     st.caption(
-        f"{len(items)} idea{'s' if len(items) != 1 else ''} from your predictions in the lessons, asked anew: "
-        "the ones you were sure of and missed come first."
+        f"{len(items)} idea{'s' if len(items) != 1 else ''} due, each asked anew on a question you have not "
+        "seen: the ones you were sure of and missed come first."
     )
-    for concept, why in items:
-        st.markdown(f"**Because {REVIEW_WHY[why]}:**")
-        quiz.check_yourself(None, key_prefix=f"review_{concept}", title=None, concept=concept)
+    for item in items:
+        st.markdown(f"**{review.idea_label(item.concept)}**, because {review.WHY[item.why]}.")
+        if item.lesson and item.step is not None:
+            st.page_link(
+                f"pages/{item.lesson}.py",
+                label=f"Where {review.lesson_title(item.lesson)} teaches it (step {item.step + 1})",
+                icon=":material/school:",
+                query_params={"step": item.step},
+            )
+        quiz.check_yourself(
+            None,
+            key_prefix=f"{quiz.REVIEW_PREFIX}{item.concept}",
+            title=None,
+            concept=item.concept,
+            review_seed=review.fresh_seed(item.concept, item.seen),
+        )
 
 
 SECTIONS = [

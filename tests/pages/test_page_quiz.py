@@ -85,7 +85,8 @@ def test_right_then_wrong_answer_gives_feedback_and_score():
     assert escape_md(q2.answer_text) in at.error[0].value  # the correct answer is given
     assert score_line(at).endswith("1 of 2 right.")
 
-    table = at.dataframe[-1].value.set_index("lesson")  # the page's per-lesson score table
+    (table,) = [d.value for d in at.dataframe if "answered" in d.value.columns]  # the per-lesson score table
+    table = table.set_index("lesson")
     assert table["answered"].sum() == 2 and table["right"].sum() == 1
     titles = LESSON_TITLES  # every lesson, those added later too
     for question, right in ((q, 1), (q2, 0)):
@@ -201,7 +202,7 @@ def test_the_review_link_lands_on_the_review_from_another_page():
     at.query_params.update(REVIEW_LINK)
     at.switch_page("pages/quiz.py").run()
     no_exception(at)
-    assert review_asked(at) == ["attention_drop_last"] and "Because you were sure" in all_text(at)
+    assert review_asked(at) == ["attention_drop_last"] and "because you were sure" in all_text(at)
 
 
 def test_review_asks_confident_misses_first_then_misses_then_skips_and_never_a_right_one():
@@ -215,12 +216,12 @@ def test_review_asks_confident_misses_first_then_misses_then_skips_and_never_a_r
     no_exception(at)
     assert sorted(review_asked(at)) == ["attention_drop_last", "block_stage_shape", "padding_pad_weight"]
     text = all_text(at)
-    assert "3 ideas from your predictions" in text
-    assert text.index("you were sure") < text.index("your prediction missed") < text.index("you skipped")
+    assert "3 ideas due" in text
+    assert text.index("you were sure") < text.index("your prediction or answer missed") < text.index("you skipped")
 
 
 def test_review_with_nothing_missed_says_how_it_fills():
     at = open_review({"attention-drop@a": Logged("attention", "attention_drop_last", True, sure=True)})
     no_exception(at)
-    assert "Nothing to review yet" in all_text(at)
+    assert "Nothing to review just now" in all_text(at)
     assert not review_asked(at)

@@ -33,8 +33,11 @@ from typing import Any
 
 import streamlit as st
 
+from classroom.learners import Event
+
+from . import learner
 from .modes import lecture_mode
-from .sections import rerun_whole_page
+from .sections import current_section_index, rerun_whole_page
 
 MAX_WORD = 40  # characters of a typed word kept
 STATE_KEY = "_predictions"  # {question key: Commit}: what this visit committed, per question
@@ -291,7 +294,13 @@ def predict_then_see(
 
 
 def _log(q: Question, context: str, right: bool | None, sure: bool | None) -> None:
-    st.session_state.setdefault(LOG_KEY, {})[f"{q.key}@{context}"] = Logged(q.lesson, q.concept, right, sure)
+    """This visit's record (the sidebar), and once per commit the learner's own record (kept across visits)."""
+    log, key = st.session_state.setdefault(LOG_KEY, {}), f"{q.key}@{context}"
+    if key in log:
+        return
+    log[key] = Logged(q.lesson, q.concept, right, sure)
+    if q.concept:
+        learner.record(Event("prediction", q.lesson, q.concept, key, right, sure, current_section_index()))
 
 
 def visit_record() -> dict[str, tuple[int, int]]:
@@ -303,13 +312,6 @@ def visit_record() -> dict[str, tuple[int, int]]:
         r, n = out.get(entry.lesson, (0, 0))
         out[entry.lesson] = (r + entry.right, n + 1)
     return out
-
-
-REVIEW_WHY = {
-    "confident": "you were sure, and the model said otherwise",
-    "missed": "your prediction missed",
-    "skipped": "you skipped the prediction",
-}
 
 
 def review_items() -> list[tuple[str, str]]:
@@ -336,20 +338,3 @@ def review_concepts() -> list[str]:
 def missed_concepts() -> list[str]:
     """The concepts of the predictions this visit got wrong, confident misses first."""
     return [concept for concept, why in review_items() if why != "skipped"]
-
-
-def predictions_panel() -> None:
-    """The sidebar's record of this visit's predictions: right / answered, per lesson."""
-    record = visit_record()
-    if not record and not review_concepts():
-        return
-    from encoder_core.lessons import LESSON_TITLES
-
-    st.markdown("**Your predictions this visit**")
-    if record:
-        st.caption(
-            " · ".join(f"{LESSON_TITLES.get(lesson, lesson)}: {r} of {n} right" for lesson, (r, n) in record.items())
-        )
-    if review_concepts():
-        # The quiz page's review section, by its own name: it lands on the review, not the first tab.
-        st.page_link("pages/quiz.py", label="Review what I missed", icon=":material/replay:", query_params=REVIEW_LINK)

@@ -19,10 +19,12 @@ from datetime import datetime
 import pandas as pd
 import streamlit as st
 
+from classroom.learners import Event
 from encoder_core.lessons import LESSON_TITLES
 from encoder_core.quiz import CHOICE_KINDS, LESSONS, Grade, Question, generators, grade, question_for
 from ui.views.figures import attention_grid_chart
 
+from . import learner
 from .charts import show_chart, show_table
 from .params import Param
 from .sections import Section
@@ -35,6 +37,7 @@ SESSION_SEED_KEY = "_quiz_seed"
 POSITIONS_KEY = "_quiz_position"
 FEEDBACK_KEY = "_quiz_feedback"
 LOG_KEY = "_quiz_log"
+REVIEW_PREFIX = "review_"  # the quiz page's review questions: their answers are recorded as reviews
 QUIZ_PAGE = "pages/quiz.py"
 QUIZ_SUMMARY = "questions from every lesson, answered by the model itself"
 MAX_QUIZ_SEED = 999_999
@@ -147,6 +150,9 @@ def _submit(prefix: str, question: Question, index: int = 0, on_answer: OnAnswer
         log = st.session_state.setdefault(LOG_KEY, [])
         if not any(row["question id"] == question.id for row in log):  # the first answer is the one that counts
             feedback["counted"] = True
+            kind = "review" if prefix.startswith(REVIEW_PREFIX) else "quiz"
+            generator = question.id.split(":", 1)[0]  # the question's id is "<generator>:<seed>"
+            learner.record(Event(kind, question.lesson, generator, question.id, bool(g.correct)))
             log.append(
                 {
                     "time": datetime.now().isoformat(timespec="seconds"),
@@ -237,11 +243,12 @@ def check_yourself(
     question_key: str | None = None,
     on_answer: OnAnswer | None = None,
     concept: str | None = None,
+    review_seed: int | None = None,
 ) -> None:
     """Render one self-check question for a lesson (None: all lessons mixed), its grading and the score.
 
     key_prefix keeps two widgets on one page apart (default: quiz_<lesson>). concept: a generator's name,
-    to draw only from it (the quiz page's review of the predictions a student missed). The question follows the
+    to draw only from it (the quiz page's review), from review_seed on when given. The question follows the
     session's quiz number, so the same link gives everyone the same questions; question_key (see
     _position) puts the question's number in the link too. on_answer receives every graded answer
     (a class room sends it on) and its line is shown with the feedback.
@@ -252,7 +259,10 @@ def check_yourself(
     seed = current_quiz_seed()
     index = _position(prefix, seed, question_key)
     # A concept (a generator's name) draws from that generator only: a review of what was missed.
-    question = review_question(concept, seed * 1_000 + index) if concept else question_for(lesson, seed, index)
+    if concept:  # a review: from review_seed (a question the learner has not seen), else from the quiz number
+        question = review_question(concept, (review_seed if review_seed is not None else seed * 1_000) + index)
+    else:
+        question = question_for(lesson, seed, index)
 
     if title:
         st.subheader(title)

@@ -158,7 +158,14 @@ def set_page_controls(values: dict) -> None:
     rerun_whole_page()
 
 
-def _run_section(section: Section, key: str, params: Sequence[Param], *, alone: bool) -> None:
+SECTION_INDEX_KEY = "_section_index"  # the step of the section being drawn: a prediction records where it is taught
+
+
+def current_section_index() -> int | None:
+    return st.session_state.get(SECTION_INDEX_KEY)
+
+
+def _run_section(section: Section, key: str, params: Sequence[Param], *, alone: bool, index: int) -> None:
     """The section as a fragment. Its first run is part of the page's; on its own reruns it also brings
     the URL up to date and redraws its figures. Shown alone (tabs, lecture), it also owns the sidebar's
     link and the one-file download of the figures, which its own reruns change."""
@@ -174,6 +181,7 @@ def _run_section(section: Section, key: str, params: Sequence[Param], *, alone: 
             marks[key] = len(figures)
         if lecture_mode():
             start_lecture_step()
+        st.session_state[SECTION_INDEX_KEY] = index
         section.render()
         url_changed = write_url(params) if own_rerun or alone else False
         # The sidebar's link is rewritten on the page's runs, and on the section's own only when the URL
@@ -201,7 +209,7 @@ def render_sections(sections: list[Section], params: Sequence[Param]) -> None:
     if every_section():
         for i, s in enumerate(sections):
             st.subheader(s.title)
-            _run_section(s, f"section_{i}", params, alone=False)
+            _run_section(s, f"section_{i}", params, alone=False, index=i)
     else:
         _render_tabs(sections, params)
 
@@ -236,7 +244,7 @@ def _render_tabs(sections: list[Section], params: Sequence[Param]) -> None:
     st.session_state[SECTION_TABS_KEY] = st.session_state[SHOWN_TAB_KEY] = titles[step]
     tabs = st.tabs(titles, key=SECTION_TABS_KEY, on_change="rerun")
     with tabs[step]:
-        _run_section(sections[step], OPEN_SECTION, params, alone=True)
+        _run_section(sections[step], OPEN_SECTION, params, alone=True, index=step)
         if step < n - 1:
             st.button(
                 f"Next: {titles[step + 1]}",
@@ -282,7 +290,7 @@ def _render_lecture(sections: list[Section], params: Sequence[Param]) -> None:
     )
     _scroll_to_step_when_it_changes(step, head)
     st.info(s.takeaway, icon=":material/lightbulb:")
-    _run_section(s, OPEN_SECTION, params, alone=True)
+    _run_section(s, OPEN_SECTION, params, alone=True, index=step)
 
 
 def finish(params: list[Param]) -> None:
