@@ -32,7 +32,7 @@ if states is None:
     st.warning(learner.DOWN)
 else:
     table = progress_table(review.lesson_ideas(), states, now, review.idea_label, review.lesson_title)
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.table(table.set_index("lesson"))  # plain cells: readable on a phone, and few rows
     due = [s for s in states.values() if s.is_due(now)]
     if due:
         st.page_link(

@@ -9,8 +9,8 @@ from streamlit.testing.v1 import AppTest
 
 from classroom import clock
 from classroom.learners import Event
-from ui.frame.learner import ID_KEY
 from tests import apptest_helpers as helpers
+from ui.frame.learner import ID_KEY
 
 MISS = Event("prediction", "attention", "attention_identical_row", "attention-rows@ab", False, True, 0)
 
@@ -29,8 +29,8 @@ def ok(at: AppTest) -> AppTest:
 
 
 def table(at: AppTest):
-    (frame,) = [d.value for d in at.dataframe if "status" in d.value.columns]
-    return frame
+    (frame,) = [t.value for t in at.table if "status" in t.value.columns]
+    return frame.reset_index()
 
 
 def test_with_no_record_every_idea_is_not_tried(database):

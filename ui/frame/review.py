@@ -55,16 +55,19 @@ def due_items() -> list[ReviewItem]:
     return [ReviewItem(s.concept, _why(s), s.lesson, s.step, s.seen) for s in due_now(scheduled, now)]
 
 
+def first_unseen_seed(concept: str, seen: frozenset[str]) -> int:
+    """A seed whose question on concept the learner has not been asked (a question's id is
+    "<generator>:<seed>", and it carries its own sentence): the first from a start fixed by the concept."""
+    seed = 1 + sum(map(ord, concept)) % 997
+    while f"{concept}:{seed}" in seen:
+        seed += 1
+    return seed
+
+
 def fresh_seed(concept: str, seen: frozenset[str]) -> int:
-    """The first seed of this visit's review question on concept: one whose question the learner has
-    not been asked (a question's id is "<generator>:<seed>", and it carries its own sentence)."""
-    chosen = st.session_state.setdefault(SEED_KEY, {})
-    if concept not in chosen:
-        seed = 1 + sum(map(ord, concept)) % 997
-        while f"{concept}:{seed}" in seen:
-            seed += 1
-        chosen[concept] = seed
-    return chosen[concept]
+    """This visit's first seed of the review question on concept, kept for the visit (so the question
+    does not change under the learner once their answer is recorded)."""
+    return st.session_state.setdefault(SEED_KEY, {}).setdefault(concept, first_unseen_seed(concept, seen))
 
 
 def lesson_ideas() -> dict[str, list[str]]:
