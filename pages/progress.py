@@ -28,7 +28,9 @@ narrative(
 
 now = clock.now()
 states = review.states(now)
-if states is None:
+if not learner.records_on():
+    st.info("This lab is set to keep no record across visits: only this visit's predictions are reviewed.")
+elif states is None:
     st.warning(learner.DOWN)
 else:
     table = progress_table(review.lesson_ideas(), states, now, review.idea_label, review.lesson_title)

@@ -15,6 +15,8 @@ Session-state keys:
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
 from classroom import clock
@@ -23,6 +25,7 @@ from classroom.schedule import Attempt
 from classroom.store import StoreUnavailable, get_store
 
 COOKIE = "encoder_lab_learner"
+RECORDS_VAR = "ENCODER_LAB_LEARNER_RECORDS"  # "off": keep nothing across visits (the visit's own record only)
 ID_KEY = "_learner"
 COOKIE_SET_KEY = "_learner_cookie"
 DOWN_KEY = "_learner_down"
@@ -41,8 +44,14 @@ def _cookie_value() -> str | None:
     return value if isinstance(value, str) and len(value) <= 80 else None
 
 
+def records_on() -> bool:
+    return os.environ.get(RECORDS_VAR, "on").strip().lower() not in ("off", "0", "no", "false")
+
+
 def known_learner() -> str | None:
     """This browser's record, if it has one: this session's, else the one its cookie names (verified)."""
+    if not records_on():
+        return None
     if ID_KEY in st.session_state:
         return st.session_state[ID_KEY]
     if st.session_state.get(LOOKED_KEY):
@@ -86,6 +95,8 @@ def forget() -> None:
 def record(event: Event) -> None:
     """Store one answer in this browser's record (making the record on the first one). Never raises:
     a store that is down, or a flood, is said in the sidebar instead."""
+    if not records_on():
+        return
     try:
         learner = _ensure_learner()
         said = get_store().record(learner, event, clock.now())
