@@ -147,3 +147,27 @@ def test_the_record_survives_reload_tab_and_restart_moves_by_code_and_schedules_
         wait_idle(page, LOAD_MS)
         assert page.get_by_text("in 3 days", exact=False).count() >= 1
     student.close()
+
+
+def test_the_record_lives_in_the_database_not_in_a_process(browser):
+    """Two app processes on one PostgreSQL, as deploy/ runs them: a miss committed on one is in the review
+    of the other (a browser sends its cookie to both: cookies do not depend on the port)."""
+    from pathlib import Path
+
+    from scripts.scale_out import NGINX, app_port, behind_nginx
+    from tests.needs import missing
+    from tests.room_postgres import postgres_server
+
+    if not Path(NGINX).exists():
+        missing("nginx")
+    with postgres_server() as database, behind_nginx(2, {DATABASE_URL_VAR: database}) as (_, apps, _prefix):
+        first, second = (f"http://127.0.0.1:{app_port(a)}" for a in apps)
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        page = context.new_page()
+        open_lesson(page, f"{first}/attention?all=1")
+        miss(page, "attention-rows")
+        assert due_count(page) == 1
+        page.goto(f"{second}/progress", timeout=LOAD_MS)
+        page.get_by_role("link", name=REVIEW_LINK).wait_for(timeout=LOAD_MS)
+        assert due_count(page) == 1 and page.get_by_text("missed", exact=True).count() >= 1
+        context.close()
