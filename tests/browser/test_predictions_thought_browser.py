@@ -11,22 +11,13 @@ from urllib.parse import urlencode
 import pytest
 
 from encoder_core.lessons import LESSON_IDS
+from scripts.prediction_slots import SENTENCE_PARAMS, SENTENCES, inside_sentence
 
 from .driver import assert_no_exception, wait_idle
 
 LOAD_MS = 90_000
 OPEN = "[class*='st-key-predict-']:has(button:has-text('Commit my prediction'))"
-# Two ordinary sentences per lesson, by each lesson's own link parameter.
-SENTENCES = {
-    "attention": ("sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
-    "padding": ("sentence_a", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
-    "masking": ("mlm_sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
-    "block": ("block_sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
-    "heads": ("heads_sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
-    "outputs": ("out_sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
-    "tradeoffs": ("sentence", ("the old dog slept by the warm fire", "a child drew a red kite in the park")),
-    "inside": ("inside_sentence", ("the old dog slept by the warm [MASK]", "a child drew a red [MASK] in the park")),
-}
+TWO_SENTENCES = SENTENCES[:2]
 # "the model's value is 22.6", "the model's 22.6": a number's answer, in the verdict after the commit.
 MODELS_VALUE = re.compile(r"model's (?:value is )?(-?[\d,]*\.?\d+)")
 
@@ -88,9 +79,9 @@ def commit_every_prediction(page, limit: int = 12) -> list[str]:
 
 @pytest.mark.parametrize("lesson", LESSON_IDS)
 def test_each_lessons_predictions_are_committed_on_two_sentences_with_no_answer_shown_before(browser, app_url, lesson):
-    name, sentences = SENTENCES[lesson]
-    committed = []
-    for sentence in sentences:
+    name, committed = SENTENCE_PARAMS[lesson], []
+    for sentence in TWO_SENTENCES:
+        sentence = inside_sentence(sentence) if lesson == "inside" else sentence
         context = browser.new_context(viewport={"width": 1440, "height": 900})
         page = context.new_page()
         page.goto(f"{app_url}/{lesson}?{urlencode({'all': '1', name: sentence})}", timeout=LOAD_MS)
