@@ -386,7 +386,7 @@ def test_shape_table_names_every_tensor(tok, model):
     draw = lesson.draw_masks(tok, _ids(tok), rate=0.5, exact=True, seed=0)
     steps = lesson.mlm_forward(model, draw.result.inputs, draw.result.labels).shape_steps()
     table = figs.shape_table(steps)
-    assert table["tensor"].tolist() == ["token ids", "hidden states", "logits", "logits at chosen positions"]
+    assert table["tensor"].tolist() == ["token ids", "hidden states", "logits", "logits at labelled positions"]
     assert table["shape"].tolist() == [str(shape) for _, shape in steps]
     assert figs.shape_chain(steps) == " -> ".join(table["shape"])
 
