@@ -22,8 +22,9 @@ WRONG_HEAD = {
     "{effect:+.2f}, against {best:+.2f} for {best_name}.",
     "last layer": "The last layer does not decide alone: knocking out this last-layer head changes the answer's "
     "log-probability by {effect:+.2f}, against {best:+.2f} for {best_name}.",
-    "first layer": "A head near the input is not the one that matters just because every later layer builds on it: "
-    "knocking this one out changes the log-probability by {effect:+.2f}, against {best:+.2f} for {best_name}.",
+    "first layer": "Every later layer builds on the first, but that alone does not make a first-layer head "
+    "important: knocking this one out changes the log-probability by {effect:+.2f}, against {best:+.2f} for "
+    "{best_name}.",
     "runner-up": "Knocking this head out changes the answer's log-probability by {effect:+.2f}, at least {margin:g} "
     "above the {best:+.2f} of {best_name}.",
 }
