@@ -371,6 +371,17 @@ def test_draw_figure_colours_each_position_by_its_fate(tok):
     assert [t.name for t in chart.figure.data[1:]] == ["never eligible", "not chosen", "[MASK]", "random token", "kept"]
     assert chart.table.equals(figs.draw_table(draw.positions))
     assert chart.alt.startswith(f"Of {draw.counts.eligible} eligible tokens in the sentence, {draw.counts.chosen}")
+    assert [c[1] for c in cells.customdata[0]] == [f", label {p.label}" for p in draw.positions]
+
+
+def test_before_the_loss_question_the_draw_shows_no_label(tok):
+    """Which positions get a label is the loss question: the draw without labels names none, anywhere."""
+    draw = lesson.draw_masks(tok, _ids(tok), rate=0.5, exact=True, seed=7)
+    chart = figs.draw_chart(draw, labels=False)
+    assert "label" not in chart.table.columns and "-100" not in chart.alt
+    assert {c[1] for c in chart.figure.data[0].customdata[0]} == {""}
+    assert "label " not in chart.figure.to_json()  # no "label -100" in any hover text
+    assert chart.table.equals(figs.draw_table(draw.positions).drop(columns="label"))
 
 
 def test_split_table_is_the_worked_count():
