@@ -128,11 +128,11 @@ def needs_model(model=trained) -> bool:
 # ---- 1. choose, corrupt, label ----
 def render_draw() -> None:
     counts = draw.counts
+    labels = trained is None or revealed(questions.LOSS, loss_context)  # no model: no loss question
     if counts.chosen == 0:
-        st.warning(figs.nothing_chosen_text(draw))
+        st.warning(figs.nothing_chosen_text(draw, labels))
     show_metrics(figs.count_metrics(counts))
     st.markdown(figs.rule_text(draw))
-    labels = trained is None or revealed(questions.LOSS, loss_context)  # no model: no loss question
     show_chart(figs.draw_chart(draw, labels), "masking_draw")
     if not labels:
         st.caption(figs.LABELS_HELD)

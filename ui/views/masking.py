@@ -214,16 +214,18 @@ def mlm_choice_text(asked: str, used: str, name: str, metadata: dict) -> str:
     return f"{why}This lesson runs on {name}" + (", as the sidebar says." if asked == used else ".") + fill
 
 
-def nothing_chosen_text(draw: MaskingDraw) -> str:
-    """Why nothing carries a loss: no ordinary token to choose, or none chosen at this rate."""
+def nothing_chosen_text(draw: MaskingDraw, labels: bool = True) -> str:
+    """Why nothing carries a loss: no ordinary token to choose, or none chosen at this rate (labels: saying
+    what every label is, once the loss question is answered)."""
     if draw.counts.eligible == 0:
         return (
             "This sentence has no ordinary token to choose: [CLS], [SEP], [PAD] (and here [UNK] and a typed "
             "[MASK]) are never eligible, so nothing is masked and there is nothing to learn from it."
         )
     return (
-        f"Nothing was chosen (rate {draw.rate:g} of {draw.counts.eligible} eligible tokens), so every label is "
-        "-100: this sentence would add no loss and teach the model nothing."
+        f"Nothing was chosen (rate {draw.rate:g} of {draw.counts.eligible} eligible tokens)"
+        + (", so every label is -100" if labels else "")
+        + ": this sentence would add no loss and teach the model nothing."
     )
 
 
