@@ -11,7 +11,7 @@ from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, usable_sentence
 from ui.frame.modes import sidebar_model
 from ui.frame.params import LessonParams, Param
-from ui.frame.predict import fingerprint, predict_then_see
+from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.state import MODEL, ensure_valid, value
 from ui.models import (
@@ -93,6 +93,11 @@ knock = inside_knockouts(trained.choice, ids, pos)
 lens, attentions = inside_lens_and_heads(trained.choice, ids, pos)
 n_heads = cfg.n_layers * cfg.n_heads
 st.markdown(views.reading_text(cloze, knock))
+knock_context = fingerprint(trained.choice, ids)  # both knockout questions': the sentence on this model
+tokens_choice = core.token_choice(knock, attentions, cloze)
+tokens_q = questions.most_important_token(tokens_choice, cloze.tokens, knock.answer)
+# Until the token question is answered (when it is asked), no chart shows what hiding a token costs.
+tokens_shown = not tokens_choice.asked or revealed(tokens_q, knock_context)
 
 
 # ---- sections ----
@@ -103,23 +108,30 @@ def render_knockouts() -> None:
         f"W_O, one head at a time: {n_heads} heads, {n_heads} runs, done in one batch per layer. "
         "A negative change means the part was helping the answer."
     )
-    # In a lecture step one chart is drawn in full: the heatmap once revealed, so the tokens' chart comes after.
-    if not lesson.lecture_mode():
-        show_chart(views.token_knockout_chart(knock, cloze), "inside_tokens")
+    if tokens_choice.asked:
+        predict_then_see(tokens_q, knock_context, lambda: tokens_choice.answer, lambda _: reveal_tokens())
+    else:
+        st.caption(views.not_asked_text("token"))
+        reveal_tokens()
     choice = core.head_choice(knock, attentions, pos)
-    predict_then_see(
-        questions.most_important_head(choice, knock.answer),
-        fingerprint(trained.choice, ids),
-        answer=lambda: choice.answer,
-        reveal=lambda _: reveal_heads(choice),
-    )
-    if lesson.lecture_mode():
-        show_chart(views.token_knockout_chart(knock, cloze), "inside_tokens")
-    show_code(core.head_knockouts)
+    if choice.asked:
+        q = questions.most_important_head(choice, knock.answer, cloze.tokens)
+        predict_then_see(q, knock_context, answer=lambda: choice.answer, reveal=lambda _: reveal_heads(choice))
+    else:
+        st.caption(views.not_asked_text("head"))
+        reveal_heads(choice)
+    show_code(core.head_knockouts, core.token_knockouts)
+
+
+def reveal_tokens() -> None:
+    if tokens_choice.asked:
+        st.markdown(views.token_choice_text(tokens_choice, knock, cloze))
+    show_chart(views.token_knockout_chart(knock, cloze), "inside_tokens")
 
 
 def reveal_heads(choice: core.HeadChoice) -> None:
-    st.markdown(views.head_choice_text(choice))
+    if choice.asked:
+        st.markdown(views.head_choice_text(choice, knock))
     show_chart(views.head_knockout_chart(knock), "inside_heads")
     lesson.narrative(
         "Most heads can be removed with little effect on this answer (Michel et al. 2019 found the same at scale); "
@@ -142,7 +154,9 @@ def render_explanations() -> None:
         "gradients** (Sundararajan et al. 2017): the slope averaged along a straight path from a baseline."
     )
     expl = explanations_now()
-    show_chart(views.explanations_chart(expl, knock, cloze), "inside_explanations")
+    show_chart(views.explanations_chart(expl, knock, cloze, truth=tokens_shown), "inside_explanations")
+    if not tokens_shown:
+        st.caption(views.TRUTH_HELD)
     st.markdown(views.completeness_text(expl.integrated))
     show_code(core.integrated_gradients)
 
@@ -155,13 +169,24 @@ def render_scores() -> None:
     )
     expl = explanations_now()
     scores = core.agreement(expl, knock, cloze)
-    predict_then_see(
+    q, context = (
         questions.best_explanation(),
         fingerprint(trained.choice, ids, expl.integrated.baseline, expl.integrated.steps),
-        answer=lambda: list(core.METHODS).index(core.best_method(scores)),
-        reveal=lambda _: show_chart(views.sentence_agreement_chart(scores), "inside_agreement"),
     )
+    if core.explanation_asked(scores):
+        predict_then_see(q, context, answer=lambda: list(core.METHODS).index(core.best_method(scores)),
+                         reveal=lambda _: reveal_scores(scores), score=questions.explanation_score(scores))  # fmt: skip
+    else:
+        reveal_scores(scores)
+    if core.explanation_asked(scores) and not revealed(q, context):  # the sweep's winner would answer it
+        st.caption(views.SWEEP_HELD)
+        return
     render_sweep(expl.integrated.baseline, expl.integrated.steps)
+
+
+def reveal_scores(scores: dict[str, float]) -> None:
+    st.markdown(views.agreement_text(scores))
+    show_chart(views.sentence_agreement_chart(scores), "inside_agreement")
 
 
 def request_sweep(setting: tuple) -> None:

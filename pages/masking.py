@@ -18,7 +18,7 @@ from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_notes, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param, snippet
-from ui.frame.predict import fingerprint, predict_then_see
+from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, set_page_controls, show_metrics, start
 from ui.frame.state import ensure_valid, value
@@ -100,14 +100,8 @@ with st.container(border=True):
         "Answered by", P.fill_model.options, key=P.fill_model.key, horizontal=True, format_func=figs.fill_model_name
     )
     st.markdown("**Leakage experiment**")
-    st.number_input(
-        "Training steps for each of the two tiny models",
-        10,
-        2000,
-        step=50,
-        key=P.leak_steps.key,
-        help="The sidebar seed sets their shared starting weights and batches.",
-    )
+    st.number_input("Training steps for each of the two tiny models", 10, 2000, step=50, key=P.leak_steps.key,
+                    help="The sidebar seed sets their shared starting weights and batches.")  # fmt: skip
 
 st.caption(figs.mlm_choice_text(sidebar_model(), trained.choice, trained.name, trained.metadata) if trained else "")
 if mlm_notice:
@@ -120,6 +114,7 @@ enc = tokenizer.encode(sentence, max_length=max_positions, truncate=True)
 report_encoding(enc, max_positions)
 draw_settings = {name: value(P[f"mlm_{name}"]) for name in ("rate", "exact", "seed")}
 draw = lesson.draw_masks(tokenizer, enc.ids, **draw_settings)
+loss_context = fingerprint(enc.ids, draw_settings)  # the loss question's: until it is answered, no label is shown
 # The model's pass over the draw: only the shapes and loss sections read it, so only they run it.
 forward = cache(lambda: lesson.mlm_forward(trained.model, draw.result.inputs, draw.result.labels, tokenizer=tokenizer))
 
@@ -133,17 +128,17 @@ def needs_model(model=trained) -> bool:
 # ---- 1. choose, corrupt, label ----
 def render_draw() -> None:
     counts = draw.counts
+    labels = trained is None or revealed(questions.LOSS, loss_context)  # no model: no loss question
     if counts.chosen == 0:
-        st.warning(figs.nothing_chosen_text(draw))
+        st.warning(figs.nothing_chosen_text(draw, labels))
     show_metrics(figs.count_metrics(counts))
     st.markdown(figs.rule_text(draw))
-    show_chart(figs.draw_chart(draw), "masking_draw")
+    show_chart(figs.draw_chart(draw, labels), "masking_draw")
+    if not labels:
+        st.caption(figs.LABELS_HELD)
     if note := figs.every_fate_text(draw, lesson.rate_showing_every_fate(counts.eligible)):
         st.info(note)
-    narrative(
-        "Why not always [MASK]? [MASK] never occurs when the model is later used on real text. If it were the "
-        "only corruption, the model could learn that only [MASK] positions need a good vector."
-    )
+    narrative(figs.WHY_NOT_ALWAYS_MASK)
     worked = exact_counts(int(value(P.mlm_n)), draw.rate)
     st.markdown(figs.worked_count_text(worked, draw.rate))
     show_chart(figs.split_chart(worked, draw.rate), "masking_split")
@@ -161,9 +156,13 @@ def render_shapes() -> None:
     if not needs_model():
         return
     steps = forward().shape_steps()
+    if not revealed(questions.LOSS, loss_context):  # the rows the loss reads answer the loss question
+        steps = steps[:-1]
     st.markdown("Read from the tensors of the model's pass over the draw above:")
     show_table(figs.shape_table(steps), hide_index=True)
     st.code(figs.shape_chain(steps), language=None)
+    if len(steps) < len(lesson.SHAPE_STEPS):
+        st.caption(figs.SHAPES_HELD)
     with st.expander(figs.exercise_question(lesson.EXERCISE_SHAPE)):
         show_table(figs.shape_table(exercise_shapes()), hide_index=True)
         st.caption("Computed by running a throwaway model of exactly that size.")
@@ -176,7 +175,7 @@ def render_loss() -> None:
         return
     predict_then_see(
         questions.LOSS,
-        fingerprint(enc.ids, draw_settings),
+        loss_context,
         answer=lambda: lesson.LOSS_SETS.index(lesson.loss_outcome(draw)),
         reveal=lambda _: reveal_loss(),
         score=lambda guess, answer: questions.loss_verdict(guess, answer, lesson.matching_loss_sets(draw)),
@@ -185,15 +184,25 @@ def render_loss() -> None:
 
 def reveal_loss() -> None:
     st.markdown(figs.loss_positions_text(draw, lesson.loss_positions(draw)))
+    choice = lesson.hardest_choice(draw, forward())
+    if not choice.asked:
+        st.caption(questions.hardest_not_asked(choice))
+        return reveal_losses()
+    q = questions.hardest(choice, draw.positions, trained.name)
+    context = fingerprint(enc.ids, draw_settings, trained.choice)
+    predict_then_see(
+        q, context, lambda: choice.answer, lambda _: reveal_losses(choice), questions.hardest_score(q, choice)
+    )
+
+
+def reveal_losses(choice: lesson.HardestChoice | None = None) -> None:
+    if choice is not None:
+        st.markdown(questions.hardest_text(choice, draw.positions))
     show_metrics(figs.loss_metrics(forward()))
     if forward().breakdown.n_counted == 0:
         st.info(figs.NO_LOSS_TEXT)
     show_chart(figs.loss_chart(forward(), draw.tokens, draw.input_tokens), "masking_loss")
-    narrative(
-        "Only chosen positions get a label (their original id); every other position is labelled **-100**, "
-        "the value PyTorch's cross-entropy skips. A chosen position that got a random word, or kept its own, "
-        "is scored like a [MASK]: any position might be scored, so every position's vector has to stay honest."
-    )
+    narrative(figs.LOSS_NARRATIVE)
     ex = lesson.count_example(trained.model, tokenizer)
     st.markdown(figs.count_example_text(ex))
     show_chart(figs.count_example_chart(ex), "masking_count_example")
@@ -208,13 +217,8 @@ def render_fill() -> None:
     used, key = filler.choice, P.fill_model.key
     swap = {key: figs.other_fill_model(used)}  # "Answered by" is a page-level control: the page reruns
     st.markdown(figs.fill_model_text(value(P.fill_model), used, filler.parameters))
-    st.button(
-        figs.other_fill_model_label(used),
-        key="fill_other_model",
-        icon=":material/swap_horiz:",
-        on_click=set_page_controls,
-        args=(swap,),
-    )
+    st.button(figs.other_fill_model_label(used), key="fill_other_model", icon=":material/swap_horiz:",
+              on_click=set_page_controls, args=(swap,))  # fmt: skip
     at = int(value(P.fill_position))
     plan = lesson.plan_fill(fill_tokenizer, fill_text, at, filler.model.config.max_positions, DEFAULT_FILL)
     show_notes(figs.fill_plan_notes(plan))
@@ -264,14 +268,8 @@ def request_leakage(steps: int, seed: int) -> None:
 def train_on_request(steps: int, seed: int):
     """The button, and the run once it has been clicked for these settings (None until then)."""
     st.caption(figs.leakage_request_text(steps, seed, lesson.leakage_estimate(seconds_per_step(), steps)))
-    st.button(
-        "Train both models",
-        key="leak_train",
-        icon=":material/model_training:",
-        type="primary",
-        on_click=request_leakage,
-        args=(steps, seed),
-    )
+    st.button("Train both models", key="leak_train", icon=":material/model_training:", type="primary",
+              on_click=request_leakage, args=(steps, seed))  # fmt: skip
     if st.session_state.pop(LEAK_REQUEST, None) != (steps, seed):
         return None
     bar = st.progress(0.0, text="training the correct model...")

@@ -8,6 +8,7 @@ and model; the page only lays it out.
 from __future__ import annotations
 
 import math
+import random
 import re
 from dataclasses import dataclass
 
@@ -551,6 +552,51 @@ def loss_outcome(draw: MaskingDraw) -> str:
     if not matches:
         raise ValueError(f"the labelled positions {loss_positions(draw)} are none of {LOSS_SETS}")
     return "chosen" if "chosen" in matches else matches[0]
+
+
+# Which chosen position carries the largest loss, −log p(original word), under a trained MLM. A coin toss is
+# not a question: the largest must lead every other position offered by LOSS_MARGIN nats (there the model
+# finds its original word at least e^0.5 ≈ 1.65 times less likely), and an option that comes within the
+# margin of the largest counts as right too.
+LOSS_MARGIN = 0.5
+MAX_LOSS_OPTIONS = 6  # positions offered at most: the largest, and others drawn with the draw's own seed
+
+
+@dataclass(frozen=True)
+class HardestChoice:
+    """The chosen positions a student picks the largest loss from, and the model's answer."""
+
+    positions: tuple[int, ...]  # the chosen positions offered, in sentence order
+    losses: tuple[float, ...]  # the cross-entropy at each: −log p(original word), in nats
+    answer: int  # index into positions of the largest loss
+    right: tuple[int, ...]  # indices within LOSS_MARGIN of the largest: each counts as right
+    n_chosen: int  # positions chosen in the draw (more than offered when over MAX_LOSS_OPTIONS)
+
+    @property
+    def asked(self) -> bool:
+        """Two positions or more offered, and at least one of them outside the margin of the largest."""
+        return len(self.positions) >= 2 and len(self.right) < len(self.positions)
+
+    def probability(self, i: int) -> float:
+        """The probability the model gives the original word at the i-th position offered."""
+        return math.exp(-self.losses[i])
+
+
+def hardest_choice(draw: MaskingDraw, forward: MLMForward) -> HardestChoice:
+    """The draw's chosen positions with their losses under the model's pass (mlm_forward over the draw)."""
+    per_position = forward.breakdown.per_position[0]
+    chosen = [p.position for p in draw.positions if p.chosen]
+    if not chosen:
+        return HardestChoice((), (), 0, (), 0)
+    loss = {t: float(per_position[t]) for t in chosen}
+    top = max(chosen, key=loss.__getitem__)
+    others = [t for t in chosen if t != top]
+    if len(others) >= MAX_LOSS_OPTIONS:
+        others = random.Random(draw.seed).sample(others, MAX_LOSS_OPTIONS - 1)
+    offered = tuple(sorted([top, *others]))
+    losses = tuple(loss[t] for t in offered)
+    right = tuple(i for i, v in enumerate(losses) if v >= loss[top] - LOSS_MARGIN)
+    return HardestChoice(offered, losses, offered.index(top), right, len(chosen))
 
 
 # Why a typed guess has no rank: nothing typed; more than one token (several words, or a word cut into

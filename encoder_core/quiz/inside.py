@@ -1,5 +1,6 @@
 """Questions for the "Looking inside" lesson: attention rollout by hand, Spearman's rho, what a knockout's
-log-probability change means, completeness, the logit lens and a layer with every head knocked out.
+log-probability change means, which part's knockout matters most, completeness, the logit lens and a layer
+with every head knocked out.
 
 The model questions run the lab's small trained MLM (two layers, four heads: quick to knock apart) on a
 sentence from the question grammar with one word hidden.
@@ -79,7 +80,7 @@ def inside_rollout(r: random.Random, g: torch.Generator) -> Question:
     )
 
 
-@generator("inside")
+@generator("inside", idea="rank_agreement")
 def inside_spearman(r: random.Random, g: torch.Generator) -> Question:
     model, tokenizer = lab_mlm()
     for _ in range(20):  # a sentence whose two orders are not tied throughout
@@ -212,6 +213,84 @@ def inside_logit_lens(r: random.Random, g: torch.Generator) -> Question:
         ),
         table=(("stage", "top guess", f"p({lens.answer})"), rows),
         inputs={"text": text},
+    )
+
+
+KNOCKOUT_HOW = {
+    "head": "its output zeroed before W_O",
+    "token": "hidden from every query in every layer",
+}
+
+
+def knockout_rows(model, cloze: core.Cloze, part: str) -> tuple[list[str], list[float], list[float], float, int]:
+    """(names, log p(answer) with each part knocked out, attention column, f, answer id) for every head, or every
+    token but the [MASK]. The attention column: a head's largest weight from the [MASK]; for a token, the last
+    layer's weight on it from the [MASK], mean of the heads."""
+    answer_id, f, heads = core.head_knockouts(model, cloze)
+    with torch.inference_mode():
+        _, att = core.stream(model, torch.tensor([cloze.ids]), need_weights=True)
+    attentions = torch.stack([a[0] for a in att])  # (L, H, T, T)
+    q = cloze.position
+    if part == "head":
+        cells = [(layer, head) for layer in range(heads.shape[0]) for head in range(heads.shape[1])]
+        names = [f"layer {layer}, head {head}" for layer, head in cells]
+        knocked = [f + float(heads[c]) for c in cells]
+        looks = [float(attentions[layer, head, q].max()) for layer, head in cells]
+    else:
+        keep = core.scored_positions(cloze)
+        change = core.token_knockouts(model, cloze, answer_id, f)
+        names = [f"token {i} ({cloze.tokens[i]})" for i in keep]
+        knocked = [f + float(change[i]) for i in keep]
+        looks = [float(attentions[-1, :, q, i].mean()) for i in keep]
+    return names, knocked, looks, f, answer_id
+
+
+@generator("inside", idea="knockout_importance")
+def inside_knockout_importance(r: random.Random, g: torch.Generator) -> Question:
+    model, tokenizer = lab_mlm()
+    part = r.choice(("head", "token"))
+    for _ in range(20):  # a sentence whose most important part stands clear at the digits shown
+        text, cloze = cloze_from(r)
+        names, knocked, looks, f, answer_id = knockout_rows(model, cloze, part)
+        low = sorted(knocked)
+        if len({f"{v:.3f}" for v in knocked}) == len(knocked) and low[1] - low[0] >= 0.05:
+            break
+    most = min(range(len(names)), key=knocked.__getitem__)
+    least = max(range(len(names)), key=knocked.__getitem__)
+    sharpest = max(range(len(names)), key=looks.__getitem__)
+    word = tokenizer.vocab[answer_id]
+    looks_name = "largest attention weight from the [MASK]" if part == "head" else "attention from the [MASK]"
+    rows = tuple((n, f"{k:.3f}", f"{a:.2f}") for n, k, a in zip(names, knocked, looks, strict=True))
+    mistakes = (
+        Mistake(
+            names[least],
+            "That knockout hurts the answer least (or helps it): the part that matters most is "
+            "the one whose removal lowers the answer's log-probability most.",
+        ),  # fmt: skip
+        Mistake(
+            names[sharpest],
+            "That is where the attention from the [MASK] is largest; a knockout measures "
+            "what the part does for the answer, and attention is not that.",
+        ),  # fmt: skip
+    )
+    return choice_question(
+        r,
+        prompt=(
+            f"The lab's small MLM reads “{text}” and answers “{word}” at the [MASK] with log-probability {f:.3f}. "
+            f"The table gives, for each {part}, the answer's log-probability with that {part} knocked out "
+            f"({KNOCKOUT_HOW[part]}), and its {looks_name}. Which {part}'s knockout matters most for the answer?"
+        ),
+        correct=names[most],
+        candidates=[m.answer for m in mistakes] + names,
+        n=5,
+        mistakes=mistakes,
+        explanation=(
+            f"Knocking out {names[most]} lowers the answer's log-probability most: from {f:.3f} to "
+            f"{knocked[most]:.3f}, a change of {knocked[most] - f:+.3f}. The importance of a part is what removing "
+            "it does to the answer, whatever the attention looks like."
+        ),
+        table=((part, f"log p(“{word}”) knocked out", looks_name), rows),
+        inputs={"text": text, "part": part},
     )
 
 

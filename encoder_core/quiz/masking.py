@@ -1,8 +1,10 @@
-"""Questions for the masking lesson: 15% and 80/10/10, labels of -100, the loss and the MLM shapes."""
+"""Questions for the masking lesson: 15% and 80/10/10, labels of -100, the loss and the MLM shapes, where the
+loss is largest, and a word's rank at a [MASK]."""
 
 from __future__ import annotations
 
 import functools
+import math
 import random
 from fractions import Fraction
 from math import floor as floor_of
@@ -26,6 +28,7 @@ from ..objectives.mlm_masking import (
 from .attention_inputs import drop_last_gaps, random_qkv
 from .base import Mistake, Question, count_of, generator, sentence, tokenizer
 from .forms import choice_question, count_question, numeric_question
+from .inside import cloze_from, lab_mlm
 
 ROUNDING = "Counts are rounded half up (2.5 → 3)"
 
@@ -250,7 +253,7 @@ def masking_loss_denominator(r: random.Random, g: torch.Generator) -> Question:
     )
 
 
-@generator("masking")
+@generator("masking", idea="mlm_labels")
 def masking_label_of(r: random.Random, g: torch.Generator) -> Question:
     tok = tokenizer()
     text = sentence(r, r.randint(8, 12))
@@ -402,4 +405,104 @@ def masking_cannot_generate(r: random.Random, g: torch.Generator) -> Question:
             "It does have a head over the vocabulary: its MLM head gives one score per token at every position."
         ),
         inputs={"T": T},
+    )
+
+
+def position_name(position: int, word: str) -> str:
+    return f"position {position} (“{word}”)"
+
+
+@generator("masking", idea="position_loss")
+def masking_hardest_position(r: random.Random, g: torch.Generator) -> Question:
+    model, tok = lab_mlm()
+    for _ in range(20):  # a sentence whose probabilities read apart at the digits shown
+        text = sentence(r, r.randint(6, 9))
+        enc = tok.encode(text)
+        hidden = sorted(r.sample(range(1, len(enc.ids) - 1), r.randint(3, 4)))
+        inputs = torch.tensor([enc.ids])
+        inputs[0, hidden] = tok.mask_id
+        with torch.inference_mode():
+            logits, _ = model(inputs, need_weights=False)
+        probs = torch.softmax(logits[0, hidden].double(), dim=-1)  # (n, V)
+        p_word = [float(probs[i, enc.ids[t]]) for i, t in enumerate(hidden)]
+        p_top, top = probs.max(dim=-1)
+        shown = [f"{p:.3g}" for p in p_word] + [f"{float(p):.3g}" for p in p_top]
+        if len(set(shown[: len(hidden)])) == len(hidden) and len(set(shown[len(hidden) :])) == len(hidden):
+            break
+    names = [position_name(t, enc.tokens[t]) for t in hidden]
+    losses = [-math.log(p) for p in p_word]
+    hardest = max(range(len(hidden)), key=losses.__getitem__)
+    easiest = min(range(len(hidden)), key=losses.__getitem__)
+    unsure = min(range(len(hidden)), key=lambda i: float(p_top[i]))
+    rows = tuple(
+        (names[i], tok.vocab[int(top[i])], f"{float(p_top[i]):.3g}", f"{p_word[i]:.3g}") for i in range(len(hidden))
+    )
+    masked = " ".join(tok.vocab[int(i)] for i in inputs[0, 1:-1])
+    return choice_question(
+        r,
+        prompt=(
+            f"The lab's small MLM reads “{masked}” (positions numbered from 0, [CLS] at 0). For each [MASK], the table "
+            "gives the model's top guess with its probability, and the probability it gives the original word. "
+            "Which position carries the largest MLM loss?"
+        ),
+        correct=names[hardest],
+        candidates=names,
+        mistakes=(
+            Mistake(
+                names[easiest],
+                "That is the smallest loss: the loss is −log p(original word), so it is largest "
+                "where that probability is smallest.",
+            ),  # fmt: skip
+            Mistake(
+                names[unsure],
+                "That is where the model is least sure of its own guess; the loss reads the "
+                "probability of the original word, whatever the model guessed.",
+            ),  # fmt: skip
+        ),
+        explanation=(
+            "The loss at a position is −log p(original word): "
+            + "; ".join(f"{names[i]}: −log {p_word[i]:.3g} = {losses[i]:.2f}" for i in range(len(hidden)))
+            + f". The largest is at {names[hardest]}."
+        ),
+        table=(("position", "model's top guess", "p(top guess)", "p(original word)"), rows),
+        inputs={"text": text, "hidden": hidden},
+    )
+
+
+@generator("masking", idea="fill_ranking")
+def masking_fill_rank(r: random.Random, g: torch.Generator) -> Question:
+    model, tok = lab_mlm()
+    for _ in range(20):  # a blank whose probabilities read apart at the digits shown
+        text, cloze = cloze_from(r)
+        with torch.inference_mode():
+            logits, _ = model(torch.tensor([cloze.ids]), need_weights=False)
+        probs = torch.softmax(logits[0, cloze.position].double(), dim=-1)
+        k = r.randint(3, 7)
+        top = probs.topk(k)
+        words = [tok.vocab[int(i)] for i in top.indices]
+        shown = [f"{float(p):.4f}" for p in top.values]
+        if len(set(shown)) == k and float(top.values[-1]) >= 1e-4:
+            break
+    word = words[-1]
+    rows = sorted(zip(words, shown, strict=True))
+    in_table = [w for w, _ in rows].index(word) + 1
+    return count_question(
+        prompt=(
+            f"The lab's small MLM reads “{text}” and ranks all {tok.vocab_size:,} entries of its vocabulary at the "
+            f"[MASK] by probability. The table lists “{word}” and every entry the model finds likelier, in "
+            f"alphabetical order. What rank does the model give “{word}” (1 = its first choice)? (a whole number)"
+        ),
+        answer=k,
+        mistakes=(
+            Mistake(k - 1, "That counts the entries ranked above it; its rank is one more (1 is the first choice)."),
+            Mistake(in_table, "That is its place in the table's alphabetical order; the rank orders by probability."),
+            Mistake(1, "That counts from the least likely; rank 1 is the model's first choice."),
+        ),
+        explanation=(
+            "Sorted by probability, most likely first: "
+            + ", ".join(f"{i}. {w} ({p})" for i, (w, p) in enumerate(zip(words, shown, strict=True), start=1))
+            + f". “{word}” is number {k}: a word's rank is 1 + how many entries the model finds likelier."
+        ),
+        table=(("vocabulary entry", "probability at the [MASK]"), tuple(rows)),
+        inputs={"text": text, "word": word},
     )

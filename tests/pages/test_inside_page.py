@@ -15,7 +15,7 @@ from ui.questions.inside import head_name
 
 pytestmark = pytest.mark.slow
 CHARTS = {"inside_tokens", "inside_heads", "inside_explanations", "inside_agreement", "inside_lens", "inside_lens_rank"}
-HEAD, METHOD = "inside-head", "inside-explanation"
+HEAD, METHOD, TOKEN = "inside-head", "inside-explanation", "inside-token"
 
 
 def no_exception(at):
@@ -88,14 +88,19 @@ def open_asking(query=None):
     return helpers.open_linked("inside", query, skip=False)
 
 
-def test_both_predictions_ask_before_anything_is_shown():
+def offered(at, key: str) -> list[str]:
+    """A choice's options as labels (the radio shows each with its letter: "A. label")."""
+    return [o.split(". ", 1)[1] for o in at.radio(key=f"_predict_guess_{key}").options]
+
+
+def test_every_prediction_asks_before_anything_is_shown():
     at = open_asking()
     no_exception(at)
     figs = set(figures(at))
-    assert "inside_tokens" in figs and "inside_explanations" in figs  # the worked part stays in view
-    assert not {"inside_heads", "inside_agreement"} & figs
-    assert len(at.radio(key=f"_predict_guess_{HEAD}").options) == 4
-    assert len(at.radio(key=f"_predict_guess_{METHOD}").options) == 5
+    assert "inside_explanations" in figs and "inside_lens" in figs  # the worked part stays in view
+    assert not {"inside_tokens", "inside_heads", "inside_agreement"} & figs
+    assert len(offered(at, TOKEN)) == 4 and len(offered(at, HEAD)) == 4
+    assert len(offered(at, METHOD)) == 5
 
 
 def test_the_head_guess_is_scored_against_the_knockouts(trained_mlm):
@@ -104,7 +109,7 @@ def test_the_head_guess_is_scored_against_the_knockouts(trained_mlm):
     knock = core.knockouts(model, tok, cloze)
     right = head_name(*knock.most_important_head())
     at = open_asking()
-    options = at.radio(key=f"_predict_guess_{HEAD}").options
+    options = offered(at, HEAD)
     assert right in options
     at = helpers.commit_prediction(at, HEAD, right)
     no_exception(at)
@@ -153,7 +158,7 @@ def test_a_word_to_hide_can_be_chosen(trained_mlm):
     at = helpers.open_page("inside", {"inside_sentence": "the cat sat on the mat"})
     box = at.selectbox(key="inside.inside_hide")
     assert box.value == 0
-    at = box.set_value(2).run()
+    at = helpers.skip_predictions(box.set_value(2).run())  # a new sentence: its questions are asked anew
     no_exception(at)
     assert "word 2 (“cat”)" in all_text(at)
     cloze = core.prepare_cloze(tok, "the cat sat on the mat", 2)

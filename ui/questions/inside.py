@@ -3,19 +3,30 @@ wrong answer."""
 
 from __future__ import annotations
 
-from encoder_core.lessons.inside import METHODS, HeadChoice
-from ui.frame.predict import Option, Question
+from encoder_core.lessons.inside import (
+    EXPLANATION_MARGIN,
+    KNOCKOUT_MARGIN,
+    METHODS,
+    HeadChoice,
+    TokenChoice,
+    best_methods,
+)
+from ui.frame.predict import Option, Question, Verdict, judge
 from ui.views.inside import md
 
-# Why a head offered for the wrong reason is not the one that matters most, by that reason.
+# Why a head offered for the wrong reason is not the one that matters most, by that reason; each sentence
+# states the head's own knockout change beside the right one's (at least KNOCKOUT_MARGIN apart).
 WRONG_HEAD = {
-    "sharpest": "A sharp attention map is not an important one: this head puts the most weight on one token "
-    "from the [MASK], yet knocking it out costs the answer only {effect:+.2f} in log-probability.",
+    "sharpest": "A sharp attention map is not an important one: this head gives {peak:.2f} of the [MASK]'s "
+    "attention to one token (“{peak_token}”), yet knocking it out changes the answer's log-probability by "
+    "{effect:+.2f}, against {best:+.2f} for {best_name}.",
     "last layer": "The last layer does not decide alone: knocking out this last-layer head changes the answer's "
-    "log-probability by {effect:+.2f}.",
-    "first layer": "A head near the input is not the one that matters just because every later layer builds on it: "
-    "this one changes the log-probability by {effect:+.2f}.",
-    "other": "This head changes the answer's log-probability by {effect:+.2f} when knocked out: less than another.",
+    "log-probability by {effect:+.2f}, against {best:+.2f} for {best_name}.",
+    "first layer": "Every later layer builds on the first, but that alone does not make a first-layer head "
+    "important: knocking this one out changes the log-probability by {effect:+.2f}, against {best:+.2f} for "
+    "{best_name}.",
+    "runner-up": "Knocking this head out changes the answer's log-probability by {effect:+.2f}, at least {margin:g} "
+    "above the {best:+.2f} of {best_name}.",
 }
 
 
@@ -23,18 +34,71 @@ def head_name(layer: int, head: int) -> str:
     return f"layer {layer}, head {head}"
 
 
-def most_important_head(choice: HeadChoice, answer: str) -> Question:
-    options = tuple(
-        Option(head_name(*c), WRONG_HEAD.get(reason, WRONG_HEAD["other"]).format(effect=effect))
-        for c, reason, effect in zip(choice.candidates, choice.reasons, choice.effects, strict=True)
-    )
+def most_important_head(choice: HeadChoice, answer: str, tokens: list[str] | None = None) -> Question:
+    """tokens: the sentence's, to name where a sharp head looks (None: by its index)."""
+    best = choice.candidates[choice.answer]
+    options = []
+    for c, reason, effect, (peak, at) in zip(
+        choice.candidates, choice.reasons, choice.effects, choice.peaks, strict=True
+    ):
+        where = md(tokens[at]) if tokens else f"token {at}"
+        idea = WRONG_HEAD.get(reason, WRONG_HEAD["runner-up"]).format(
+            effect=effect, best=choice.effects[choice.answer], best_name=head_name(*best), peak=peak,
+            peak_token=where, margin=KNOCKOUT_MARGIN,
+        )  # fmt: skip
+        options.append(Option(head_name(*c), "" if reason == "answer" else idea))
     return Question(
         "inside",
         "head",
         f"The model answers “{md(answer)}” at the [MASK]. Knock out one head (its output zeroed before W_O): "
-        "which of these four heads, knocked out alone, lowers the log-probability of that answer most?",
-        options,
-        concept="inside_knockout_factor",
+        f"which of these {len(options)} heads, knocked out alone, lowers the log-probability of that answer most? "
+        f"(The right one lowers it at least {KNOCKOUT_MARGIN:g} more than any other offered.)",
+        tuple(options),
+        concept="inside_knockout_importance",
+        idea="knockout_importance",
+    )
+
+
+# Why a token offered for the wrong reason is not the one the answer needs most, with its own knockout change
+# beside the right one's.
+WRONG_TOKEN = {
+    "attended": "Where attention looks is not what the answer needs: the last layer's heads give “{token}” "
+    "{attention:.2f} of the [MASK]'s attention on average, yet hiding it changes the answer's log-probability by "
+    "{change:+.2f}, against {best:+.2f} for “{best_token}”.",
+    "neighbour": "Sitting next to the blank does not make a token the one the answer needs: hiding “{token}” "
+    "changes the answer's log-probability by {change:+.2f}, against {best:+.2f} for “{best_token}”.",
+    "special": "“{token}” holds no word of the sentence, though heads often park their attention on it: hiding it "
+    "changes the answer's log-probability by {change:+.2f}, against {best:+.2f} for “{best_token}”.",
+    "runner-up": "Hiding “{token}” changes the answer's log-probability by {change:+.2f}, at least {margin:g} above "
+    "the {best:+.2f} of “{best_token}”.",
+}
+
+
+def token_name(tokens: list[str], i: int) -> str:
+    return f"“{md(tokens[i])}” (token {i})"
+
+
+def most_important_token(choice: TokenChoice, tokens: list[str], answer: str) -> Question:
+    """Which of the tokens offered, hidden from every query, lowers the answer's log-probability most?"""
+    best = choice.candidates[choice.answer]
+    options = []
+    for i, reason, change, attention in zip(
+        choice.candidates, choice.reasons, choice.changes, choice.attention, strict=True
+    ):
+        idea = WRONG_TOKEN.get(reason, WRONG_TOKEN["runner-up"]).format(
+            token=md(tokens[i]), attention=attention, change=change, best=choice.changes[choice.answer],
+            best_token=md(tokens[best]), margin=KNOCKOUT_MARGIN,
+        )  # fmt: skip
+        options.append(Option(token_name(tokens, i), "" if reason == "answer" else idea))
+    return Question(
+        "inside",
+        "token",
+        f"The model answers “{md(answer)}” at the [MASK]. Hide one token from every query, in every layer: which of "
+        f"these {len(options)} tokens, hidden alone, lowers the log-probability of that answer most? (The right one "
+        f"lowers it at least {KNOCKOUT_MARGIN:g} more than any other offered.)",
+        tuple(options),
+        concept="inside_knockout_importance",
+        idea="knockout_importance",
     )
 
 
@@ -57,8 +121,27 @@ def best_explanation() -> Question:
     return Question(
         "inside",
         "explanation",
-        "Which explanation will rank the tokens most like the knockouts do on your sentence "
-        "(the highest Spearman correlation)?",
+        "Which explanation will rank the tokens most like the knockouts do on your sentence (the highest Spearman "
+        f"correlation)? One within {EXPLANATION_MARGIN:g} of the highest counts as right too.",
         tuple(Option(label, WRONG_METHOD[m]) for m, label in METHODS.items()),
         concept="inside_spearman",
+        idea="rank_agreement",
     )
+
+
+def explanation_score(scores: dict[str, float]):
+    """score(guess, answer): the best method is right, and so is any within EXPLANATION_MARGIN of it."""
+    q, close = best_explanation(), best_methods(scores)
+    names = list(METHODS)
+
+    def score(guess: int, answer: int) -> Verdict:
+        if guess == answer or names[guess] not in close:
+            return judge(q, guess, answer)
+        return Verdict(
+            True,
+            f"Right: its ρ, {scores[names[guess]]:+.2f}, is within {EXPLANATION_MARGIN:g} of the highest "
+            f"({scores[names[answer]]:+.2f}, {METHODS[names[answer]]}): too close to call, so both count.",
+            "",
+        )
+
+    return score

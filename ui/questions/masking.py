@@ -1,12 +1,19 @@
 """The masking lesson's predictions, and how a guess is scored (ui.frame.predict asks and reveals).
 
 The answers come from encoder_core.lessons.masking: loss_outcome / matching_loss_sets for LOSS
-(its options in the order of LOSS_SETS), rank_guess for FILL.
+(its options in the order of LOSS_SETS), hardest_choice for the largest loss, rank_guess for FILL.
 """
 
 from __future__ import annotations
 
-from encoder_core.lessons.masking import LOSS_SETS, GuessRank, rank_guess
+from encoder_core.lessons.masking import (
+    LOSS_MARGIN,
+    LOSS_SETS,
+    DrawPosition,
+    GuessRank,
+    HardestChoice,
+    rank_guess,
+)
 from ui.frame.predict import Option, Question, Verdict, judge
 from ui.frame.quiz_widget import escape_md
 
@@ -27,8 +34,9 @@ LOSS_OPTIONS = {
     ),
     "words": Option(
         "Every word, but not [CLS] and [SEP]",
-        "Only the chosen ~15% get a label; the other words are labelled -100, since scoring a word the model "
-        "can see would teach it to copy.",
+        "Only the chosen positions get a label: every word that was not chosen is labelled -100. It is not that a "
+        "word the model can see is never scored: a kept word is read as it is and scored all the same. But a word "
+        "that was not chosen is always the real one, so scoring it would mostly reward copying the input.",
     ),
 }
 
@@ -38,6 +46,7 @@ LOSS = Question(
     "Which positions of this draw does the loss read?",
     tuple(LOSS_OPTIONS[code] for code in LOSS_SETS),
     concept="masking_label_of",
+    idea="mlm_labels",
 )
 
 
@@ -57,16 +66,14 @@ def loss_verdict(guess: int, answer: int, matches: list[str]) -> Verdict:
 FILL = Question(
     "masking",
     "fill",
-    "What word will the model put in the first [MASK]? Type one word: it counts as right if it is among the "
-    "model's 5 most likely.",
+    "What word will the model put first in the first [MASK]? Type one word. The model's own first choice counts "
+    "as right; any other word is not counted as a miss (a word that fits is not wrong because one model prefers "
+    "another), and the reveal says where the model ranks it.",
     word=True,
-    concept="masking_cannot_generate",
+    concept="masking_fill_rank",
+    idea="fill_ranking",
 )
 
-FILL_MISCONCEPTION = (
-    "A word that fits need not be the model's favourite: it ranks every entry of its vocabulary by what its "
-    "training text made likely between these neighbours, on both sides of the blank."
-)
 NO_RANK = {
     "empty": ("There is nothing to rank: type one word.", ""),
     "several": (
@@ -86,19 +93,131 @@ NO_RANK = {
 }
 
 
-def fill_verdict(g: GuessRank) -> Verdict:
-    """Score a typed guess by its place in the model's ranking: right in the top g.top_k."""
+def probability_text(p: float) -> str:
+    return f"{p:.1%}" if p >= 0.001 else f"{p:.1e}"
+
+
+FILL_NOTE = (
+    "Not counted as a miss: a word that fits is not wrong because this model ranks it lower. The model ranks "
+    "every entry of its vocabulary by what its training text made likely between these neighbours, on both "
+    "sides of the blank."
+)
+
+
+def fill_verdict(g: GuessRank, first: tuple[str, float]) -> Verdict:
+    """Score a typed guess by its place in the model's ranking (first: the model's first choice and its
+    probability). Only the model's first choice is right, and no other word is counted as a miss: a small
+    model preferring another word does not make the student's wrong."""
     guess = escape_md(g.guess)
+    top = f"The model's first choice is “{escape_md(first[0])}” ({probability_text(first[1])})."
     if g.token is None or g.rank is None:
         said, idea = NO_RANK[g.problem or "unknown"]
-        return Verdict(False, said.format(guess=guess, pieces=escape_md(" ".join(g.pieces))), idea)
-    p = f"{g.probability:.1%}" if g.probability >= 0.001 else f"{g.probability:.1e}"
+        said = said.format(guess=guess, pieces=escape_md(" ".join(g.pieces)))
+        return Verdict(False, f"{said} {top} Not counted as a miss.", idea, counted=False)
+    p = probability_text(g.probability)
     where = f"“{guess}” is the model's choice {g.rank:,} of {g.vocab_size:,} (probability {p})"
-    if g.in_top:
+    if g.rank == 1:
         return Verdict(True, f"Right: {where}.", "")
-    return Verdict(False, f"Not quite: {where}; its top {g.top_k} are below.", FILL_MISCONCEPTION)
+    return Verdict(False, f"{where}. {top} {FILL_NOTE}", "", counted=False)
 
 
 def fill_score(tokenizer):
     """score(guess, view) for FILL: the guess placed among every entry at the view's first blank."""
-    return lambda guess, view: fill_verdict(rank_guess(tokenizer, view.first_probabilities, guess))
+    return lambda guess, view: fill_verdict(
+        rank_guess(tokenizer, view.first_probabilities, guess), view.predictions[0].top[0]
+    )
+
+
+# ---- which chosen position carries the largest loss (HardestChoice from encoder_core) ----
+
+# Why a student may take a position for the hardest when it is not, by what the model reads there.
+HARDEST_IDEA = {
+    "masked": "Hiding a word does not make it hard by itself: the words on both sides can pin it down.",
+    "random": "A random word in its place is a misleading clue, yet the words around it can still point to the "
+    "original.",
+    "kept": "A kept word is in plain sight, and the model mostly trusts what it reads.",
+}
+READS = {"masked": "[MASK]", "random": "“{input}” in its place", "kept": "it unchanged"}
+
+
+def position_label(p: DrawPosition) -> str:
+    """An offered position as the student reads it: where, which word, and what the model receives there."""
+    return escape_md(
+        f"position {p.position}, “{p.token}” (the model reads {READS[p.fate]})".replace("{input}", p.input_token)
+    )
+
+
+def hardest_misconception(choice: HardestChoice, positions: list[DrawPosition], i: int) -> str:
+    """The idea behind picking the i-th position offered, and its numbers beside the largest loss's."""
+    p, best = positions[choice.positions[i]], positions[choice.positions[choice.answer]]
+    return (
+        f"{HARDEST_IDEA[p.fate]} At position {p.position} the model gives “{escape_md(p.token)}” probability "
+        f"{probability_text(choice.probability(i))} (a loss of {choice.losses[i]:.2f} nats); at position "
+        f"{best.position}, “{escape_md(best.token)}” gets only {probability_text(choice.probability(choice.answer))} "
+        f"({choice.losses[choice.answer]:.2f} nats)."
+    )
+
+
+def hardest(choice: HardestChoice, positions: list[DrawPosition], model_name: str) -> Question:
+    """Which of the draw's chosen positions carries the largest loss under the trained model?"""
+    some = (
+        f" ({len(choice.positions)} of the {choice.n_chosen} chosen are offered.)"
+        if choice.n_chosen > len(choice.positions)
+        else ""
+    )
+    return Question(
+        "masking",
+        "hardest",
+        f"Under {model_name}, which of this draw's chosen positions carries the largest loss, −log p(original "
+        f"word)? A position within {LOSS_MARGIN:g} nats of the largest counts as right too.{some}",
+        tuple(
+            Option(position_label(positions[t]), hardest_misconception(choice, positions, i))
+            for i, t in enumerate(choice.positions)
+        ),
+        concept="masking_hardest_position",
+        idea="position_loss",
+    )
+
+
+def hardest_score(q: Question, choice: HardestChoice):
+    """score(guess, answer): the largest loss is right, and so is any position within LOSS_MARGIN of it."""
+
+    def score(guess: int, answer: int) -> Verdict:
+        if guess == answer or guess not in choice.right:
+            return judge(q, guess, answer)
+        return Verdict(
+            True,
+            f"Right: its loss, {choice.losses[guess]:.2f} nats, is within {LOSS_MARGIN:g} of the largest "
+            f"({choice.losses[answer]:.2f}, {q.options[answer].label}): too close to call, so both count.",
+            "",
+        )
+
+    return score
+
+
+def hardest_text(choice: HardestChoice, positions: list[DrawPosition]) -> str:
+    """The reveal's sentence: which offered position carries the largest loss, and which came within the margin."""
+    best = positions[choice.positions[choice.answer]]
+    text = (
+        f"The largest loss of the positions offered: **position {best.position}**, “{escape_md(best.token)}”, "
+        f"{choice.losses[choice.answer]:.2f} nats (the model gives the original word probability "
+        f"{probability_text(choice.probability(choice.answer))})."
+    )
+    close = [i for i in choice.right if i != choice.answer]
+    if close:
+        near = ", ".join(f"position {choice.positions[i]} ({choice.losses[i]:.2f})" for i in close)
+        text += f" Within {LOSS_MARGIN:g} nats of it, so counted right too: {near}."
+    return text
+
+
+def hardest_not_asked(choice: HardestChoice) -> str:
+    """Why this draw asks no "largest loss" question (HardestChoice.asked is False)."""
+    if choice.n_chosen < 2:
+        return (
+            f"This draw chose {choice.n_chosen} position{'' if choice.n_chosen == 1 else 's'}, so there is no "
+            "largest loss to predict: raise the rate or draw again for that question."
+        )
+    return (
+        f"Every chosen position's loss is within {LOSS_MARGIN:g} nats of the largest on this draw: too close to "
+        "call, so there is no question on which is largest. Draw again for one."
+    )

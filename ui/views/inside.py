@@ -12,6 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from encoder_core.lessons.inside import (
+    EXPLANATION_MARGIN,
+    KNOCKOUT_MARGIN,
     METHODS,
     Attributions,
     Cloze,
@@ -20,7 +22,9 @@ from encoder_core.lessons.inside import (
     Knockouts,
     LogitLens,
     Sweep,
+    TokenChoice,
     best_method,
+    best_methods,
     scored_positions,
 )
 
@@ -116,15 +120,52 @@ def head_knockout_chart(knock: Knockouts) -> Chart:
     return Chart(fig, alt, table.reset_index(names="layer"))
 
 
-def head_choice_text(choice: HeadChoice) -> str:
+def head_choice_text(choice: HeadChoice, knock: Knockouts) -> str:
+    """The reveal's sentence: the head that matters most of those offered, and any left out as too close."""
     layer, head = choice.candidates[choice.answer]
     rows = ", ".join(
         f"layer {c[0]}, head {c[1]}: {e:+.2f}" for c, e in zip(choice.candidates, choice.effects, strict=True)
     )
-    return (
-        f"Knocking out **layer {layer}, head {head}** lowers the answer's log-probability most of the four "
-        f"(changes: {rows}). The heatmap has all of them."
+    text = (
+        f"Knocking out **layer {layer}, head {head}** lowers the answer's log-probability most of the "
+        f"{len(choice.candidates)} offered (changes: {rows}). The heatmap has all of them."
     )
+    return text + close_text([f"layer {c[0]}, head {c[1]} ({float(knock.heads[c]):+.2f})" for c in choice.close])
+
+
+def close_text(parts: Sequence[str]) -> str:
+    """The parts a question left out because they came within the margin of the right one."""
+    if not parts:
+        return ""
+    return f" Left out of the options as too close to call (within {KNOCKOUT_MARGIN:g} of it): {', '.join(parts)}."
+
+
+def token_choice_text(choice: TokenChoice, knock: Knockouts, cloze: Cloze) -> str:
+    """The reveal's sentence: the token whose hiding lowers the answer most of those offered."""
+    best = choice.candidates[choice.answer]
+    rows = ", ".join(
+        f"“{md(cloze.tokens[i])}” {c:+.2f}" for i, c in zip(choice.candidates, choice.changes, strict=True)
+    )
+    text = (
+        f"Hiding **“{md(cloze.tokens[best])}”** (token {best}) lowers the answer's log-probability most of the "
+        f"{len(choice.candidates)} offered (changes: {rows}). The chart has every token."
+    )
+    return text + close_text([f"“{md(cloze.tokens[i])}” ({float(knock.tokens[i]):+.2f})" for i in choice.close])
+
+
+def not_asked_text(part: str) -> str:
+    """Said instead of a knockout question when no other part stands apart from the right one by the margin."""
+    return (
+        f"No question on this sentence: every other {part} comes within {KNOCKOUT_MARGIN:g} of the one that "
+        "matters most, too close to call. The chart shows them all."
+    )
+
+
+TRUTH_HELD = (
+    "The knockouts' own row, the truth these are scored against, joins the chart once you answer the prediction "
+    "in “Knock it out”."
+)
+SWEEP_HELD = "The same scores over the fixed sentences come after your prediction on this sentence, above."
 
 
 # ---- explanations ----
@@ -137,9 +178,12 @@ def explanation_rows(expl: Explanations, knock: Knockouts) -> dict[str, np.ndarr
     return {"knockout": -as_array(knock.tokens), **{m: as_array(v) for m, v in expl.by_method().items()}}
 
 
-def explanations_chart(expl: Explanations, knock: Knockouts, cloze: Cloze) -> Chart:
-    """Every explanation as a row over the tokens, each row divided by its own largest absolute value."""
+def explanations_chart(expl: Explanations, knock: Knockouts, cloze: Cloze, truth: bool = True) -> Chart:
+    """Every explanation as a row over the tokens, each row divided by its own largest absolute value. truth:
+    with the knockouts' own row first (held back while the token question is open: it answers it)."""
     rows = explanation_rows(expl, knock)
+    if not truth:
+        rows.pop("knockout")
     keep = scored_positions(cloze)
     scaled = []
     for values in rows.values():
@@ -165,9 +209,9 @@ def explanations_chart(expl: Explanations, knock: Knockouts, cloze: Cloze) -> Ch
     fig.update_layout(margin={"l": 250})
     tops = {m: f"“{cloze.tokens[max(keep, key=lambda i: values[i])]}”" for m, values in rows.items()}
     alt = (
-        f"Hiding {tops['knockout']} costs the answer most. Raw attention points at {tops['raw']}, rollout at "
-        f"{tops['rollout']}, norm-based at {tops['norm']}, gradient × input at {tops['grad_input']} and "
-        f"integrated gradients at {tops['integrated']}."
+        (f"Hiding {tops['knockout']} costs the answer most. " if truth else "")
+        + f"Raw attention points at {tops['raw']}, rollout at {tops['rollout']}, norm-based at {tops['norm']}, "
+        f"gradient × input at {tops['grad_input']} and integrated gradients at {tops['integrated']}."
     )
     table = pd.DataFrame({"token": token_labels(cloze.tokens), **{ROW_NAMES[m]: v.round(4) for m, v in rows.items()}})
     return Chart(fig, alt, table)
@@ -207,6 +251,17 @@ def agreement_chart(scores: dict[str, float], title: str, y_title: str, alt_scop
     )
     table = pd.DataFrame({"explanation": [METHODS[m] for m in names], "Spearman ρ": values.round(4)})
     return Chart(fig, alt, table)
+
+
+def agreement_text(scores: dict[str, float]) -> str:
+    """The reveal's sentence: the best agreement, and the methods within the margin that count as right too."""
+    best = best_method(scores)
+    close = [m for m in best_methods(scores) if m != best]
+    text = f"On your sentence **{METHODS[best]}** agrees best with the knockouts (ρ = {_rho_text(scores[best])})."
+    if close:
+        near = ", ".join(f"{METHODS[m]} ({_rho_text(scores[m])})" for m in close)
+        text += f" Within {EXPLANATION_MARGIN:g} of it, so counted right too: {near}."
+    return text
 
 
 def sentence_agreement_chart(scores: dict[str, float]) -> Chart:

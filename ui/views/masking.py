@@ -58,8 +58,8 @@ def what_happened(p: DrawPosition) -> str:
     return f"never eligible: {p.token if p.reason == 'special' else REASON_WORDS[p.reason]}"
 
 
-def draw_table(positions: Sequence[DrawPosition]) -> pd.DataFrame:
-    """The draw token by token, the numbers behind draw_figure."""
+def draw_table(positions: Sequence[DrawPosition], labels: bool = True) -> pd.DataFrame:
+    """The draw token by token, the numbers behind draw_figure (labels: with each position's label)."""
     return pd.DataFrame(
         [
             {
@@ -70,17 +70,17 @@ def draw_table(positions: Sequence[DrawPosition]) -> pd.DataFrame:
                 "what happened": what_happened(p),
                 "model receives": p.input_token,
                 "input id": p.input_id,
-                "label": p.label,
+                **({"label": p.label} if labels else {}),
             }
             for p in positions
         ]
     )
 
 
-def draw_figure(positions: Sequence[DrawPosition], *, title: str = "") -> go.Figure:
+def draw_figure(positions: Sequence[DrawPosition], *, title: str = "", labels: bool = True) -> go.Figure:
     """One draw, token by token: the original sentence over what the model receives, coloured by fate.
 
-    Each cell also carries its label (-100 where the loss ignores it).
+    With labels, each cell also carries its label (-100 where the loss ignores it).
     """
     codes = [FATES.index(p.fate) for p in positions]
     n = len(FATES) - 1
@@ -94,7 +94,7 @@ def draw_figure(positions: Sequence[DrawPosition], *, title: str = "") -> go.Fig
             x=[str(p.position) for p in positions],
             y=["original", "model receives"],
             text=[[esc(p.token) for p in positions], [esc(p.input_token) for p in positions]],
-            customdata=[[[FATE_WORDS[p.fate], str(p.label)] for p in positions]] * 2,
+            customdata=[[[FATE_WORDS[p.fate], f", label {p.label}" if labels else ""] for p in positions]] * 2,
             texttemplate="%{text}",
             zmin=0,
             zmax=n,
@@ -102,7 +102,7 @@ def draw_figure(positions: Sequence[DrawPosition], *, title: str = "") -> go.Fig
             showscale=False,
             xgap=2,
             ygap=2,
-            hovertemplate="position %{x}: %{text} (%{customdata[0]}, label %{customdata[1]})<extra></extra>",
+            hovertemplate="position %{x}: %{text} (%{customdata[0]}%{customdata[1]})<extra></extra>",
         )
     )
     for fate in FATES:  # a legend: heatmaps have none of their own
@@ -214,16 +214,18 @@ def mlm_choice_text(asked: str, used: str, name: str, metadata: dict) -> str:
     return f"{why}This lesson runs on {name}" + (", as the sidebar says." if asked == used else ".") + fill
 
 
-def nothing_chosen_text(draw: MaskingDraw) -> str:
-    """Why nothing carries a loss: no ordinary token to choose, or none chosen at this rate."""
+def nothing_chosen_text(draw: MaskingDraw, labels: bool = True) -> str:
+    """Why nothing carries a loss: no ordinary token to choose, or none chosen at this rate (labels: saying
+    what every label is, once the loss question is answered)."""
     if draw.counts.eligible == 0:
         return (
             "This sentence has no ordinary token to choose: [CLS], [SEP], [PAD] (and here [UNK] and a typed "
             "[MASK]) are never eligible, so nothing is masked and there is nothing to learn from it."
         )
     return (
-        f"Nothing was chosen (rate {draw.rate:g} of {draw.counts.eligible} eligible tokens), so every label is "
-        "-100: this sentence would add no loss and teach the model nothing."
+        f"Nothing was chosen (rate {draw.rate:g} of {draw.counts.eligible} eligible tokens)"
+        + (", so every label is -100" if labels else "")
+        + ": this sentence would add no loss and teach the model nothing."
     )
 
 
@@ -244,12 +246,22 @@ def rule_text(draw: MaskingDraw) -> str:
     )
 
 
-def draw_alt(counts: MaskCounts) -> str:
+def draw_alt(counts: MaskCounts, labels: bool = True) -> str:
     return (
         f"Of {counts.eligible} eligible tokens in the sentence, {counts.chosen} were chosen: {counts.masked} "
-        f"became [MASK], {counts.random} a random token and {counts.kept} were kept; every other position is "
-        "labelled -100."
+        f"became [MASK], {counts.random} a random token and {counts.kept} were kept"
+        + ("; every other position is labelled -100." if labels else ".")
     )
+
+
+WHY_NOT_ALWAYS_MASK = (
+    "Why not always [MASK]? [MASK] never occurs when the model is later used on real text: a model that met "
+    "nothing else in training would be reading inputs unlike any it learnt from."
+)
+LABELS_HELD = (
+    "Which positions get a label, and which get -100, is the prediction in “The loss”: answer it there first, "
+    "and the labels appear here too."
+)
 
 
 def worked_count_text(worked: MaskCounts, rate: float) -> str:
@@ -261,10 +273,12 @@ def worked_count_text(worked: MaskCounts, rate: float) -> str:
     )
 
 
-def draw_chart(draw: MaskingDraw) -> Chart:
+def draw_chart(draw: MaskingDraw, labels: bool = True) -> Chart:
+    """The draw; without labels (before the loss prediction is answered) nothing says which positions are scored."""
     counts = draw.counts
     title = f"This draw: {counts.chosen} of {counts.eligible} eligible tokens chosen"
-    return Chart(draw_figure(draw.positions, title=title), draw_alt(counts), partial(draw_table, draw.positions))
+    figure = draw_figure(draw.positions, title=title, labels=labels)
+    return Chart(figure, draw_alt(counts, labels), partial(draw_table, draw.positions, labels))
 
 
 def split_chart(worked: MaskCounts, rate: float) -> Chart:
@@ -286,7 +300,7 @@ SHAPE_ROWS = {  # a SHAPE_STEPS code -> (the tensor's name, what it holds)
     "ids": ("token ids", "B sequences, T positions: the corrupted input"),
     "hidden": ("hidden states", "D numbers per position, built from both sides"),
     "logits": ("logits", "a score for each of V vocabulary words at every position"),
-    "chosen_logits": ("logits at chosen positions", "only the rows the loss reads: one per chosen position"),
+    "chosen_logits": ("logits at labelled positions", "only the rows the loss reads: one per label that is not -100"),
 }
 
 
@@ -298,6 +312,12 @@ def shape_table(steps: Sequence[tuple[str, tuple[int, ...]]]) -> pd.DataFrame:
             for code, shape in steps
         ]
     )
+
+
+SHAPES_HELD = (
+    "The last step, the logits the loss reads, waits for your prediction in “The loss”: which positions "
+    "it reads is the question there."
+)
 
 
 def shape_chain(steps: Sequence[tuple[str, tuple[int, ...]]]) -> str:
@@ -423,6 +443,11 @@ def fill_position_notice(asked: str, n_words: int, using: int) -> str:
     return f"`fill_position={asked}` is outside this sentence's 0–{n_words}; using {using}."
 
 
+LOSS_NARRATIVE = (
+    "Only chosen positions get a label (their original id); every other position is labelled **-100**, "
+    "the value PyTorch's cross-entropy skips. A chosen position that got a random word, or kept its own, "
+    "is scored like a [MASK]: any position might be scored, so every position's vector has to stay honest."
+)
 NO_LOSS_TEXT = (
     "No position carries a loss in this draw, so the mean is undefined: there are no positions to "
     "average (PyTorch returns nan here). Raise the rate or draw again."

@@ -372,3 +372,75 @@ def test_the_head_question_offers_the_answer_and_three_tempting_heads(any_mlm):
     assert choice.candidates[choice.answer] == k.most_important_head()
     assert choice.reasons[choice.answer] == "answer" and choice.reasons.count("answer") == 1
     assert min(choice.effects) == choice.effects[choice.answer]
+
+
+# ---- the predictions: margins, and answers that move with the sentence ----------------------------------
+
+ORDINARY = (
+    "the ferry was late because of [MASK] over the harbour",
+    "she put the milk in the [MASK] to keep it cold",
+    "he opened the door with a [MASK]",
+    "paris is the capital of [MASK]",
+    "the dog chased the [MASK] up the tree",
+    "i drink my coffee with milk and [MASK]",
+)
+
+
+def choices(model, tok, text):
+    cloze = core.prepare_cloze(tok, text)
+    k = core.knockouts(model, tok, cloze)
+    a = core.attention_maps(model, cloze)
+    return cloze, k, a, core.token_choice(k, a, cloze), core.head_choice(k, a, cloze.position)
+
+
+@pytest.mark.parametrize("text", [core.DEFAULT_SENTENCE, *ORDINARY[:3]])
+def test_the_token_question_offers_the_largest_drop_and_only_tokens_apart_from_it(any_mlm, text):
+    model, tok = any_mlm
+    cloze, k, attentions, choice, _ = choices(model, tok, text)
+    keep = core.scored_positions(cloze)
+    best = min(keep, key=lambda i: float(k.tokens[i]))
+    assert choice.candidates[choice.answer] == best and choice.candidates == sorted(set(choice.candidates))
+    assert 2 <= len(choice.candidates) <= core.N_OPTIONS and cloze.position not in choice.candidates
+    for i, change in zip(choice.candidates, choice.changes, strict=True):
+        assert change == pytest.approx(float(k.tokens[i]))
+        assert i == best or change >= float(k.tokens[best]) + core.KNOCKOUT_MARGIN  # no coin toss
+    assert choice.close == [i for i in keep if i != best and float(k.tokens[i]) < float(k.tokens[best]) + 0.3]
+    raw = attentions[-1, :, cloze.position].mean(0)  # as the "raw attention" explanation reads it
+    assert choice.attention == pytest.approx([float(raw[i]) for i in choice.candidates])
+    assert choice.reasons[choice.answer] == "answer" and choice.reasons.count("answer") == 1
+
+
+@pytest.mark.parametrize("text", [core.DEFAULT_SENTENCE, *ORDINARY[:3]])
+def test_the_head_question_offers_only_heads_apart_from_the_right_one(any_mlm, text):
+    model, tok = any_mlm
+    cloze, k, attentions, _, choice = choices(model, tok, text)
+    best = float(k.heads.min())
+    assert choice.candidates[choice.answer] == k.most_important_head()
+    for c, effect, (peak, at) in zip(choice.candidates, choice.effects, choice.peaks, strict=True):
+        assert effect == pytest.approx(float(k.heads[c]))
+        assert c == k.most_important_head() or effect >= best + core.KNOCKOUT_MARGIN
+        row = attentions[c[0], c[1], cloze.position]
+        assert peak == pytest.approx(float(row.max())) and at == int(row.argmax())
+    L, H = k.heads.shape
+    close = [(l, h) for l in range(L) for h in range(H) if (l, h) != k.most_important_head()]
+    assert choice.close == [c for c in close if float(k.heads[c]) < best + core.KNOCKOUT_MARGIN]
+
+
+def test_which_token_matters_most_depends_on_the_sentence(any_mlm):
+    """On ordinary sentences the token question is asked, and its right option is not the same word each time."""
+    model, tok = any_mlm
+    answers = []
+    for text in ORDINARY:
+        cloze, _, _, choice, _ = choices(model, tok, text)
+        assert choice.asked
+        answers.append(cloze.tokens[choice.candidates[choice.answer]])
+    assert len(set(answers)) >= 3, answers
+
+
+def test_explanations_within_the_margin_count_and_a_question_needs_one_outside():
+    scores = {"raw": 0.38, "rollout": 0.29, "norm": 0.36, "grad_input": -0.05, "integrated": 0.38}
+    assert core.best_methods(scores) == ["raw", "rollout", "norm", "integrated"] and core.explanation_asked(scores)
+    assert core.best_methods({**scores, "grad_input": 0.3}) == list(core.METHODS)
+    assert not core.explanation_asked({**scores, "grad_input": 0.3})  # all within 0.1: nothing to ask
+    assert core.best_methods(dict.fromkeys(core.METHODS, float("nan"))) == []
+    assert core.best_methods({**scores, "rollout": float("nan")}) == ["raw", "norm", "integrated"]

@@ -371,6 +371,17 @@ def test_draw_figure_colours_each_position_by_its_fate(tok):
     assert [t.name for t in chart.figure.data[1:]] == ["never eligible", "not chosen", "[MASK]", "random token", "kept"]
     assert chart.table.equals(figs.draw_table(draw.positions))
     assert chart.alt.startswith(f"Of {draw.counts.eligible} eligible tokens in the sentence, {draw.counts.chosen}")
+    assert [c[1] for c in cells.customdata[0]] == [f", label {p.label}" for p in draw.positions]
+
+
+def test_before_the_loss_question_the_draw_shows_no_label(tok):
+    """Which positions get a label is the loss question: the draw without labels names none, anywhere."""
+    draw = lesson.draw_masks(tok, _ids(tok), rate=0.5, exact=True, seed=7)
+    chart = figs.draw_chart(draw, labels=False)
+    assert "label" not in chart.table.columns and "-100" not in chart.alt
+    assert {c[1] for c in chart.figure.data[0].customdata[0]} == {""}
+    assert "label " not in chart.figure.to_json()  # no "label -100" in any hover text
+    assert chart.table.equals(figs.draw_table(draw.positions).drop(columns="label"))
 
 
 def test_split_table_is_the_worked_count():
@@ -386,7 +397,7 @@ def test_shape_table_names_every_tensor(tok, model):
     draw = lesson.draw_masks(tok, _ids(tok), rate=0.5, exact=True, seed=0)
     steps = lesson.mlm_forward(model, draw.result.inputs, draw.result.labels).shape_steps()
     table = figs.shape_table(steps)
-    assert table["tensor"].tolist() == ["token ids", "hidden states", "logits", "logits at chosen positions"]
+    assert table["tensor"].tolist() == ["token ids", "hidden states", "logits", "logits at labelled positions"]
     assert table["shape"].tolist() == [str(shape) for _, shape in steps]
     assert figs.shape_chain(steps) == " -> ".join(table["shape"])
 
@@ -563,3 +574,77 @@ def test_fill_mask_view_keeps_the_first_blanks_whole_distribution(tok, model):
     assert float(probs.double().sum()) == pytest.approx(1.0, abs=1e-4)
     empty = lesson.fill_mask_view(model, tok, "no blank here")
     assert empty.first_probabilities is None and empty.predictions == [] and empty.n_blanks == 0
+
+
+# ---- the loss question's facts, and where the loss is largest (the trained MLM) ----
+
+ORDINARY = (
+    "the ferry was late because of fog over the harbour",
+    "she put the milk in the fridge to keep it cold",
+    "he opened the door with a key and walked in",
+    "paris is the capital of france and a large city",
+    "my brother bought a new bike for his birthday",
+    "it rained all day so we stayed at home",
+)
+
+
+def test_what_the_loss_options_say_holds_on_a_draw_with_random_and_kept_words(tok):
+    """The LOSS options' feedback states these facts: [CLS] and [SEP] are never chosen and get -100; every
+    position not chosen gets -100; every chosen one, random and kept included, its original id; a kept word is
+    read as it is and scored all the same."""
+    draw = lesson.draw_masks(tok, _ids(tok), rate=1.0, exact=True, seed=0)
+    fates = {p.fate for p in draw.positions}
+    assert {"random", "kept", "masked"} <= fates
+    for p in draw.positions:
+        if p.token in ("[CLS]", "[SEP]"):
+            assert not p.chosen and p.label == IGNORE_INDEX
+        assert p.label == (p.original_id if p.chosen else IGNORE_INDEX)
+        if p.fate == "kept":
+            assert p.input_id == p.original_id and p.label == p.original_id
+    words = [p for p in lesson.draw_masks(tok, _ids(tok), rate=0.15, exact=True, seed=0).positions if p.reason is None]
+    assert any(not p.chosen and p.label == IGNORE_INDEX for p in words)  # an unchosen word is not scored
+
+
+def losses_by_hand(model, draw) -> dict[int, float]:
+    """Cross-entropy against the original word at every chosen position, from the model's own forward."""
+    with torch.inference_mode():
+        logits, _ = model(draw.result.inputs)
+    chosen = [p.position for p in draw.positions if p.chosen]
+    ce = F.cross_entropy(logits[0, chosen], draw.ids[0, chosen], reduction="none")
+    return dict(zip(chosen, ce.tolist(), strict=True))
+
+
+@pytest.mark.parametrize(("rate", "seed"), [(0.5, 7), (0.15, 1), (1.0, 0), (0.15, 0)])
+def test_the_largest_loss_is_the_models_and_wins_by_the_margin(tok, trained_mlm, rate, seed):
+    model = trained_mlm[0]
+    draw = lesson.draw_masks(tok, _ids(tok), rate=rate, exact=True, seed=seed)
+    choice = lesson.hardest_choice(draw, lesson.mlm_forward(model, draw.result.inputs, draw.result.labels))
+    by_hand = losses_by_hand(model, draw)
+    assert choice.n_chosen == len(by_hand) and len(choice.positions) == min(len(by_hand), lesson.MAX_LOSS_OPTIONS)
+    assert max(by_hand, key=by_hand.get) == choice.positions[choice.answer]  # the largest is always offered
+    np.testing.assert_allclose(choice.losses, [by_hand[t] for t in choice.positions], atol=2e-4)  # float32 sums
+    best = choice.losses[choice.answer]
+    for i, v in enumerate(choice.losses):
+        assert (i in choice.right) == (v >= best - lesson.LOSS_MARGIN)
+    assert choice.asked == (len(choice.positions) >= 2 and len(choice.right) < len(choice.positions))
+    assert choice.probability(choice.answer) == pytest.approx(math.exp(-best))
+
+
+def test_where_the_loss_is_largest_depends_on_the_sentence(tok, trained_mlm):
+    """On ordinary sentences, drawn as the page first draws them, the question is asked and its answer moves."""
+    model = trained_mlm[0]
+    answers = []
+    for text in ORDINARY:
+        draw = lesson.draw_masks(tok, _ids(tok, text), rate=0.15, exact=True, seed=0)
+        choice = lesson.hardest_choice(draw, lesson.mlm_forward(model, draw.result.inputs, draw.result.labels))
+        if choice.asked:
+            answers.append(draw.positions[choice.positions[choice.answer]].token)
+    assert len(answers) >= 4 and len(set(answers)) == len(answers), answers
+
+
+def test_nothing_or_one_chosen_asks_no_largest_loss(tok, trained_mlm):
+    model = trained_mlm[0]
+    for rate in (0.0, 0.08):
+        draw = lesson.draw_masks(tok, _ids(tok), rate=rate, exact=True, seed=0)
+        choice = lesson.hardest_choice(draw, lesson.mlm_forward(model, draw.result.inputs, draw.result.labels))
+        assert choice.n_chosen == draw.counts.chosen <= 1 and not choice.asked

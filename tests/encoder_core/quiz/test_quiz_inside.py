@@ -75,6 +75,46 @@ def check_knockout_factor(q):
     assert q.answer == pytest.approx(math.exp(float(knocked[answer] - logp[answer])), rel=1e-4)
 
 
+def head_zeroed(model, layer, head, ids, pos):
+    """log-softmax at the [MASK] with one head's slice of the context zeroed before W_O (a hook on the dense)."""
+    d = model.config.d_head
+
+    def zero_head(module, args):
+        context = args[0].clone()
+        context[..., head * d : (head + 1) * d] = 0.0
+        return (context,)
+
+    handle = model.bert.encoder.layer[layer].attention.output.dense.register_forward_pre_hook(zero_head)
+    try:
+        return log_probs(model, ids, pos)[0]
+    finally:
+        handle.remove()
+
+
+def check_knockout_importance(q):
+    """Every head (hooked) or every token (a key padding mask) knocked out in the model's own forward: the
+    answer is the one that lowers the answer's log-probability most."""
+    model, _, ids, pos = encoded(q.inputs["text"])
+    logp, _ = log_probs(model, ids, pos)
+    answer = int(logp.argmax())
+    knocked = {}
+    if q.inputs["part"] == "head":
+        for layer in range(model.config.n_layers):
+            for head in range(model.config.n_heads):
+                knocked[f"layer {layer}, head {head}"] = float(head_zeroed(model, layer, head, ids, pos)[answer])
+    else:
+        tokens = lab_mlm()[1].encode(q.inputs["text"]).tokens
+        for j in range(ids.shape[1]):
+            if j != pos:
+                hidden = torch.zeros_like(ids, dtype=torch.bool)
+                hidden[0, j] = True
+                knocked[f"token {j} ({tokens[j]})"] = float(
+                    log_probs(model, ids, pos, key_padding_mask=hidden)[0][answer]
+                )
+    assert q.answer == min(knocked, key=knocked.get)
+    assert all(c in knocked for c in q.choices)
+
+
 def check_completeness(q):
     gap = float(q.prompt.split("f(x) − f(baseline) = ")[1].split(",")[0])
     rest = sum(float(row[1]) for row in q.table[1])

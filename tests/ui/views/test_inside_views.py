@@ -55,6 +55,16 @@ def test_explanations_rows_are_scaled_by_their_own_largest_value(run):
     assert "weight" not in chart.figure.data[0].colorbar.title.text  # not an attention map: its own scale
 
 
+def test_before_the_token_question_the_explanations_show_no_knockout(run):
+    cloze, knock, expl, _ = run
+    full, held = views.explanations_chart(expl, knock, cloze), views.explanations_chart(expl, knock, cloze, truth=False)
+    z = np.asarray(held.figure.data[0].z, dtype=float)
+    np.testing.assert_allclose(z, np.asarray(full.figure.data[0].z, dtype=float)[1:])  # the same rows, truth left out
+    assert list(held.figure.data[0].y) == list(core.METHODS.values())
+    assert "knockout drop (truth)" not in held.table.columns and "costs the answer most" not in held.alt
+    assert held.alt in full.alt
+
+
 def test_agreement_chart_on_a_fixed_scale_with_undefined_shown_as_such():
     scores = {"raw": 0.5, "rollout": -0.25, "norm": math.nan, "grad_input": 0.1, "integrated": 0.75}
     chart = views.sentence_agreement_chart(scores)
