@@ -121,6 +121,14 @@ def _head_knockouts(run: Run):
     return cloze, knock, inside_core.head_choice(knock, attentions, cloze.position)
 
 
+def _inside_head_question(run: Run):
+    """The lesson's own question, asked only where one head stands apart by the lesson's margin."""
+    cloze, knock, choice = _head_knockouts(run)
+    if not choice.asked:
+        raise CannotAsk("On this sentence no head's knockout stands apart from the others': try another sentence.")
+    return inside_asked.most_important_head(choice, knock.answer, cloze.tokens)
+
+
 def _head_lead(run: Run) -> str:
     cloze, _, _ = _head_knockouts(run)
     return f"The model reads “{cloze.text}” and fills in the [MASK] (token {cloze.position}). "
@@ -181,7 +189,7 @@ PREDICTIONS = {
         LessonPrediction(
             "inside-head",
             "Looking inside: which head, knocked out, costs the answer most?",
-            lambda run: inside_asked.most_important_head(_head_knockouts(run)[2], _head_knockouts(run)[1].answer),
+            _inside_head_question,
             INSIDE_HEADS_STEP,
             lambda run: _head_knockouts(run)[2].answer,
             lambda run: [inside_figs.head_knockout_chart(_head_knockouts(run)[1])],
