@@ -113,7 +113,8 @@ asked_run = run if use_minilm or pre is None else minilm_run(text_a, text_b)
 asked_name = "all-MiniLM-L6-v2" if pre is not None else model_name
 asked_labels = labels if asked_run is run else label_heads(asked_run.attentions, asked_run.tokens)
 asked_context = fingerprint(asked_name, asked_run.tokens)
-prev_choice = core.previous_token_choice(asked_labels)
+# Only a trained model's heads were shaped by learning: on random weights there is nothing to predict.
+prev_choice = core.previous_token_choice(asked_labels) if pre or chosen_model.trained else None
 prev_q = None
 if prev_choice is not None:
     rivals = [head_label(asked_labels, *c) for c in prev_choice.candidates]
@@ -170,7 +171,7 @@ def render_concat() -> None:
 def render_grid() -> None:
     lesson.narrative(views.grid_intro(n_layers * n_heads, model_name))
     if prev_q is None:
-        st.info(f"No head of {asked_name} looks back clearly more than all others: nothing to predict about it.")
+        st.info(views.no_previous_note(asked_name, bool(pre) or chosen_model.trained))
     else:
         predict_then_see(prev_q, asked_context, answer=lambda: prev_choice.answer, reveal=lambda _: reveal_previous())
     if word_q is not None:

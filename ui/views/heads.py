@@ -576,6 +576,16 @@ def concat_text(n_tokens: int, n_heads: int, d_head: int, d_model: int) -> str:
     )
 
 
+def no_previous_note(model_name: str, trained: bool) -> str:
+    """Why "All heads at once" asks nothing about the previous token."""
+    if not trained:
+        return (
+            f"{model_name[:1].upper() + model_name[1:]} has random weights: which of its heads looks back is an "
+            "accident of initialisation, so there is nothing to predict about it here."
+        )
+    return f"No head of {model_name} looks back clearly more than the others on this input: nothing to predict here."
+
+
 def concat_check_text(mech: HeadMechanics) -> str:
     if not mech.agrees:
         return f"The recomputation differs from the block's output by {mech.max_abs_error:.1e}."
