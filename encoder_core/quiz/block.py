@@ -365,8 +365,9 @@ def block_ffn_per_token(r: random.Random, g: torch.Generator) -> Question:
     return choice_question(
         r,
         prompt=(
-            f"A post-norm block with d = {d} runs on {T} tokens, rows 0 to {T - 1}. The {sub} sublayer reads {reads}. "
-            f"Only row {j} of what it reads is changed, nothing else. Which rows of the {sub}'s output change?"
+            f"A post-norm block with d = {d} runs on {T} tokens, rows numbered from 0 to {T - 1}. The {sub} sublayer "
+            f"reads {reads}. Only row {j} of what it reads is changed, nothing else. Which rows of the {sub}'s output "
+            "change?"
         ),
         correct=statements[found],
         candidates=statements.values(),
