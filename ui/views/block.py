@@ -250,7 +250,7 @@ def ffn_token_chart(choice: FfnTokenChoice, tokens: Sequence[str], model_name: s
     )
     fig.update_layout(yaxis={"rangemode": "tozero"})
     alt = (
-        f"The FFN output's length per token in layer {choice.layer}: longest among the words for {best} "
+        f"{model_name}'s FFN output length per token in layer {choice.layer}: longest among the words for {best} "
         f"{tokens[best]} ({norms[best]:.2f}), {choice.lead:.1f} times the next word's; over all tokens from "
         f"{min(norms):.2f} to {max(norms):.2f}."
     )
