@@ -690,3 +690,16 @@ def test_the_evidence_is_on_the_page_once_every_prediction_is_answered(minilm):
         assert EVIDENCE_CHARTS[key] <= charts, key
         for said in strings:
             assert said in seen, (key, said)
+
+
+def test_the_trained_ffn_question_says_when_it_asks_about_another_layer():
+    tokens = ["[CLS]", "a", "b", "c", "[SEP]"]
+    asked = core.FfnTokenChoice(1, 0, (0,), (1, 2, 3), 1, (0.0, 1.0, 5.0, 2.0, 0.0), (1, 2, 3))
+    q = questions.ffn_token(asked, tokens, "a model", 1.2)
+    assert (
+        "(Layer 0 has no word whose FFN output is 20 % longer than every other's on your sentence, so this asks "
+        in (q.prompt)
+    )
+    first = core.FfnTokenChoice(0, 0, (), (1, 2, 3), 1, (0.0, 1.0, 5.0, 2.0, 0.0), (1, 2, 3))
+    assert "Layer 0 has no word" not in questions.ffn_token(first, tokens, "a model", 1.2).prompt
+    assert "20 % longer than every other word's" in fb.no_clear_ffn_note(1.2, 3)

@@ -3,6 +3,7 @@ links (slow); and its view's tables, figures and texts against the core results 
 
 import importlib.util
 import os
+from dataclasses import replace
 
 import apptest_helpers as helpers
 import numpy as np
@@ -16,6 +17,7 @@ from encoder_core.lessons.heads import (
     SameWordMass,
     SentenceSplits,
     Similarities,
+    TopKeyChoice,
     WordSplit,
     WordVectorCosines,
     head_mechanics,
@@ -752,3 +754,17 @@ def test_each_prediction_names_a_generator_of_its_idea(minilm):
         questions.top_key(top, run.tokens, "all-MiniLM-L6-v2"),
     ):
         assert_practised(q)
+
+
+def test_the_word_question_says_when_it_asks_about_another_head():
+    tokens = ["[CLS]", "a", "b", "c", "[SEP]"]
+    weights = (0.05, 0.05, 0.1, 0.7, 0.1)
+    other = TopKeyChoice(1, 1, 2, (0, 2, 3, 4), 2, weights, (0, 0))
+    q = questions.top_key(other, tokens, "a model")
+    assert "(Layer 0, head 0 gives no word of your sentence a favourite that leads by 0.20 of its weight, so this " in (
+        q.prompt
+    )
+    assert "layer 1, head 1: which token does “b” (position 2) put the most weight on?" in q.prompt
+    assert "gives no word" not in questions.top_key(replace(other, preferred=(1, 1)), tokens, "a model").prompt
+    left_out = questions.previous_token([], "a model", left_out=True)
+    assert "not offered: too close to call" in left_out.prompt
