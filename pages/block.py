@@ -173,7 +173,7 @@ def render_stage() -> None:
     st.latex(core.stage_formula(norm, step, shape=not ffn_held))
     if not ffn_held:
         code = core.stage_code(step, norm)
-        st.caption(f"The code of this stage: {code.qualname} in {code.path}, line {code.first_line} (read from it):")
+        st.caption(f"The code of this stage: {code.qualname} in {code.path}, line {code.first_line} (as it runs):")
         st.code(code.source, language="python")
     profile = fb.stage_profile_chart(walk.stages, core.mean_norm_per_stage(walk), i)
     if norm_held or ffn_held:

@@ -331,21 +331,24 @@ def top_key_choice(
     second largest by `margin` is asked. Its options: that key, the runner-up, the next token, [CLS] and the word
     itself (then the other keys by weight), the first n that differ. None when no head and word qualify."""
     n_layers, n_heads, T, _ = attentions.shape
-    words = [i for i, t in enumerate(tokens) if t not in SPECIALS and t != "[UNK]"]
+    is_word = torch.tensor([t not in SPECIALS and t != "[UNK]" for t in tokens])
     order = [preferred] if preferred[0] < n_layers and preferred[1] < n_heads else []
     order += [(layer, head) for layer in range(n_layers) for head in range(n_heads) if (layer, head) != preferred]
+    best2 = torch.topk(attentions.float(), 2, dim=-1)  # every row's two largest weights at once
     for layer, head in (h for h in order if h not in skip):
-        for q in words:
-            row = attentions[layer, head, q]
-            ranked = [int(i) for i in torch.argsort(row, descending=True, stable=True)]
-            top, second = ranked[:2]
-            if top == q or top not in words or float(row[top] - row[second]) < margin:
-                continue
-            extra = [second, q + 1 if q + 1 < T else None, 0 if tokens[0] == "[CLS]" else None, q, *ranked[2:]]
-            picks = list(dict.fromkeys([top] + [i for i in extra if i is not None]))[:n]
-            positions = tuple(sorted(picks))
-            weights = tuple(float(w) for w in row)
-            return TopKeyChoice(layer, head, q, positions, positions.index(top), weights, preferred, margin)
+        values, keys = best2.values[layer, head], best2.indices[layer, head]  # (T, 2) each
+        top = keys[:, 0]
+        asked = is_word & is_word[top] & (top != torch.arange(T)) & (values[:, 0] - values[:, 1] >= margin)
+        if not bool(asked.any()):
+            continue
+        q = int(asked.nonzero()[0])  # the first such word in reading order
+        row = attentions[layer, head, q]
+        ranked = [int(i) for i in torch.argsort(row, descending=True, stable=True)]
+        extra = [ranked[1], q + 1 if q + 1 < T else None, 0 if tokens[0] == "[CLS]" else None, q, *ranked[2:]]
+        picks = list(dict.fromkeys([ranked[0]] + [i for i in extra if i is not None]))[:n]
+        positions = tuple(sorted(picks))
+        weights = tuple(float(w) for w in row)
+        return TopKeyChoice(layer, head, q, positions, positions.index(ranked[0]), weights, preferred, margin)
     return None
 
 
