@@ -18,19 +18,14 @@ from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, narrative
 from ui.frame.state import ensure_valid, value
-from ui.models import small_model, word_tokenizer
+from ui.models import minilm, small_model, trained_mlm, word_tokenizer
 from ui.questions import block as questions
 from ui.views import block as fb
 
 CONFIG = preset("small")
 DEFAULT_SENTENCE = "the cat sat on the mat"
 N_POSITIONS_SHOWN = 64
-INIT_LABELS = {
-    "bert": f"BERT's std {core.BERT_INIT_STD}",
-    "width": f"scaled to BERT-base's width (std {core.width_matched_std(CONFIG.d_model):.3f})",
-}
-NORM_LABELS = {"post": "post-norm (BERT)", "pre": "pre-norm"}
-STAGE_LABELS = fb.STAGE_LABELS
+INIT_LABELS = fb.init_labels(CONFIG.d_model)
 
 P = LessonParams(
     "block",
@@ -54,6 +49,16 @@ def param_counts(name: str) -> core.BlockParams:
     return core.block_params(preset(name))
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def trained_ffn(text: str) -> core.FfnNorms | None:
+    """The FFN output lengths of a trained encoder on the sentence: MiniLM, else the lab's MLM, else None."""
+    pre, _ = minilm()
+    if pre is not None:
+        return core.ffn_norms_of(pre.model, pre.tokenizer, text, "all-MiniLM-L6-v2")
+    mlm, _ = trained_mlm()
+    return None if mlm is None else core.ffn_norms_of(mlm.model.bert, mlm.tokenizer, text, mlm.name)
+
+
 # ---- controls ---------------------------------------------------------------------------
 
 lesson.start("block", P)
@@ -69,27 +74,27 @@ top = st.columns([4, 1.3, 1.3])
 top[0].text_input("Sentence", key=P.block_sentence.key, help="Type any sentence and press Enter.")
 top[1].slider("Layer", min_value=int(P.block_layer.lo), max_value=int(P.block_layer.hi), key=P.block_layer.key)
 top[2].radio(
-    "LayerNorm placement", P.block_norm.options, key=P.block_norm.key, horizontal=True, format_func=NORM_LABELS.get
+    "LayerNorm placement", P.block_norm.options, key=P.block_norm.key, horizontal=True, format_func=fb.NORM_LABELS.get
 )
 
 norm = value(P.block_norm)
 stages = core.stages_for(norm)
-row = st.columns([4, 1.3, 2.4])
-row[0].select_slider(
+controls = st.columns([4, 1.3, 2.4])
+controls[0].select_slider(
     "Step through the block",
     options=stages,
     key=P.block_step.key,
-    format_func=lambda s: f"{stages.index(s)}. {STAGE_LABELS[s]}",
+    format_func=lambda s: f"{stages.index(s)}. {fb.STAGE_LABELS[s]}",
     help="The stages in the order this block computes them.",
 )
-row[1].slider(
+controls[1].slider(
     "Deep-stack depth",
     min_value=int(P.block_depth.lo),
     max_value=int(P.block_depth.hi),
     key=P.block_depth.key,
     help="Blocks in the post-norm vs pre-norm comparison.",
 )
-row[2].radio("Deep-stack initial weights", core.INIT_CHOICES, key=P.block_init.key, format_func=INIT_LABELS.get)
+controls[2].radio("Deep-stack initial weights", core.INIT_CHOICES, key=P.block_init.key, format_func=INIT_LABELS.get)
 
 # ---- compute ----------------------------------------------------------------------------
 
@@ -105,6 +110,19 @@ report_encoding(enc, model.config.max_positions)
 tokens = enc.tokens
 walk = core.walk_block(model, enc.ids, enc.segments, layer)
 d, d_ff = walk.d_model, walk.d_ff
+# The predictions asked on this input. A later section holds back what would answer one not yet committed (or
+# skipped) on this sentence: a student can open the next tab first.
+row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, core.first_word_position(len(tokens)))
+norm_question = questions.layernorm_std(
+    tokens[row.position], row.position, row.std_before, row.std_after, core.norm_std_traps(row, d)
+)
+norm_context, shape_context = fingerprint(seed, enc.ids), fingerprint(seed, enc.ids, layer, norm)
+shape_question = questions.ffn_shape(len(tokens), d, d_ff)
+norm_open, shape_open = not revealed(norm_question, norm_context), not revealed(shape_question, shape_context)
+
+
+def wait(section: str | None, what: str) -> None:
+    st.info(fb.wait_note(section, what), icon=":material/lock:")
 
 
 # ---- sections -----------------------------------------------------------------------------
@@ -112,25 +130,17 @@ d, d_ff = walk.d_model, walk.d_ff
 
 def render_input() -> None:
     parts = walk.embeddings
-    narrative(
-        f"The model never sees words, only ids. Each of the {len(tokens)} tokens picks a row of three tables "
-        f"of width d = {d}: its word's row, its position's row and its segment's row (sentence A = 0, B = 1). "
-        "The three are added, then one LayerNorm rescales each token's vector. "
-        "Colours: red negative, blue positive, white 0."
-    )
+    narrative(fb.input_intro(len(tokens), d))
     charts = fb.embedding_charts(parts, tokens, core.summarize_parts(parts), core.token_stats(parts.normed))
     keys = ("emb_token", "emb_position", "emb_segment")
     show_chart_row([charts[key] for key in keys], keys)
-    row = core.norm_row(parts.summed, parts.normed, core.first_word_position(len(tokens)))
-    question = questions.layernorm_std(tokens[row.position], row.position, row.std_before)
-    context = fingerprint(seed, enc.ids)
-    if not revealed(question, context):  # the worked half: the sum the LayerNorm reads
+    if norm_open:  # the worked half: the sum the LayerNorm reads
         show_chart(charts["emb_sum"], "emb_sum")
-    predict_then_see(question, context, answer=lambda: row.std_after, reveal=lambda _: reveal_norm(charts, row))
+    predict_then_see(norm_question, norm_context, answer=lambda: row.std_after, reveal=lambda _: reveal_norm(charts))
     show_code(Embeddings.parts)
 
 
-def reveal_norm(charts, row: core.NormRow) -> None:
+def reveal_norm(charts) -> None:
     show_chart_row([charts["emb_sum"], charts["emb_norm"]], ("emb_sum", "emb_norm"))
     affine = core.norm_affine(model.embeddings.LayerNorm)
     narrative(fb.norm_row_note(row, affine, tokens[row.position], walk.sqrt_d))
@@ -139,12 +149,7 @@ def reveal_norm(charts, row: core.NormRow) -> None:
 def render_positions() -> None:
     pos = core.position_tables(model, N_POSITIONS_SHOWN)
     cap = core.length_cap(model, tokenizer, sentence)
-    narrative(
-        "Attention on its own ignores order: shuffle the tokens and each one gets the same mix. The position "
-        "row is what tells *cat at 2* from *cat at 5*. BERT learns its position table; the original Transformer "
-        "used a fixed table of sine and cosine waves, one frequency per pair of features, fast on the left, slow "
-        "on the right."
-    )
+    narrative(fb.POSITIONS_INTRO)
     show_chart_row((fb.sinusoid_chart(pos), fb.sinusoid_similarity_chart(pos)), ("pos_sinusoid", "pos_similarity"))
     if pos.learned_similarity is not None:
         show_chart(fb.learned_similarity_chart(pos), "pos_learned_similarity")
@@ -155,59 +160,79 @@ def render_positions() -> None:
     c3.metric("Cut from the end", cap.truncated)
     st.markdown("Handed to the encoder uncut, the same input is refused before any computation, with this message:")
     st.code(cap.refusal, language=None)
-    narrative(
-        "The sine formula itself has no last row, so a sinusoidal model could in principle be given more "
-        "positions; a learned table cannot, and this encoder refuses any input longer than its table either way."
-    )
+    narrative(fb.POSITIONS_CAP)
     show_code(sinusoidal_table, core.length_cap)
 
 
 def render_stage() -> None:
     stats, size = walk.stats[step], core.summarize(walk.trace[step])
     i = walk.stages.index(step)
-    code = core.stage_code(step, norm)
-    st.markdown(f"**Stage {i} (of 0–{len(walk.stages) - 1}): {STAGE_LABELS[step]}** — layer {layer}, {norm}-norm")
-    st.latex(core.STAGE_FORMULAS[norm][step])
-    st.caption(
-        f"The code of this stage: {code.qualname} in {code.path}, line {code.first_line} (read from the running code):"
-    )
-    st.code(code.source, language="python")
-    narrative(fb.stage_note(walk, step))
-    show_chart(fb.stage_chart(walk, step, tokens, size), "stage_tensor")
+    norm_held = norm_open and step in core.normalised_stages(norm, layer)
+    ffn_held = shape_open and step in core.FFN_STAGES
+    st.markdown(f"**Stage {i} (of 0–{len(walk.stages) - 1}): {fb.STAGE_LABELS[step]}** — layer {layer}, {norm}-norm")
+    st.latex(core.stage_formula(norm, step, shape=not ffn_held))
+    if not ffn_held:
+        code = core.stage_code(step, norm)
+        st.caption(f"The code of this stage: {code.qualname} in {code.path}, line {code.first_line} (as it runs):")
+        st.code(code.source, language="python")
     profile = fb.stage_profile_chart(walk.stages, core.mean_norm_per_stage(walk), i)
-    show_chart_row((fb.stage_stats_chart(stats, tokens), profile), ("stage_stats", "stage_profile"))
+    if norm_held or ffn_held:
+        wait(None if ffn_held else "Input", fb.HELD_FFN if ffn_held else fb.HELD_NORM)
+    else:
+        narrative(fb.stage_note(walk, step))
+        show_chart(fb.stage_chart(walk, step, tokens, size), "stage_tensor")
+    if norm_held:
+        show_chart(profile, "stage_profile")
+    else:
+        show_chart_row((fb.stage_stats_chart(stats, tokens), profile), ("stage_stats", "stage_profile"))
     hidden = walk.trace["ffn_hidden"]
     predict_then_see(
-        questions.ffn_shape(len(tokens), d, d_ff),
-        fingerprint(seed, enc.ids, layer, norm),
+        shape_question,
+        shape_context,
         answer=lambda: core.shape_choice(hidden.shape, len(tokens), d, d_ff),
         reveal=lambda _: reveal_ffn_shape(hidden),
     )
-    show_code(EncoderBlock)
 
 
 def reveal_ffn_shape(hidden) -> None:
-    rows, cols = hidden.shape
-    narrative(
-        f"u is {rows} × {cols}: one row per token, and {cols} = 4 × {d} units, because W₁ is {d} × {cols}. Each "
-        f"token is widened on its own, then W₂ ({cols} × {d}) brings it back to d = {d} for the residual sum."
-    )
+    narrative(fb.ffn_shape_note(*hidden.shape, d))
     show_chart(fb.stage_chart(walk, "ffn_hidden", tokens, core.summarize(hidden)), "stage_ffn_hidden")
+    show_code(EncoderBlock)
+
+
+def render_trained() -> None:
+    trained = trained_ffn(sentence)
+    if trained is None:
+        st.info("This step needs a trained model: all-MiniLM-L6-v2 or the lab's trained MLM. Neither loaded.")
+        return
+    narrative(fb.trained_intro(trained.model_name))
+    choice = core.ffn_token_choice(trained.norms, trained.tokens)
+    if choice is None:
+        st.info(fb.no_clear_ffn_note(core.FFN_TOKEN_MARGIN, core.FFN_TOKEN_MIN_WORDS))
+        return
+    predict_then_see(
+        questions.ffn_token(choice, list(trained.tokens), trained.model_name, core.FFN_TOKEN_MARGIN),
+        fingerprint(trained.model_name, trained.tokens),
+        answer=lambda: choice.answer,
+        reveal=lambda _: reveal_trained(choice, trained),
+    )
+
+
+def reveal_trained(choice: core.FfnTokenChoice, trained: core.FfnNorms) -> None:
+    st.markdown(fb.ffn_token_text(choice, trained.tokens, trained.model_name))
+    show_chart(fb.ffn_token_chart(choice, trained.tokens, trained.model_name), "ffn_token_norms")
+    show_code(core.ffn_output_norms, core.ffn_token_choice)
 
 
 def render_activations() -> None:
-    units = core.active_units(walk.trace["ffn_hidden"])
     curves = core.activation_curves()
-    narrative(
-        "BERT's FFN uses GELU, u·Φ(u) with Φ the standard normal CDF; the original Transformer used ReLU. Both are "
-        "positive exactly where u > 0, so they leave the same units *active*. The difference is the negative side: "
-        "ReLU outputs exactly 0 there (and passes no gradient back), GELU a small negative value."
-    )
+    narrative(fb.ACTIVATIONS_INTRO)
     show_chart(fb.activation_chart(curves), "activations")
-    st.markdown(
-        f"On this sentence, layer {layer}'s FFN has {units.total:,} pre-activations "
-        f"({len(tokens)} tokens × {d_ff} units):"
-    )
+    if shape_open:
+        wait("Inside the block", fb.HELD_WIDTH)
+        return
+    units = core.active_units(walk.trace["ffn_hidden"])
+    st.markdown(fb.active_units_lead(layer, units.total, len(tokens), d_ff))
     lesson.show_metrics(fb.active_units_metrics(units))
     st.caption(f"GELU's most negative output on this input: {units.gelu_min:.4f}.")
     show_table(fb.active_units_table(units, tokens), hide_index=True)
@@ -222,8 +247,12 @@ def render_norms() -> None:
     init = value(P.block_init)
     study = deep_stack(tuple(enc.ids), tuple(enc.segments), depth, seed, core.init_std_for(init, CONFIG.d_model))
     narrative(fb.deep_stack_setup(study))
+    if not core.growth_clear(study):  # no coin toss: neither answer would be clearly right
+        st.info(fb.GROWTH_TOO_CLOSE)
+        reveal_deep_stack(study, init)
+        return
     predict_then_see(
-        questions.DEEP_GROWTH,
+        questions.deep_growth(study),
         fingerprint(seed, enc.ids, depth, init),
         answer=lambda: core.GROWTH_OUTCOMES.index(core.growth_outcome(study)),
         reveal=lambda _: reveal_deep_stack(study, init),
@@ -244,10 +273,7 @@ def render_equivalence() -> None:
     check = core.check_against_pytorch(model.encoder.layer[layer], walk.trace["input"])
     diff, tolerance = check.max_abs_diff, fb.short_sci(check.tolerance)
     flag = "norm_first=False" if norm == "post" else "norm_first=True"
-    narrative(
-        "An independent check: PyTorch's own nn.TransformerEncoderLayer, given a copy of this block's weights "
-        f'(W_Q, W_K, W_V stacked into its in_proj), activation="gelu", {flag}, dropout 0, run on the same input.'
-    )
+    narrative(fb.equivalence_intro(flag))
     st.metric(f"Largest |ours − PyTorch's| over layer {layer}'s output", f"{diff:.2e}")
     if check.agrees:
         st.success(f"The two agree to {diff:.2e}, within float32 rounding (tolerance {tolerance}).")
@@ -257,15 +283,12 @@ def render_equivalence() -> None:
 
 
 def render_params() -> None:
-    counts = {name: param_counts(name) for name in ("small", "bert-base")}
+    counts = {name: param_counts(name) for name in (("bert-base",) if shape_open else ("small", "bert-base"))}
     localized = dict.fromkeys(fb.PARAM_COUNT_COLUMNS, st.column_config.NumberColumn(format="localized"))
     show_table(fb.param_table(counts), hide_index=True, column_config=localized)
-    small, base = counts["small"], counts["bert-base"]
-    narrative(
-        f"The FFN holds about two thirds of a block: {base.ffn_share:.0%} for BERT-base, whose block has "
-        f"{base.total:,} parameters ({base.stack_total:,} for its {base.n_layers} layers, before embeddings). This "
-        f"lesson's block has {small.total:,}. Every number above is counted from a block built with that config."
-    )
+    if shape_open:  # this lesson's block counted part by part gives its FFN's width away
+        wait("Inside the block", "this lesson's own block joins the table then")
+    narrative(fb.param_note(counts))
     show_code(core.block_params)
 
 
@@ -287,6 +310,12 @@ sections = [
         "Every intermediate tensor of one layer, with its formula and the function that computed it.",
         render_stage,
         tab="Inside the block",
+    ),
+    Section(
+        "A trained FFN, token by token",
+        "Trained weights: the FFN adds a vector to each token on its own. Which token gets the longest?",
+        render_trained,
+        tab="Trained FFN",
     ),
     Section(
         "GELU next to ReLU",

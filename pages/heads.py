@@ -13,7 +13,7 @@ from ui.frame.code import show_code
 from ui.frame.inputs import narrow_layer_head, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param
-from ui.frame.predict import fingerprint, predict_then_see
+from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.state import MODEL, value
 from ui.models import lesson_model, minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model
@@ -107,20 +107,34 @@ def small_layer_head() -> tuple[int, int]:  # the nearest the small model of the
 
 
 mechanics = cache(lambda layer, head: core.head_mechanics(small, enc_small, layer, head))
+# "All heads at once" asks about a trained model's heads: MiniLM's, or the sidebar's model's when MiniLM cannot
+# load. A later section holds back what would answer a prediction not yet committed (or skipped) on this sentence.
+asked_run = run if use_minilm or pre is None else minilm_run(text_a, text_b)
+asked_name = "all-MiniLM-L6-v2" if pre is not None else model_name
+asked_labels = labels if asked_run is run else label_heads(asked_run.attentions, asked_run.tokens)
+asked_context = fingerprint(asked_name, asked_run.tokens)
+# Only a trained model's heads were shaped by learning: on random weights there is nothing to predict.
+prev_choice = core.previous_token_choice(asked_labels) if pre or chosen_model.trained else None
+prev_q = None
+if prev_choice is not None:
+    rivals = [head_label(asked_labels, *c) for c in prev_choice.candidates]
+    prev_q = questions.previous_token(rivals, asked_name, left_out=bool(prev_choice.too_close))
+skip = core.positional_heads(asked_labels)  # their label would answer the word question
+word_choice = core.top_key_choice(asked_run.attentions, asked_run.tokens, skip=skip) if pre else None
+word_q = questions.top_key(word_choice, asked_run.tokens, asked_name) if word_choice else None
+prev_open = prev_q is not None and not revealed(prev_q, asked_context)
+word_open = word_q is not None and not revealed(word_q, asked_context)
+
+
+def wait(section: str | None, what: str) -> None:
+    st.info(views.wait_note(section, what), icon=":material/lock:")
 
 
 # ---- sections ----
 def render_split() -> None:
     (layer, head), (small_layer, small_head) = layer_head(), small_layer_head()
     mech = mechanics(small_layer, small_head)
-    lesson.narrative(
-        f"{mechanics_name[:1].upper() + mechanics_name[1:]} has d = {cfg.d_model} and {cfg.n_heads} heads, "
-        "so each head works in "
-        f"d/h = {cfg.d_model} / {cfg.n_heads} = {cfg.d_head} dimensions. There is no separate matrix per head: "
-        f"the block computes Q = xW_Q (all {cfg.d_model} columns at once) and head h simply takes columns "
-        f"h·{cfg.d_head} to (h+1)·{cfg.d_head}. The same for K and V. Each head then runs its own "
-        "softmax(QKᵀ/√d_head) over the tokens, so each gets its own attention map."
-    )
+    lesson.narrative(views.split_text(mechanics_name, cfg.d_model, cfg.n_heads, cfg.d_head))
     if (small_layer, small_head) != (layer, head):
         st.caption(
             f"The small model has {cfg.n_layers} layers and {cfg.n_heads} heads, "
@@ -129,7 +143,7 @@ def render_split() -> None:
     slices = views.slice_charts(mech)
     show_chart_row(slices.values(), [f"heads_{name.lower()}" for name in slices])
     predict_then_see(
-        questions.weight_count(cfg.n_heads, mechanics_name),
+        questions.weight_count(cfg.n_heads, mechanics_name, mech.weight_count_traps(cfg.n_layers), mech.n_weights),
         fingerprint(mechanics_name, enc_small.ids),
         answer=lambda: mech.n_weights,
         reveal=lambda _: reveal_weight_count(mech),
@@ -145,59 +159,29 @@ def reveal_weight_count(mech: core.HeadMechanics) -> None:
 
 def render_concat() -> None:
     mech = mechanics(*small_layer_head())
-    lesson.narrative(
-        f"Each of the {cfg.n_heads} heads returns weights @ V, a [{len(enc_small)} × {cfg.d_head}] matrix. "
-        f"Laid side by side they form a [{len(enc_small)} × {cfg.d_model}] concatenation, back to the model's "
-        f"width. The output projection W_O [{cfg.d_model} × {cfg.d_model}] then mixes the heads: every output "
-        "feature reads from every head's block of columns (dashed lines). This is the attention "
-        "sublayer's output, before the residual and LayerNorm."
-    )
+    lesson.narrative(views.concat_text(len(enc_small), cfg.n_heads, cfg.d_head, cfg.d_model))
     show_chart(views.concatenation_chart(mech), "heads_concat")
     show_chart(views.w_o_chart(mech), "heads_w_o")
-    st.metric(
-        "max |concat · W_Oᵀ + b − the block's attention output|",
-        f"{mech.max_abs_error:.1e}",
-        help="Recomputed here from the weight matrices, compared with what the block itself produced.",
-    )
-    (st.success if mech.agrees else st.error)(
-        "Recomputing every head from the weight matrices, concatenating and applying W_O gives the block's own "
-        f"attention output: the largest difference is {mech.max_abs_error:.1e} (at most float32 rounding). "
-        "The heads really are just slices of one computation."
-        if mech.agrees
-        else f"The recomputation differs from the block's output by {mech.max_abs_error:.1e}."
-    )
+    check_help = "Recomputed here from the weight matrices, compared with what the block itself produced."
+    st.metric("max |concat · W_Oᵀ + b − the block's attention output|", f"{mech.max_abs_error:.1e}", help=check_help)
+    (st.success if mech.agrees else st.error)(views.concat_check_text(mech))
     show_code(core.head_mechanics)
 
 
 def render_grid() -> None:
-    n, m = min(T, GRID_MAX_TOKENS), min(T, MAP_MAX_TOKENS)
-    lesson.narrative(
-        f"All {n_layers * n_heads} heads of {model_name} on your sentence, one small map each: rows are layers, "
-        "columns heads; inside each map, rows are queries and columns keys, as in the large map below. "
-        "Above each map: the pattern that describes it best and how much weight goes there (next step; in "
-        "lecture mode, point at a map to see them). The outlined map is the chosen layer and head."
-    )
-    choice = core.previous_token_choice(labels)
-    predict_then_see(
-        questions.previous_token([head_label(labels, *c) for c in choice.candidates]),
-        fingerprint(model_name, run.tokens),
-        answer=lambda: choice.answer,
-        reveal=lambda _: reveal_grid(choice, n, m),
-    )
-
-
-def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
+    lesson.narrative(views.grid_intro(n_layers * n_heads, model_name))
+    if prev_q is None:
+        st.info(views.no_previous_note(asked_name, bool(pre) or chosen_model.trained))
+    else:
+        predict_then_see(prev_q, asked_context, answer=lambda: prev_choice.answer, reveal=lambda _: reveal_previous())
+    if word_q is not None:
+        predict_then_see(word_q, asked_context, answer=lambda: word_choice.answer, reveal=lambda _: reveal_top_key())
+    if prev_open or word_open:
+        wait(None, "the maps of every head show where each one looks")
+        return
     layer, head = layer_head()
     chosen_label = head_label(labels, layer, head)
-    st.markdown(views.previous_token_text(choice, n_layers * n_heads, DEFAULT_THRESHOLD))
-    best = choice.candidates[choice.answer]
-    if best != (layer, head):
-        st.button(
-            f"Show layer {best[0]}, head {best[1]} in the large map",
-            key="heads_show_previous",
-            on_click=lesson.set_page_controls,
-            args=({P.heads_layer.key: best[0], P.heads_head.key: best[1]},),
-        )
+    n, m = min(T, GRID_MAX_TOKENS), min(T, MAP_MAX_TOKENS)
     if n < T:
         st.info(f"The thumbnails show the first {n} of {T} tokens; the labels use all of them.")
     captions = not lesson.lecture_mode()  # lecture type is too large for a caption over every thumbnail
@@ -209,20 +193,45 @@ def reveal_grid(choice: core.HeadChoice, n: int, m: int) -> None:
     show_chart(large, "heads_chosen")
 
 
+def reveal_previous() -> None:
+    best, tokens = prev_choice.candidates[prev_choice.answer], asked_run.tokens
+    st.markdown(views.previous_token_text(prev_choice, len(asked_labels), DEFAULT_THRESHOLD, asked_name))
+    if asked_run is run and best != layer_head():
+        st.button(
+            f"Show layer {best[0]}, head {best[1]} in the large map",
+            key="heads_show_previous",
+            on_click=lesson.set_page_controls,
+            args=({P.heads_layer.key: best[0], P.heads_head.key: best[1]},),
+        )
+    m = min(len(tokens), MAP_MAX_TOKENS)
+    winner = views.head_map_chart(
+        asked_run.attentions[best[0], best[1], :m, :m],
+        tokens[:m],
+        head_label(asked_labels, *best),
+        len(tokens),
+        asked_name,
+    )
+    show_chart(winner, "heads_previous_map")
+
+
+def reveal_top_key() -> None:
+    st.markdown(views.top_key_text(word_choice, asked_run.tokens, asked_name))
+    show_chart(views.top_key_chart(word_choice, asked_run.tokens, asked_name), "heads_top_key")
+
+
 def render_labels() -> None:
     layer, head = layer_head()
     chosen_label = head_label(labels, layer, head)
     averages, sinks = layer_averages(run.attentions, run.tokens), core.sink_summary(labels)
-    lesson.narrative(
-        "Each head gets a name from its own weights: for every pattern we average, over the query rows, the weight "
-        "it puts on the previous token, the next token, [CLS], [SEP], or itself. The largest of the five names the "
-        f"head if it reaches {DEFAULT_THRESHOLD:.2f}; otherwise the head is *broad*. The mass is that largest average."
-    )
-    m1, m2 = st.columns(2)
-    m1.metric(f"Layer {layer}, head {head}: pattern", chosen_label.pattern)
-    m2.metric("mass behind the label", f"{chosen_label.mass:.2f}")
-    show_table(views.labels_table(labels), hide_index=True, height=300)
-    show_chart(views.averages_chart(averages, model_name), "heads_layer_averages")
+    lesson.narrative(views.labels_intro(DEFAULT_THRESHOLD))
+    if prev_open and asked_run is run:  # these names say which head looks back
+        wait("All heads at once", "this step names every head of the same model by its pattern")
+    else:
+        m1, m2 = st.columns(2)
+        m1.metric(f"Layer {layer}, head {head}: pattern", chosen_label.pattern)
+        m2.metric("mass behind the label", f"{chosen_label.mass:.2f}")
+        show_table(views.labels_table(labels), hide_index=True, height=300)
+        show_chart(views.averages_chart(averages, model_name), "heads_layer_averages")
     st.markdown(views.sinks_text(sinks))
     lesson.narrative(views.sinks_reading(sinks, chosen_model.choice, chosen_model.trained))
     show_code(label_heads)
@@ -236,18 +245,14 @@ def render_pieces() -> None:
             f"To add it: `{INSTALL_HINT}`"
         )
         return
-    lesson.narrative(
-        "A WordPiece tokenizer has 30,522 entries. A word it does not hold whole is cut into known pieces; "
-        "pieces after the first start with ##. Characters it has no piece for become [UNK]."
-    )
+    lesson.narrative(views.PIECES_INTRO)
     splits = core.sentence_splits(pre.tokenizer, [("A", text_a), ("B", text_b)])
     a, b, c = st.columns(3)
     a.metric("words", splits.n_words)
     b.metric("word pieces", splits.n_pieces)
     c.metric("words split into pieces", splits.n_split_words)
     show_table(views.fragmentation_table(splits), hide_index=True)
-    mini_run = run if use_minilm else minilm_run(text_a, text_b)
-    same = core.same_word_mass(mini_run.attentions, mini_run.tokens)
+    same = core.same_word_mass(asked_run.attentions, asked_run.tokens)
     if same is None:
         st.info("No word of your sentence was split. Try a rare or long word, such as “unbelievably”.")
         st.button(
@@ -258,11 +263,14 @@ def render_pieces() -> None:
             help=f"Sets the sentence to “{PIECES_EXAMPLE}”.",
         )
         return
-    mini_labels = labels if use_minilm else label_heads(mini_run.attentions, mini_run.tokens)
-    st.markdown(views.same_word_text(same, layer, head, head_label(mini_labels, *same.best_head).pattern))
+    pattern = "" if prev_open else head_label(asked_labels, *same.best_head).pattern  # it may name the answer
+    st.markdown(views.same_word_text(same, layer, head, pattern))
     show_chart(views.same_word_chart(same), "heads_same_word")
-    m = min(len(mini_run.tokens), MAP_MAX_TOKENS)
-    weights, tokens = mini_run.attentions[layer, head, :m, :m], mini_run.tokens[:m]
+    if prev_open or word_open:  # one head's map of the model asked about in "All heads at once"
+        wait("All heads at once", "this map shows where a head of the same model looks")
+        return
+    m = min(len(asked_run.tokens), MAP_MAX_TOKENS)
+    weights, tokens = asked_run.attentions[layer, head, :m, :m], asked_run.tokens[:m]
     pieces = views.pieces_map_chart(weights, tokens, core.piece_spans(tokens), same, layer, head)
     show_chart(pieces, "heads_pieces_map")
     show_code(core.same_word_mass)
@@ -279,32 +287,19 @@ def render_vectors() -> None:
     if len(lines) < 2:
         st.info("Give at least two sentences, one per line; showing the example sentences instead.")
         lines = list(core.SENTENCE_EXAMPLES)
-    lesson.narrative(
-        "One vector for a whole sentence: take the [CLS] token's final vector, or the mean of all real (non-pad) "
-        "token vectors. all-MiniLM-L6-v2 was trained for sentence similarity with the mean, so that is the vector "
-        "it was built to give; its [CLS] vector was not trained for this job. Cosine similarity compares "
-        "directions: 1 means the same direction, 0 unrelated."
-    )
+    lesson.narrative(views.VECTORS_INTRO)
     sims = minilm_similarities(tuple(lines))
     charts = views.similarity_charts(sims)
     show_chart_row(charts.values(), [f"heads_sim_{pooling}" for pooling in charts])
     st.markdown(views.similarities_text(sims))
     river = minilm_word_cosines(core.BANK_RIVER, core.BANK_MONEY, core.BANK_WORD)
     same_sense = minilm_word_cosines(core.BANK_RIVER, core.BANK_RIVER_AGAIN, core.BANK_WORD)
-    st.markdown(
-        f"**The “{core.BANK_WORD}” pair again, now with a trained model.** The vector of “{core.BANK_WORD}” in "
-        f"“{core.BANK_RIVER}” against the one in “{core.BANK_MONEY}”, and against “{core.BANK_RIVER_AGAIN}” "
-        "(the same sense; all three sentences are word for word the same up to and including “bank”)."
-    )
+    st.markdown(views.bank_intro(core.BANK_WORD, core.BANK_RIVER, core.BANK_MONEY, core.BANK_RIVER_AGAIN))
     a, b = st.columns(2)
     a.metric("river vs money", f"{river.final:.3f}", help="cosine after the last layer")
     b.metric("river vs stream", f"{same_sense.final:.3f}", help="cosine after the last layer")
     show_chart(views.bank_chart(river, same_sense), "heads_bank")
-    lesson.narrative(
-        "At the embeddings the two vectors are the same token embedding at the same position, so the cosine is 1. "
-        "Every layer mixes in the context through attention, and the two “bank”s drift apart when the "
-        "context differs, much less when it means the same thing."
-    )
+    lesson.narrative(views.BANK_READING)
     show_code(core.similarities)
 
 

@@ -245,14 +245,20 @@ LAYER_OR_HEAD = re.compile(r"\b(layer|head)\s*(\d+)", re.IGNORECASE)
 NUMBERED = re.compile(r"\b(layer|head|block|position|sentence)\s*(\d+)", re.IGNORECASE)
 
 
+# A text that names one of these models speaks of its layers and heads, not of the controls' model (a lesson may
+# ask about a trained model beside the one its sliders pick): it is held to that model's ranges, from 0 too.
+NAMED_MODELS = {"all-MiniLM-L6-v2": {"layer": (0, 5), "head": (0, 11)}}
+
+
 def numbering_outside(texts: list[str], ranges: dict[str, tuple[int, int]]) -> list[str]:
     """'layer N' / 'head N' in the text with N outside the range its control offers: two numberings."""
     problems = []
     for text in texts:
+        held = next((r for name, r in NAMED_MODELS.items() if name in text), ranges)
         for m in LAYER_OR_HEAD.finditer(text):
             what, n = m.group(1).lower(), int(m.group(2))
-            if what in ranges and not ranges[what][0] <= n <= ranges[what][1]:
-                problems.append(f"'{m.group(0)}' in {text[:80]!r}, but the {what} control runs {ranges[what]}")
+            if what in held and not held[what][0] <= n <= held[what][1]:
+                problems.append(f"'{m.group(0)}' in {text[:80]!r}, but the {what} control runs {held[what]}")
         if re.search(r"\b(layer|head|block|position)(\d|<br>\d)", text, re.IGNORECASE):
             problems.append(f"a number glued to its word, or wrapped away from it, in {text[:80]!r}")
     return problems

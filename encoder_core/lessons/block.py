@@ -28,7 +28,7 @@ from ..model.model import (
     stages_for,
 )
 from ..model.reference import FLOAT32_TOLERANCE, block_equivalence
-from ..model.tokenizer import WordPieceTokenizer
+from ..model.tokenizer import SPECIAL_TOKENS, WordPieceTokenizer
 
 BERT_INIT_STD = 0.02
 BERT_BASE_WIDTH = 768
@@ -215,8 +215,35 @@ def first_word_position(n_tokens: int) -> int:
     return 1 if n_tokens > 1 else 0
 
 
+# A named misconception's value closer than this share to the answer cannot be told apart from it: it is not
+# used to narrow the tolerance (a student holding it gives, near enough, the right number).
+TRAP_MIN_GAP = 0.1
+
+
+def norm_std_traps(row: NormRow, d_model: int) -> dict[str, float]:
+    """What a student holding each named misconception would give for a row's spread after the LayerNorm:
+    "length", the row's length √d taken for its spread; "kept", the spread before (the LayerNorm taken to keep
+    it). Any value within TRAP_MIN_GAP of the answer is left out."""
+    values = {"length": math.sqrt(d_model), "kept": row.std_before}
+    return {name: v for name, v in values.items() if abs(v / row.std_after - 1) >= TRAP_MIN_GAP}
+
+
+def normalised_stages(norm: str, layer: int) -> frozenset[str]:
+    """The stages of a block whose tensor is a LayerNorm's output: both norms, and the input when what comes in
+    was normalised (post-norm: the embeddings' LayerNorm or the previous block's last one; pre-norm: only the
+    embeddings', at layer 0)."""
+    stages = {"norm_1", "norm_2"}
+    if norm == "post" or layer == 0:
+        stages.add("input")
+    return frozenset(stages)
+
+
 # The shapes a (rows, columns) tensor of one block could have on one sentence: T tokens, d features, d_ff FFN units.
 SHAPE_CHOICES = ("T x d", "T x d_ff", "T x T", "d x d_ff")
+
+
+FFN_STAGES = ("ffn_hidden", "ffn_activated", "ffn_output")  # the FFN's inside: what the FFN-shape question is about
+FFN_WIDE_STAGES = FFN_STAGES[:2]  # d_ff wide
 
 
 def shape_choice(shape: Sequence[int], n_tokens: int, d_model: int, d_ff: int) -> int:
@@ -282,6 +309,12 @@ STAGE_FORMULAS = {
         "residual_2": r"y = r_1 + f \quad\text{(the block's output, not normalised)}",
     },
 }
+
+
+def stage_formula(norm: str, stage: str, *, shape: bool = True) -> str:
+    """A stage's formula (LaTeX); shape=False leaves out the "∈ R^{...}" that states its shape."""
+    formula = STAGE_FORMULAS[norm][stage]
+    return formula if shape else formula.split(r" \in ")[0]
 
 
 # --- GELU next to ReLU -------------------------------------------------------------------
@@ -579,6 +612,114 @@ def growth_outcome(study: DeepStackStudy, visible: float = GROWTH_VISIBLE) -> st
     """Which of the two stacks' residual streams grew by `visible` or more, as one of GROWTH_OUTCOMES."""
     grew = (study.post.growth >= visible, study.pre.growth >= visible)
     return {(True, False): "post", (False, True): "pre", (True, True): "both"}.get(grew, "neither")
+
+
+# No coin toss: a stream that ends within 5 % of the GROWTH_VISIBLE line (between 1.1 / 1.05 and 1.1 × 1.05 times
+# its start) is too close to call, and the question is not asked. Measured on the lesson's settings, the two
+# starts land far from the line: BERT's std at most ×1.03, the width-scaled one at least ×1.6 (tests check both).
+GROWTH_BAND = 1.05
+
+
+def growth_clear(study: DeepStackStudy, visible: float = GROWTH_VISIBLE, band: float = GROWTH_BAND) -> bool:
+    """True when neither stream ends within `band` of the `visible` line: which one grew is not a coin toss."""
+    return all(not visible / band < run.growth < visible * band for run in (study.post, study.pre))
+
+
+# --- a trained block, token by token: where the FFN writes most ---------------------------------------
+
+
+@torch.inference_mode()
+def ffn_output_norms(model: Encoder, ids, segments) -> torch.Tensor:
+    """(L, T): the length of what each layer's FFN adds to each token (its W₂ output, f), from one run."""
+    out = model(_as_batch(ids), _as_batch(segments), need_weights=False, return_trace=True)
+    return torch.stack([trace["ffn_output"][0].norm(dim=-1) for trace in out.traces])
+
+
+@dataclass(frozen=True)
+class FfnNorms:
+    """One sentence through a trained encoder: how long a vector each layer's FFN adds to each token."""
+
+    model_name: str
+    tokens: tuple[str, ...]
+    norms: torch.Tensor  # (L, T)
+
+
+def ffn_norms_of(model: Encoder, tokenizer: WordPieceTokenizer, text: str, model_name: str) -> FfnNorms:
+    """ffn_output_norms of `text` (cut to the model's positions), with the tokens it became."""
+    enc = tokenizer.encode(text, max_length=model.config.max_positions, truncate=True)
+    return FfnNorms(model_name, tuple(enc.tokens), ffn_output_norms(model, enc.ids, enc.segments))
+
+
+# The trained-FFN question is asked on a layer only where the word with the longest FFN output beats every other
+# word of the sentence by this factor: a fifth longer shows at a glance on a bar chart. Closer than that the answer
+# would hang on small differences, so the next layer is tried (and the page says so).
+FFN_TOKEN_MARGIN = 1.2
+FFN_TOKEN_OPTIONS = 4
+FFN_TOKEN_MIN_WORDS = 3  # fewer words make a question of one or two options
+
+
+def word_positions(tokens: Sequence[str]) -> list[int]:
+    """The positions of the sentence's own tokens (word pieces included): not [CLS], [SEP], [PAD], [MASK], [UNK]."""
+    return [i for i, t in enumerate(tokens) if t not in SPECIAL_TOKENS]
+
+
+def layer_order(n_layers: int, preferred: int) -> list[int]:
+    """Every layer, the preferred one first, then the others by their distance from it (the lower on a tie)."""
+    return sorted(range(n_layers), key=lambda layer: (abs(layer - preferred), layer))
+
+
+@dataclass(frozen=True)
+class FfnTokenChoice:
+    """A few words of a sentence, one of which (the answer) gets the longest FFN output in one layer."""
+
+    layer: int  # the layer asked about
+    preferred: int  # the layer tried first
+    passed_over: tuple[int, ...]  # layers tried before it, none with a clear winner
+    positions: tuple[int, ...]  # the options: token positions, in sentence order
+    answer: int  # index into positions of the word whose FFN output is longest
+    norms: tuple[float, ...]  # every token's FFN output length in this layer
+    words: tuple[int, ...]  # every position the question could have named
+
+    @property
+    def best(self) -> int:
+        return self.positions[self.answer]
+
+    @property
+    def lead(self) -> float:
+        """The winner's length over the runner-up's, among every word of the sentence."""
+        rest = [self.norms[i] for i in self.words if i != self.best]
+        return self.norms[self.best] / max(rest)
+
+
+def ffn_token_choice(
+    norms: torch.Tensor,
+    tokens: Sequence[str],
+    preferred: int | None = None,
+    margin: float = FFN_TOKEN_MARGIN,
+    n: int = FFN_TOKEN_OPTIONS,
+) -> FfnTokenChoice | None:
+    """norms: ffn_output_norms (L, T). The first layer (the preferred one, by default the last but one, then the
+    nearest) whose longest word FFN output is `margin` times every other word's; the options are that word, the
+    runner-up, the shortest and one in between. None when no layer has so clear a winner, or the sentence has
+    fewer than FFN_TOKEN_MIN_WORDS words."""
+    words = word_positions(tokens)
+    if len(words) < FFN_TOKEN_MIN_WORDS:
+        return None
+    n_layers = norms.shape[0]
+    preferred = max(0, n_layers - 2) if preferred is None else preferred
+    passed: list[int] = []
+    for layer in layer_order(n_layers, preferred):
+        row = [float(v) for v in norms[layer]]
+        ranked = sorted(words, key=lambda i: (-row[i], i))
+        best, second = ranked[0], ranked[1]
+        if row[best] >= margin * row[second]:
+            picks = list(dict.fromkeys([best, second, ranked[-1], ranked[len(ranked) // 2], *ranked]))[:n]
+            positions = tuple(sorted(picks))
+            return FfnTokenChoice(
+                layer, preferred, tuple(passed), positions, positions.index(best), tuple(row), tuple(words)
+            )
+        passed.append(layer)
+    return None
 
 
 # --- checked against PyTorch's own encoder layer -----------------------------------------

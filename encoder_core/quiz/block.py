@@ -170,7 +170,7 @@ def stack(norm: str, n_layers: int, seed: int):
     return build_encoder(config, seed=seed, init_std=TEACHING_INIT_STD)
 
 
-@generator("block")
+@generator("block", idea="prenorm-raw-stream")
 def block_final_norm(r: random.Random, g: torch.Generator) -> Question:
     n_layers = r.randint(3, 6)
     seed = r.randint(0, 3)
@@ -216,7 +216,7 @@ def block_final_norm(r: random.Random, g: torch.Generator) -> Question:
     )
 
 
-@generator("block")
+@generator("block", idea="stage-shape")
 def block_stage_shape(r: random.Random, g: torch.Generator) -> Question:
     B, T, d = r.randint(1, 4), r.randint(3, 12), r.choice([16, 32, 48, 64])
     stage = r.choice(["attention", "residual_1", "ffn_hidden", "ffn_activated", "ffn_output", "norm_2"])
@@ -250,7 +250,7 @@ def block_stage_shape(r: random.Random, g: torch.Generator) -> Question:
     )
 
 
-@generator("block")
+@generator("block", idea="layernorm-output")
 def block_layernorm_output(r: random.Random, g: torch.Generator) -> Question:
     T, d = r.randint(3, 6), r.choice([16, 32, 64])
     t = r.randint(0, T - 1)
@@ -321,3 +321,70 @@ def block_ffn_share(r: random.Random, g: torch.Generator) -> Question:
         ),
         inputs={"d": d},
     )
+
+
+FFN_ROWS = ("only", "every", "after", "none")  # which rows of a sublayer's output change when one row of its input does
+
+
+@generator("block", idea="ffn-per-token")
+def block_ffn_per_token(r: random.Random, g: torch.Generator) -> Question:
+    d, T = r.choice([16, 32, 64]), r.randint(4, 8)
+    j = r.randint(1, T - 2)  # not the first or last row: "row j and those after it" then differs from both others
+    sub = r.choice(["FFN", "attention"])
+    block = built_block(d)
+    x = torch.randn(1, T, d, generator=g)
+    changed = x.clone()
+    changed[0, j] += torch.randn(d, generator=g)
+
+    def run(h: torch.Tensor) -> torch.Tensor:
+        return block._ffn(h)[2] if sub == "FFN" else block._attention(h)[0]
+
+    with torch.inference_mode():
+        moved = (run(changed) - run(x))[0].abs().amax(dim=-1)  # (T,): how far each output row moved
+    rows = [i for i in range(T) if float(moved[i]) > 1e-6]
+    statements = {
+        "only": f"only row {j}",
+        "every": f"every row, 0 to {T - 1}",
+        "after": f"row {j} and the rows after it",
+        "none": "no row: a sublayer's output depends on its weights, not on one row",
+    }
+    found = {(j,): "only", tuple(range(T)): "every", tuple(range(j, T)): "after", (): "none"}[tuple(rows)]
+    reads = "h, the first LayerNorm's output" if sub == "FFN" else "x, the block's input"
+    mistakes = {
+        "FFN": (
+            Mistake(statements["every"], "That is attention, which mixes every row; the FFN reads one row at a time."),
+            Mistake(statements["after"], "No mask is involved: the FFN never looks at another row, before or after."),
+        ),
+        "attention": (
+            Mistake(statements["only"], "That is the FFN; attention mixes: every query row reads every key row."),
+            Mistake(
+                statements["after"], "An encoder has no causal mask: every row reads the changed one, earlier too."
+            ),
+        ),
+    }[sub]
+    return choice_question(
+        r,
+        prompt=(
+            f"A post-norm block with d = {d} runs on {T} tokens, rows numbered from 0 to {T - 1}. The {sub} sublayer "
+            f"reads {reads}. Only row {j} of what it reads is changed, nothing else. Which rows of the {sub}'s output "
+            "change?"
+        ),
+        correct=statements[found],
+        candidates=statements.values(),
+        mistakes=mistakes,
+        explanation=(
+            f"Measured on a built block: the largest change of each output row is {fmt_changes(moved)}. "
+            + (
+                "The FFN applies the same two linear layers to each row on its own: only the changed row's output "
+                "moves. That is why it can write a different amount into each token."
+                if sub == "FFN"
+                else "Attention gives every query row a weighted mix of every row's value, so one changed row "
+                "reaches every output row."
+            )
+        ),
+        inputs={"d": d, "T": T, "row": j, "sublayer": sub},
+    )
+
+
+def fmt_changes(moved: torch.Tensor) -> str:
+    return ", ".join(f"row {i}: {float(v):.2g}" for i, v in enumerate(moved))

@@ -51,7 +51,7 @@ def heads_d_head(r: random.Random, g: torch.Generator) -> Question:
     )
 
 
-@generator("heads")
+@generator("heads", idea="attention-weight-count")
 def heads_weight_count(r: random.Random, g: torch.Generator) -> Question:
     B, H, T = r.randint(1, 8), r.choice([2, 4, 6, 8, 12]), r.choice([4, 6, 8, 10, 12, 16, 20, 32, 48, 64])
     d = 4 * H
@@ -163,7 +163,7 @@ def heads_attention_params(r: random.Random, g: torch.Generator) -> Question:
     )
 
 
-@generator("heads")
+@generator("heads", idea="query-top-key")
 def heads_top_key(r: random.Random, g: torch.Generator) -> Question:
     model_seed, layer, head = r.randint(0, 3), r.randint(0, 1), r.randint(0, 3)
     text = sentence(r, r.randint(3, 6))
@@ -261,7 +261,7 @@ def synthetic_head(r: random.Random, g: torch.Generator, pattern: str, T: int) -
     return (1 - strength) * spread + strength * peak
 
 
-@generator("heads")
+@generator("heads", idea="head-pattern")
 def heads_pattern(r: random.Random, g: torch.Generator) -> Question:
     words = sentence(r, r.randint(4, 7)).split()
     tokens = ["[CLS]"] + words + ["[SEP]"]

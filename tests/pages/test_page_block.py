@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import apptest_helpers as helpers
 import numpy as np
 import pytest
@@ -12,6 +14,8 @@ from streamlit.testing.v1 import AppTest
 from encoder_core import POST_NORM_STAGES, TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
 from encoder_core.lessons import block as core
 from encoder_core.model import reference as reference_module
+from ui.frame.predict import judge_number, tolerance_for
+from ui.questions import block as questions
 from ui.views import block as fb
 from ui.views.figures import matrix_heatmap
 
@@ -197,7 +201,7 @@ def test_malformed_link_values_give_a_notice():
 )
 def test_bad_sentences_are_handled(typed, message, rows):
     at = open_page()
-    at.text_input(key="block.block_sentence").input(typed).run()
+    helpers.skip_predictions(at.text_input(key="block.block_sentence").input(typed).run())  # asked again
     assert not at.exception
     assert message in all_text(at)
     assert z(figures(at)["stage_tensor"]).shape == (rows, 64)
@@ -210,9 +214,13 @@ def test_lecture_mode_steps_through_sections():
     assert not at.exception
     takeaways = [i.value for i in at.info]
     assert any("Every intermediate tensor of one layer" in t for t in takeaways)
-    assert set(figures(at)) == {"stage_tensor", "stage_stats", "stage_profile", "stage_ffn_hidden"}
+    # the first stage is the embeddings' LayerNorm output: held back until step 0's prediction is answered
+    assert set(figures(at)) == {"stage_profile", "stage_ffn_hidden"}
+    assert fb.wait_note("Input", fb.HELD_NORM) in takeaways
     at.button(key="lecture_next").click().run()
     assert not at.exception
+    assert not figures(at) and at.radio(key=f"_predict_guess_{FFN_TOKEN}")  # the trained FFN: asked first
+    at.button(key="lecture_next").click().run()
     assert set(figures(at)) == {"activations"}
 
 
@@ -392,13 +400,14 @@ def test_a_sentence_over_the_length_limit_is_cut_with_a_notice():
     assert not at.exception
     assert f"“Sentence” was {len(long):,} characters long: the lesson keeps the first 2,000." in all_text(at)
     assert at.text_input(key="block.block_sentence").value == long[:2000]
+    helpers.skip_predictions(at)  # a new sentence: asked again
     walk, _ = expected(long[:2000])
     assert_stage_drawn(at, walk, "input")
 
 
 # ---- predict, then see: the questions the lesson asks before it shows ----
 
-NORM_STD, FFN_SHAPE, DEEP = "block-norm-std", "block-ffn-shape", "block-deep-growth"
+NORM_STD, FFN_SHAPE, DEEP, FFN_TOKEN = "block-norm-std", "block-ffn-shape", "block-deep-growth", "block-ffn-token"
 
 
 def open_asking(query: dict | None = None) -> AppTest:
@@ -409,23 +418,22 @@ def open_asking(query: dict | None = None) -> AppTest:
 commit = helpers.commit_prediction  # choose or type the guess, then commit
 
 
-REVEALS = {"emb_norm", "stage_ffn_hidden", "deep_residual", "deep_grad"}
+REVEALS = {"emb_norm", "stage_ffn_hidden", "deep_residual", "deep_grad", "ffn_token_norms"}
 
 
 def test_before_a_commit_no_reveal_is_drawn():
     at = open_asking()
     assert not at.exception
     figs = figures(at)
-    assert {"emb_token", "emb_position", "emb_segment", "emb_sum", "stage_tensor"} <= set(figs)  # the worked half
+    assert {"emb_token", "emb_position", "emb_segment", "emb_sum", "stage_profile"} <= set(figs)  # the worked half
     assert not REVEALS & set(figs)
+    assert "stage_tensor" not in figs  # the first stage's input is the embeddings' LayerNorm output: held back
     text = all_text(at)
     for said in ("After the LayerNorm, the row of", "u is 8 × 256", "post-norm stream is ×"):
         assert said not in text
     assert at.number_input(key=f"_predict_guess_{NORM_STD}").value is None
-    assert [r.key for r in at.radio if str(r.key).startswith("_predict_guess_")] == [
-        f"_predict_guess_{FFN_SHAPE}",
-        f"_predict_guess_{DEEP}",
-    ]
+    asked = [r.key for r in at.radio if str(r.key).startswith("_predict_guess_")]
+    assert asked[0] == f"_predict_guess_{FFN_SHAPE}" and asked[-1] == f"_predict_guess_{DEEP}"
 
 
 def test_the_layernorm_prediction_is_scored_against_the_models_row():
@@ -474,8 +482,12 @@ def test_the_deep_stack_prediction_follows_the_initial_weights():
     grown = (study.pre.residual_norms[-1] / study.pre.residual_norms[0], study.post.residual_norms[-1] / 8.0)
     assert grown[0] < 1.1 and abs(grown[1] - 1) < 1e-3  # measured here: neither stream grew
     assert "the model says “neither”" in " ".join(e.value for e in at.error)
-    assert "blocks as quiet as BERT's at its start add almost nothing" in all_text(at)
-    assert f"the pre-norm stream ×{grown[0]:.2f}" in all_text(at)
+    loud, bert = 0.02 * math.sqrt(64), 0.02 * math.sqrt(768)  # std × √d of these blocks and of BERT-base's
+    text = all_text(at)
+    said = f"std × √d = {loud:.2f}, {bert / loud:.1f} times quieter than BERT-base's {bert:.2f}"
+    assert said in text and f"grow it only ×{grown[0]:.2f}" in text  # the feedback's facts ...
+    assert f"{loud:.2f} for these blocks" in text and f"{bert:.2f} for BERT-base's" in text  # ... the reading's
+    assert f"the pre-norm stream ×{grown[0]:.2f}" in text
     np.testing.assert_allclose(ys(figures(at)["deep_residual"])[1], study.pre.residual_norms, rtol=1e-6)
 
     at.radio(key="block.block_init").set_value("width").run()  # a new setting: asked again
@@ -492,7 +504,7 @@ def test_a_new_sentence_asks_again_and_skip_reveals_without_a_score():
     assert {"stage_ffn_hidden", "emb_norm"} <= set(figures(at))
     at.text_input(key="block.block_sentence").input("a dog ran home").run()
     assert not REVEALS & set(figures(at))  # a new sentence: every question is back
-    assert at.radio(key=f"_predict_guess_{FFN_SHAPE}").options[1] == "T × 4d = (6, 256)"
+    assert any(o.endswith("T × 4d = (6, 256)") for o in at.radio(key=f"_predict_guess_{FFN_SHAPE}").options)
     at = at.button(key=f"_predict_skip_{FFN_SHAPE}").click().run()
     assert "stage_ffn_hidden" in figures(at) and not at.error
     assert not [s for s in at.success if s.value.startswith("Right")]  # skipped: not scored
@@ -505,11 +517,189 @@ def test_a_commit_with_nothing_chosen_asks_for_an_answer_and_reveals_nothing(key
 
 
 def test_the_questions_options_follow_the_cores_outcomes():
-    from ui.questions import block as questions
-
-    assert [o.label for o in questions.DEEP_GROWTH.options] == [
-        questions.GROWTH_OPTIONS[o].label for o in core.GROWTH_OUTCOMES
-    ]
+    study = _study([3.0, 4.0])
+    growth = questions.deep_growth(study)
+    assert [o.label for o in growth.options] == [questions.growth_options(study)[o].label for o in core.GROWTH_OUTCOMES]
     shape = questions.ffn_shape(5, 64, 256)
     assert [o.label.split(" = ")[1] for o in shape.options] == ["(5, 64)", "(5, 256)", "(5, 5)", "(64, 256)"]
-    assert all(o.misconception for o in shape.options + questions.DEEP_GROWTH.options)
+    assert all(o.misconception for o in shape.options + growth.options)
+
+
+# ---- nothing on the page answers a prediction before its commit; the feedback's facts; the quiz's idea ----
+
+# The charts each prediction's reveal draws: none may be on the page before its commit.
+EVIDENCE_CHARTS = {
+    NORM_STD: {"emb_norm"},
+    FFN_SHAPE: {"stage_ffn_hidden"},
+    DEEP: {"deep_residual", "deep_grad"},
+    FFN_TOKEN: {"ffn_token_norms"},
+}
+
+
+def evidence(minilm, sentence: str = DEFAULT) -> dict[str, list[str]]:
+    """What would answer each prediction on this sentence, computed here from encoder_core."""
+    walk, enc = expected(sentence)
+    row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, 1)
+    normed = core.token_stats(walk.embeddings.normed)
+    T, d, d_ff = len(enc), walk.d_model, walk.d_ff
+    study = core.deep_stack_study(enc.ids, enc.segments, 12, 0, core.BERT_INIT_STD)
+    trained = core.ffn_norms_of(minilm.model, minilm.tokenizer, sentence, "all-MiniLM-L6-v2")
+    choice = core.ffn_token_choice(trained.norms, trained.tokens)
+    return {
+        NORM_STD: [
+            "standard deviation 1",  # a stage note's words
+            "std line is flat",
+            f"standard deviation {row.std_after:.3f}",  # the reveal's
+            f"standard deviation {normed.mean_std:.4f}",  # the LayerNorm output's text alternative
+        ],
+        FFN_SHAPE: [
+            f"[T, {d_ff}]",  # the stage heatmap's title
+            f"u{d_ff - 1}",  # its table's last column
+            f"from {d} to {d_ff} features",  # the stage note
+            f"the {d_ff} units back",
+            r"T \times 4d",  # the formula
+            "(B, T, d_ff)",  # the stage's code
+            "widened from d_model to d_ff",
+            f"{T} tokens × {d_ff} units",  # the GELU counts
+            f"d_ff={d_ff}",  # the parameter table
+            f"u is {T} × {d_ff}",  # the reveal
+        ],
+        DEEP: [f"×{study.pre.growth:.2f}", "post-norm stream is ×"],
+        FFN_TOKEN: ["adds its longest vector to", f"length {choice.norms[choice.best]:.2f}"],
+    }
+
+
+def open_every_panel(at: AppTest) -> AppTest:
+    return helpers.open_numbers(at, *figures(at))
+
+
+def assert_holds_none(at: AppTest, found: dict[str, list[str]], where: str) -> None:
+    assert not at.exception, where
+    text = helpers.page_evidence(at)
+    for key, strings in found.items():
+        for said in strings:
+            assert said not in text, (where, key, said)
+        assert not EVIDENCE_CHARTS[key] & set(figures(at)), (where, key)
+
+
+def test_nothing_on_the_page_answers_a_prediction_before_its_commit(minilm):
+    found = evidence(minilm)
+    at = open_every_panel(open_asking())
+    assert_holds_none(at, found, "every section")
+    for step in ("norm_1", "norm_2", "ffn_hidden", "ffn_activated", "ffn_output"):  # the held stages
+        at = open_every_panel(at.select_slider(key="block.block_step").set_value(step).run())
+        assert_holds_none(at, found, f"every section, stage {step}")
+        assert "stage_tensor" not in figures(at)
+    # In tabs: a student may open a later tab before answering the question of an earlier one.
+    at = helpers.open_linked("block", {"step": "0"}, every_section=False, skip=False)
+    tabs = 0
+    while True:
+        assert_holds_none(open_every_panel(at), found, f"tab {tabs}")
+        tabs += 1
+        if not [b for b in at.button if b.key == "section_next"]:
+            break
+        at.button(key="section_next").click().run()
+    assert tabs == 9
+
+
+def test_each_reveal_shows_what_was_held_back(minilm):
+    walk, enc = expected()
+    T, d_ff = len(enc), walk.d_ff
+    row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, 1)
+    at = commit(open_asking(), NORM_STD, 1.0)
+    assert {"emb_norm", "stage_tensor", "stage_stats"} <= set(figures(at))  # the input stage, drawn now
+    assert f"standard deviation {row.std_after:.3f}" in all_text(at)
+    assert "GELU > 0" not in [m.label for m in at.metric]  # the FFN's width: still held
+    at = commit(at, FFN_SHAPE, f"T × 4d = ({T}, {d_ff})")
+    text = helpers.page_evidence(at)
+    for said in (f"u is {T} × {d_ff}", f"{T} tokens × {d_ff} units", f"d_ff={d_ff}"):
+        assert said in text, said
+    trained = core.ffn_norms_of(minilm.model, minilm.tokenizer, DEFAULT, "all-MiniLM-L6-v2")
+    choice = core.ffn_token_choice(trained.norms, trained.tokens)
+    at = commit(at, FFN_TOKEN, f"{choice.positions[0]} {trained.tokens[choice.positions[0]]}")
+    assert "adds its longest vector to" in all_text(at) and "ffn_token_norms" in figures(at)
+
+
+def test_the_layernorm_traps_are_judged_wrong_and_the_answer_right():
+    walk, _ = expected()
+    row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, 1)
+    traps = core.norm_std_traps(row, walk.d_model)
+    assert traps == pytest.approx({"length": math.sqrt(64), "kept": row.std_before})
+    q = questions.layernorm_std("cat", 1, row.std_before, row.std_after, traps)
+    tolerance = tolerance_for(q, row.std_after)
+    assert tolerance == questions.NORM_STD_TOLERANCE and q.prompt.endswith("(Right within 10 %.)")
+    assert judge_number(q, 1.0, row.std_after).right
+    for name, value in traps.items():
+        verdict = judge_number(q, value, row.std_after)
+        assert not verdict.right and verdict.misconception == questions.NORM_TRAPS[name]
+
+
+def test_the_trained_ffn_question_quotes_the_models_lengths(minilm):
+    """Every wrong option's feedback quotes this sentence's FFN lengths, recomputed here from the trace."""
+    for text in (DEFAULT, "a dog ran home", "birds migrate south in winter"):
+        trained = core.ffn_norms_of(minilm.model, minilm.tokenizer, text, "all-MiniLM-L6-v2")
+        choice = core.ffn_token_choice(trained.norms, trained.tokens)
+        enc = minilm.tokenizer.encode(text)
+        walk = core.walk_block(minilm.model, enc.ids, enc.segments, choice.layer)
+        lengths = walk.trace["ffn_output"].double().norm(dim=-1)
+        q = questions.ffn_token(choice, list(trained.tokens), "all-MiniLM-L6-v2", core.FFN_TOKEN_MARGIN)
+        best = int(lengths[list(choice.positions)].argmax())
+        assert choice.positions[best] == choice.best and f"layer {choice.layer}:" in q.prompt
+        for i, option in zip(choice.positions, q.options):
+            assert option.label == f"{i} {enc.tokens[i]}"
+            if i != choice.best:
+                said = f"length {float(lengths[i]):.2f} to “{enc.tokens[i]}”, against {float(lengths[choice.best]):.2f}"
+                assert said in option.misconception
+
+
+def test_the_trained_ffn_prediction_is_scored_and_its_chart_is_the_models(minilm):
+    trained = core.ffn_norms_of(minilm.model, minilm.tokenizer, DEFAULT, "all-MiniLM-L6-v2")
+    choice = core.ffn_token_choice(trained.norms, trained.tokens)
+    right = f"{choice.best} {trained.tokens[choice.best]}"
+    at = commit(open_asking(), FFN_TOKEN, right)
+    assert "Right." in [s.value for s in at.success]
+    np.testing.assert_allclose(ys(figures(at)["ffn_token_norms"])[0], choice.norms, rtol=1e-6)
+    wrong = next(f"{i} {trained.tokens[i]}" for i in choice.positions if i != choice.best)
+    at = commit(open_asking(), FFN_TOKEN, wrong)
+    assert f"the model says “{right}”" in " ".join(e.value for e in at.error)
+    assert "It reads each token's row alone" in all_text(at)
+
+
+def test_each_prediction_names_a_generator_of_its_idea():
+    from quiz_checks import assert_practised
+
+    choice = core.FfnTokenChoice(1, 1, (), (1, 2, 3), 0, (0.0, 5.0, 1.0, 2.0, 0.0), (1, 2, 3))
+    for q in (
+        questions.layernorm_std("cat", 1, 0.3, 1.0, {}),
+        questions.ffn_shape(5, 64, 256),
+        questions.deep_growth(_study([3.0, 4.0])),
+        questions.ffn_token(choice, ["[CLS]", "a", "b", "c", "[SEP]"], "a model", core.FFN_TOKEN_MARGIN),
+    ):
+        assert_practised(q)
+
+
+def test_the_evidence_is_on_the_page_once_every_prediction_is_answered(minilm):
+    """The strings the test above looks for are real: skipped (answered), the page shows every one of them."""
+    found = evidence(minilm)
+    at = open_every_panel(helpers.skip_predictions(open_asking()))
+    seen, charts = helpers.page_evidence(at), set(figures(at))
+    for step in ("norm_1", "ffn_hidden", "ffn_output"):
+        at = open_every_panel(at.select_slider(key="block.block_step").set_value(step).run())
+        seen, charts = seen + helpers.page_evidence(at), charts | set(figures(at))
+    for key, strings in found.items():
+        assert EVIDENCE_CHARTS[key] <= charts, key
+        for said in strings:
+            assert said in seen, (key, said)
+
+
+def test_the_trained_ffn_question_says_when_it_asks_about_another_layer():
+    tokens = ["[CLS]", "a", "b", "c", "[SEP]"]
+    asked = core.FfnTokenChoice(1, 0, (0,), (1, 2, 3), 1, (0.0, 1.0, 5.0, 2.0, 0.0), (1, 2, 3))
+    q = questions.ffn_token(asked, tokens, "a model", 1.2)
+    assert (
+        "(Layer 0 has no word whose FFN output is 20 % longer than every other's on your sentence, so this asks "
+        in (q.prompt)
+    )
+    first = core.FfnTokenChoice(0, 0, (), (1, 2, 3), 1, (0.0, 1.0, 5.0, 2.0, 0.0), (1, 2, 3))
+    assert "Layer 0 has no word" not in questions.ffn_token(first, tokens, "a model", 1.2).prompt
+    assert "20 % longer than every other word's" in fb.no_clear_ffn_note(1.2, 3)

@@ -3,6 +3,7 @@ links (slow); and its view's tables, figures and texts against the core results 
 
 import importlib.util
 import os
+from dataclasses import replace
 
 import apptest_helpers as helpers
 import numpy as np
@@ -16,16 +17,21 @@ from encoder_core.lessons.heads import (
     SameWordMass,
     SentenceSplits,
     Similarities,
+    TopKeyChoice,
     WordSplit,
     WordVectorCosines,
     head_mechanics,
     piece_spans,
+    positional_heads,
+    previous_token_choice,
     run_encoder,
     sink_summary,
+    top_key_choice,
     word_index,
 )
-from encoder_core.model.head_patterns import label_heads
+from encoder_core.model.head_patterns import head_label, label_heads
 from encoder_core.pretrained.minilm import INSTALL_HINT, PACKAGE, PretrainedUnavailable
+from ui.frame.predict import judge_number, tolerance_for
 from ui.questions import heads as questions
 from ui.views import heads as views
 from ui.views.heads import grid_gaps
@@ -89,7 +95,7 @@ def test_minilm_numbers_when_the_sidebar_picks_it(minilm):
 @needs_minilm
 def test_every_control_and_the_model_switch(minilm):
     at = open_page("heads", {"model": "minilm"})
-    at.text_input(key="heads.heads_sentence").input("unbelievably, the cat sat").run()
+    helpers.skip_predictions(at.text_input(key="heads.heads_sentence").input("unbelievably, the cat sat").run())
     no_exception(at)
     figs = figures(at)
     assert "heads_same_word" in figs and "heads_pieces_map" in figs
@@ -399,14 +405,14 @@ def test_heads_follow_the_sidebar_and_offer_minilm(trained_mlm, tok):
 
 # ---- predict, then see: the questions the lesson asks before it shows ----
 
-COUNT, PREVIOUS = "heads-weight-count", "heads-previous-token"
-REVEALS = {"heads_small_weights", "heads_grid", "heads_chosen"}
+COUNT, PREVIOUS, TOP_KEY = "heads-weight-count", "heads-previous-token", "heads-top-key"
+REVEALS = {"heads_small_weights", "heads_grid", "heads_chosen", "heads_previous_map", "heads_top_key"}
 DEFAULT = "the cat sat on the mat"
 
 
-def open_asking(query: dict | None = None) -> AppTest:
+def open_asking(query: dict | None = None, **options) -> AppTest:
     """The page as a student first meets it: every section, no prediction committed."""
-    return helpers.open_linked("heads", query, skip=False)
+    return helpers.open_linked("heads", query, skip=False, **options)
 
 
 commit = helpers.commit_prediction  # choose or type the guess, then commit
@@ -426,8 +432,19 @@ def previous_by_hand(attentions: torch.Tensor) -> tuple[int, int]:
     return divmod(int(prev.argmax()), prev.shape[1])
 
 
+def asked(minilm, text: str = DEFAULT):
+    """MiniLM's run on the sentence and the two choices "All heads at once" asks about."""
+    run = run_encoder(minilm.model, minilm.tokenizer.encode(text))
+    labels = label_heads(run.attentions, run.tokens)
+    return run, previous_token_choice(labels), top_key_choice(run.attentions, run.tokens, skip=positional_heads(labels))
+
+
+def option(choice, tokens) -> str:
+    return f"{choice.best} {tokens[choice.best]}"
+
+
 @slow
-def test_the_lesson_opens_on_one_sentence_says_its_heads_are_random_and_asks_first():
+def test_the_lesson_opens_on_one_sentence_says_its_heads_are_random_and_asks_first(minilm):
     at = open_asking()
     no_exception(at)
     assert at.text_input(key="heads.heads_sentence_b").value == ""  # no second sentence unless one is typed
@@ -438,7 +455,9 @@ def test_the_lesson_opens_on_one_sentence_says_its_heads_are_random_and_asks_fir
     assert not REVEALS & set(figs)
     assert "attention weights in one layer" not in text and "puts the most weight on the token just" not in text
     assert at.number_input(key=f"_predict_guess_{COUNT}").value is None
-    assert [r.key for r in at.radio if str(r.key).startswith("_predict_guess_")] == [f"_predict_guess_{PREVIOUS}"]
+    keys = [r.key for r in at.radio if str(r.key).startswith("_predict_guess_")]
+    assert keys == [f"_predict_guess_{PREVIOUS}", f"_predict_guess_{TOP_KEY}"]  # both on MiniLM, trained
+    assert "In all-MiniLM-L6-v2" in at.radio(key=f"_predict_guess_{PREVIOUS}").label
 
 
 @slow
@@ -458,26 +477,42 @@ def test_the_weight_count_is_scored_against_the_models_weights(small_model, tok)
     assert "Every head computes its own T × T grid" in all_text(at)
 
 
+def test_every_weight_count_trap_is_judged_wrong(small_model, tok):
+    """H × T × T is right within 2 %; the count times the layers, times d, of one grid, or one per token is wrong,
+    and names its own misconception."""
+    enc = tok.encode(DEFAULT)
+    mech = head_mechanics(small_model, enc, 0, 2)
+    T, cfg = len(enc), small_model.config
+    traps = mech.weight_count_traps(cfg.n_layers)
+    assert traps == {"layers": 2 * 4 * T * T, "width": 4 * T * T * 64, "one head": T * T, "per token": 4 * T}
+    q = questions.weight_count(cfg.n_heads, "the small model", traps, mech.n_weights)
+    assert tolerance_for(q, mech.n_weights) == 0.02 and q.prompt.endswith("Right within 2 %.")
+    assert judge_number(q, 4 * T * T, mech.n_weights).right
+    assert not judge_number(q, 4 * (T + 1) ** 2, mech.n_weights).right  # a token miscounted
+    for name, value in traps.items():
+        verdict = judge_number(q, value, mech.n_weights)
+        assert not verdict.right and verdict.misconception == questions.COUNT_TRAPS[name], name
+
+
 @slow
-def test_the_previous_token_head_is_the_models(small_model, tok):
-    run = run_encoder(small_model, tok.encode(DEFAULT))
+def test_the_previous_token_head_is_minilms_whatever_the_sidebar(minilm):
+    run, choice, _ = asked(minilm)
     best = previous_by_hand(run.attentions)
     right = f"layer {best[0]}, head {best[1]}"
-    at = open_asking()
-    options = at.radio(key=f"_predict_guess_{PREVIOUS}").options
-    assert right in options and len(options) == 4
+    at = open_asking()  # the sidebar's model: the small seeded one, random
+    assert len(at.radio(key=f"_predict_guess_{PREVIOUS}").options) == 4
     at = commit(at, PREVIOUS, right)
     no_exception(at)
     assert scored(at) == ["Right."]
-    assert f"**Layer {best[0]}, head {best[1]}** puts the most weight on the token just before" in all_text(at)
-    assert "no head of this model really looks back" in all_text(at)  # random weights
-    assert {"heads_grid", "heads_chosen"} <= set(figures(at))
+    assert f"In all-MiniLM-L6-v2, **layer {best[0]}, head {best[1]}** puts the most weight" in all_text(at)
+    assert np.allclose(np.asarray(figures(at)["heads_previous_map"]["data"][0]["z"]), run.attentions[best], atol=1e-6)
+    assert not [b for b in at.button if b.key == "heads_show_previous"]  # the large map is the small model's
 
-    wrong = next(o for o in options if o != right)
+    wrong = next(f"layer {c[0]}, head {c[1]}" for c in choice.candidates if c != best)
     at = commit(open_asking(), PREVIOUS, wrong)
     assert f"the model says “{right}”" in scored(at)[0]
     layer, head = (int(x.split()[-1]) for x in wrong.split(", "))
-    lab = label_heads(run.attentions, run.tokens)[layer * small_model.config.n_heads + head]
+    lab = label_heads(run.attentions, run.tokens)[layer * 12 + head]
     misconception = questions.WRONG_HEAD[lab.pattern].format(head=wrong, mass=lab.mass)
     assert misconception[:1].upper() + misconception[1:] in all_text(at)
 
@@ -493,6 +528,9 @@ def test_minilm_looks_back_with_layer_0_head_2_and_the_map_can_show_it(minilm):
     at = commit(at, PREVIOUS, "layer 0, head 2")
     assert scored(at) == ["Right."]
     assert "that weight is a stripe just left of the diagonal" in all_text(at)
+    assert "heads_grid" not in figures(at)  # the word question is still open: every map waits for it
+    at = at.button(key=f"_predict_skip_{TOP_KEY}").click().run()
+    assert {"heads_grid", "heads_chosen"} <= set(figures(at))
     at.button(key="heads_show_previous").click().run()
     no_exception(at)
     assert (at.slider(key="heads.heads_layer").value, at.slider(key="heads.heads_head").value) == (0, 2)
@@ -500,19 +538,46 @@ def test_minilm_looks_back_with_layer_0_head_2_and_the_map_can_show_it(minilm):
 
 
 @slow
+def test_the_word_question_is_minilms_and_its_feedback_quotes_the_row(minilm):
+    run, _, choice = asked(minilm)
+    tokens = run.tokens
+    at = commit(open_asking(), TOP_KEY, option(choice, tokens))
+    no_exception(at)
+    assert scored(at) == ["Right."]
+    row = run.attentions[choice.layer, choice.head, choice.query]
+    assert f"puts **{float(row.max()):.2f}** of its weight on **{choice.best} {tokens[choice.best]}**" in all_text(at)
+    assert np.allclose(ys_of(figures(at)["heads_top_key"]), row.numpy(), atol=1e-6)
+    wrong = next(k for k in choice.positions if k != choice.best)
+    at = commit(open_asking(), TOP_KEY, f"{wrong} {tokens[wrong]}")
+    assert f"the model says “{option(choice, tokens)}”" in scored(at)[0]
+    assert (
+        f"{float(row[wrong]):.2f} on “{tokens[wrong]}”, {float(row.max()):.2f} on “{tokens[choice.best]}”"
+        in all_text(at)
+    )
+
+
+def ys_of(fig) -> np.ndarray:
+    return np.asarray(fig["data"][0]["y"], dtype=np.float64)
+
+
+@slow
+@needs_minilm
 def test_a_new_sentence_asks_again_and_skip_reveals_without_a_score():
     at = commit(open_asking(), COUNT, 256)
     assert "heads_small_weights" in figures(at)
     at.text_input(key="heads.heads_sentence").input("a dog ran home").run()
-    assert not REVEALS & set(figures(at))  # a new sentence: both questions are back
+    assert not REVEALS & set(figures(at))  # a new sentence: every question is back
     at = at.button(key=f"_predict_skip_{PREVIOUS}").click().run()
-    assert {"heads_grid", "heads_chosen"} <= set(figures(at)) and not scored(at)
+    assert "heads_previous_map" in figures(at) and "heads_grid" not in figures(at) and not scored(at)
+    at = at.button(key=f"_predict_skip_{TOP_KEY}").click().run()
+    assert {"heads_grid", "heads_chosen", "heads_top_key"} <= set(figures(at)) and not scored(at)
     at.text_input(key="heads.heads_sentence_b").input("it was late").run()  # a second sentence: asked again
     assert "heads_grid" not in figures(at)
 
 
 @slow
-@pytest.mark.parametrize("key", [COUNT, PREVIOUS])
+@needs_minilm
+@pytest.mark.parametrize("key", [COUNT, PREVIOUS, TOP_KEY])
 def test_a_commit_with_nothing_chosen_asks_for_an_answer_and_reveals_nothing(key):
     commit_nothing(open_asking(), key, REVEALS)
 
@@ -527,7 +592,7 @@ def test_every_wrong_head_is_named_with_what_it_does_instead():
         heads[3, i, i] = 1.0  # self
     heads[4] = 1 / 5  # broad
     labels = label_heads(heads[None], tokens)
-    q = questions.previous_token(labels[1:])
+    q = questions.previous_token(labels[1:], "a model")
     assert [o.label for o in q.options] == [f"layer 0, head {h}" for h in range(1, 5)]
     said = [o.misconception for o in q.options]
     assert said[0].startswith("Attention runs both ways: layer 0, head 1 looks at the next token (1.00)")
@@ -547,3 +612,159 @@ def test_a_sentence_with_no_split_word_offers_one_that_has_some(minilm):
     no_exception(at)
     assert at.text_input(key="heads.heads_sentence").value == "the unbelievably fluffy cat sat on the doormat"
     assert "heads_same_word" in figures(at)
+
+
+# ---- nothing on the page answers a prediction before its commit; the feedback's facts; the quiz's idea ----
+
+# The charts each prediction's reveal draws, or that show its answer: none may be on the page before its commit.
+EVIDENCE_CHARTS = {
+    COUNT: {"heads_small_weights"},
+    PREVIOUS: {"heads_previous_map", "heads_grid", "heads_chosen", "heads_pieces_map"},
+    TOP_KEY: {"heads_top_key", "heads_grid", "heads_chosen", "heads_pieces_map"},
+}
+SPLIT = "the unbelievably fluffy cat sat on the doormat"  # split words: the pieces step has its text and map
+
+
+def evidence(minilm, small_model, tok, text: str, model: str) -> dict[str, list[str]]:
+    """What would answer each prediction on this sentence, computed here from encoder_core and by hand."""
+    enc = tok.encode(text)
+    T, n = len(enc), 4 * len(enc) ** 2
+    run, prev, top = asked(minilm, text)
+    L, H = prev.candidates[prev.answer]
+    prev_mass = previous_by_hand_mass(run.attentions)[L, H]
+    row = run.attentions[top.layer, top.head, top.query]
+    found = {
+        COUNT: [f"**{n:,}** attention weights", f"4 × {T} × {T}"],
+        PREVIOUS: [
+            f"layer {L}, head {H}** puts the most weight",
+            f"Layer {L}, head {H} is a previous token head",  # the pieces step's text
+            f"prev {prev_mass:.2f}",  # the grid's caption over the head
+        ],
+        TOP_KEY: [
+            f"puts **{float(row.max()):.2f}** of its weight",
+            f"The weights of query {top.query} ({run.tokens[top.query]}) over",
+        ],
+    }
+    if model == "minilm":  # the labels of "What each head does" are MiniLM's own
+        found[PREVIOUS] += ["Layer 0, head 2: pattern"]  # the chosen head's metric (layer 0, head 2 by default)
+    return found
+
+
+def previous_by_hand_mass(attentions: torch.Tensor) -> torch.Tensor:
+    T = attentions.shape[-1]
+    rows = torch.arange(1, T)
+    return attentions[..., rows, rows - 1].mean(-1)
+
+
+def open_every_panel(at: AppTest) -> AppTest:
+    return helpers.open_numbers(at, *figures(at))
+
+
+def assert_holds_none(at: AppTest, found: dict[str, list[str]], where: str, asked_model_shown: bool) -> None:
+    """asked_model_shown: the lesson's own charts are MiniLM's, the model the predictions ask about."""
+    no_exception(at)
+    text = helpers.page_evidence(at)
+    for key, strings in found.items():
+        for said in strings:
+            assert said not in text, (where, key, said)
+        assert not EVIDENCE_CHARTS[key] & set(figures(at)), (where, key, EVIDENCE_CHARTS[key] & set(figures(at)))
+    if asked_model_shown:  # no table names every head's previous-token mass, no metric names a head's pattern
+        assert not [df for df in at.dataframe if "previous token" in df.value.columns], where
+        assert "previous token" not in [m.value for m in at.metric], where
+
+
+@slow
+@pytest.mark.parametrize("model", ["small", "minilm"])
+def test_nothing_on_the_page_answers_a_prediction_before_its_commit(minilm, small_model, tok, model):
+    for text in (DEFAULT, SPLIT):
+        found = evidence(minilm, small_model, tok, text, model)
+        query = {"model": model, "heads_sentence": text}
+        shown = model == "minilm"
+        assert_holds_none(open_every_panel(open_asking(query)), found, f"{text}: every section", shown)
+        # In tabs: a student may open a later tab before answering the question of an earlier one.
+        at, tabs = open_asking({**query, "step": "0"}, every_section=False), 0
+        while True:
+            assert_holds_none(open_every_panel(at), found, f"{text}: tab {tabs}", shown)
+            tabs += 1
+            if not [b for b in at.button if b.key == "section_next"]:
+                break
+            at.button(key="section_next").click().run()
+        assert tabs == 7
+
+
+@slow
+def test_the_evidence_is_on_the_page_once_every_prediction_is_answered(minilm, small_model, tok):
+    """The strings the test above looks for are real: answered (skipped), the page shows every one of them."""
+    found = evidence(minilm, small_model, tok, SPLIT, "minilm")
+    at = open_every_panel(helpers.skip_predictions(open_asking({"model": "minilm", "heads_sentence": SPLIT})))
+    text, charts = helpers.page_evidence(at), set(figures(at))
+    for key, strings in found.items():
+        assert EVIDENCE_CHARTS[key] <= charts, key
+        for said in strings:
+            assert said in text, (key, said)
+    assert [df for df in at.dataframe if "previous token" in df.value.columns]
+    assert "previous token" in [m.value for m in at.metric]
+
+
+def test_the_previous_token_options_quote_each_heads_masses_by_hand(minilm):
+    """Each rival's feedback quotes its largest pattern mass, recomputed here from the weights; every rival looks
+    back at least the margin less than the answer."""
+    for text in (DEFAULT, "she sat on the bank of the river", "nobody answered the phone"):
+        run, choice, _ = asked(minilm, text)
+        labels = label_heads(run.attentions, run.tokens)
+        q = questions.previous_token([head_label(labels, *c) for c in choice.candidates], "all-MiniLM-L6-v2")
+        prev = previous_by_hand_mass(run.attentions)
+        T = len(run.tokens)
+        for (layer, head), o in zip(choice.candidates, q.options):
+            w = run.attentions[layer, head]
+            masses = {
+                "previous token": float(prev[layer, head]),
+                "next token": float(w[torch.arange(T - 1), torch.arange(1, T)].mean()),
+                "[CLS]": float(w[:, 0].mean()),
+                "[SEP]": float(w[:, T - 1].mean()),
+                "self": float(w.diagonal().mean()),
+            }
+            assert f"{max(masses.values()):.2f})" in o.misconception
+            if (layer, head) != choice.candidates[choice.answer]:
+                assert masses["previous token"] <= float(prev.max()) - 0.1
+
+
+def test_the_word_question_options_quote_the_rows_weights_by_hand(minilm):
+    for text in (DEFAULT, "a dog ran home", "interest rates rose again this quarter", "it rained all day in london"):
+        run, _, choice = asked(minilm, text)
+        tokens, row = run.tokens, run.attentions[choice.layer, choice.head, choice.query]
+        q = questions.top_key(choice, tokens, "all-MiniLM-L6-v2")
+        assert f"layer {choice.layer}, head {choice.head}: which token does “{tokens[choice.query]}”" in q.prompt
+        assert int(row.argmax()) == choice.best
+        for k, o in zip(choice.positions, q.options):
+            assert o.label == f"{k} {tokens[k]}"
+            if k != choice.best:
+                said = f"{float(row[k]):.2f} on “{tokens[k]}”, {float(row.max()):.2f} on “{tokens[choice.best]}”"
+                assert said in o.misconception
+
+
+def test_each_prediction_names_a_generator_of_its_idea(minilm):
+    from quiz_checks import assert_practised
+
+    run, prev, top = asked(minilm)
+    labels = label_heads(run.attentions, run.tokens)
+    for q in (
+        questions.weight_count(4, "the small model", {}, 256),
+        questions.previous_token([head_label(labels, *c) for c in prev.candidates], "all-MiniLM-L6-v2"),
+        questions.top_key(top, run.tokens, "all-MiniLM-L6-v2"),
+    ):
+        assert_practised(q)
+
+
+def test_the_word_question_says_when_it_asks_about_another_head():
+    tokens = ["[CLS]", "a", "b", "c", "[SEP]"]
+    weights = (0.05, 0.05, 0.1, 0.7, 0.1)
+    other = TopKeyChoice(1, 1, 2, (0, 2, 3, 4), 2, weights, (0, 0))
+    q = questions.top_key(other, tokens, "a model")
+    assert "(Layer 0, head 0 gives no word of your sentence a favourite that leads by 0.20 of its weight, so this " in (
+        q.prompt
+    )
+    assert "layer 1, head 1: which token does “b” (position 2) put the most weight on?" in q.prompt
+    assert "gives no word" not in questions.top_key(replace(other, preferred=(1, 1)), tokens, "a model").prompt
+    left_out = questions.previous_token([], "a model", left_out=True)
+    assert "not offered: too close to call" in left_out.prompt

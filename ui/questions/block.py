@@ -1,25 +1,49 @@
-"""The block lesson's predictions: what the student is asked, and the wrong idea behind each wrong answer."""
+"""The block lesson's predictions: what the student is asked, and the wrong idea behind each wrong answer.
+
+Each names the quiz generator that practises its idea (`concept`) and that idea (`idea`, as the generator's
+@generator(..., idea=...) names it). A wrong option's text that quotes this input's numbers takes them from
+encoder_core's result, and a test recomputes them.
+"""
 
 from __future__ import annotations
 
-from encoder_core.lessons.block import GROWTH_OUTCOMES, SHAPE_CHOICES
-from ui.frame.predict import Option, Question
+from dataclasses import replace
+
+from encoder_core.lessons.block import (
+    BERT_BASE_LOUDNESS,
+    GROWTH_OUTCOMES,
+    SHAPE_CHOICES,
+    DeepStackStudy,
+    FfnTokenChoice,
+)
+from ui.frame.predict import Option, Question, Trap, percent, tolerance_for
+
+NORM_STD_TOLERANCE = 0.1  # a spread within 10 % of the model's: the LayerNorm's own eps and γ move it less
+# What a student holding each misconception of encoder_core.lessons.block.norm_std_traps would type, and why.
+NORM_TRAPS = {
+    "length": "√d is the row's length, not its spread: LayerNorm divides each row by its own spread, so the spread "
+    "comes out as 1 (times the gain γ), and the length as √d.",
+    "kept": "LayerNorm does not keep or shrink a row's spread: it divides the row by it, so the spread comes out as "
+    "1 (times the gain γ), whatever it came in with.",
+}
 
 
-def layernorm_std(token: str, position: int, std_before: float) -> Question:
-    """The embeddings' LayerNorm, asked about one row whose spread before it the page quotes."""
-    return Question(
+def layernorm_std(token: str, position: int, std_before: float, std_after: float, traps: dict[str, float]) -> Question:
+    """The embeddings' LayerNorm, asked about one row whose spread before it the page quotes. std_after: the model's
+    answer (only to state the tolerance: the prompt never shows it); traps: core.norm_std_traps of that row."""
+    q = Question(
         "block",
         "norm-std",
         f"Before the LayerNorm, the row of “{token}” (position {position}) has a standard deviation of "
         f"{std_before:.3f} over its features. What is its standard deviation after the LayerNorm?",
         concept="block_layernorm_output",
-        tolerance=0.2,
-        too_high="LayerNorm divides each row by its own spread, so the spread comes out as 1 (times the gain γ): "
-        "√d is the row's length, not its spread.",
-        too_low="LayerNorm does not keep or shrink a row's spread: it divides the row by it, so the spread comes out "
-        "as 1 (times the gain γ).",
+        idea="layernorm-output",
+        tolerance=NORM_STD_TOLERANCE,
+        traps=tuple(Trap(value, NORM_TRAPS[name]) for name, value in traps.items()),
+        too_high=NORM_TRAPS["length"],
+        too_low=NORM_TRAPS["kept"],
     )
+    return replace(q, prompt=f"{q.prompt} (Right within {percent(tolerance_for(q, std_after))}.)")
 
 
 SHAPE_SYMBOLS = {"T x d": "T × d", "T x d_ff": "T × 4d", "T x T": "T × T", "d x d_ff": "d × 4d"}
@@ -46,37 +70,83 @@ def ffn_shape(n_tokens: int, d_model: int, d_ff: int) -> Question:
         "hidden layer u = h·W₁ + b₁?",
         tuple(Option(f"{SHAPE_SYMBOLS[c]} = {sizes[c]}", SHAPE_MISTAKES[c]) for c in SHAPE_CHOICES),
         concept="block_stage_shape",
+        idea="stage-shape",
     )
 
 
-GROWTH_OPTIONS = {
-    "post": Option(
-        "post-norm's",
-        "A post-norm block ends on a LayerNorm, which brings every token's vector back to length √d, so its stream "
-        "cannot grow.",
-    ),
-    "pre": Option(
-        "pre-norm's",
-        "A pre-norm stream grows only as fast as its blocks add to it, and blocks as quiet as BERT's at its start "
-        "add almost nothing.",
-    ),
-    "both": Option(
-        "both",
-        "Every post-norm block ends on a LayerNorm, which resets the stream to length √d; only the pre-norm stream "
-        "is free to grow.",
-    ),
-    "neither": Option(
-        "neither",
-        "Nothing rescales a pre-norm stream between blocks: louder blocks each add to it, and it keeps growing "
-        "until the final LayerNorm.",
-    ),
-}
+def growth_options(study: DeepStackStudy) -> dict[str, Option]:
+    """The deep-stack question's options, by core.GROWTH_OUTCOMES; each misconception quotes this study's numbers
+    (the pre-norm one says how loud these blocks are next to BERT-base's, as the reading below the chart does)."""
+    pre, post, depth = study.pre.growth, study.post.growth, study.depth
+    if study.loudness < BERT_BASE_LOUDNESS:
+        quiet = (
+            f"These blocks start quiet: std × √d = {study.loudness:.2f}, {BERT_BASE_LOUDNESS / study.loudness:.1f} "
+            f"times quieter than BERT-base's {BERT_BASE_LOUDNESS:.2f}, so {depth} of them grow it only ×{pre:.2f}."
+        )
+    else:
+        quiet = f"Over these {depth} blocks it grew only ×{pre:.2f}."
+    return {
+        "post": Option(
+            "post-norm's",
+            "A post-norm block ends on a LayerNorm, which brings every token's vector back to length √d, so its "
+            f"stream cannot grow (here ×{post:.3f}).",
+        ),
+        "pre": Option("pre-norm's", f"A pre-norm stream grows only as fast as its blocks add to it. {quiet}"),
+        "both": Option(
+            "both",
+            "Every post-norm block ends on a LayerNorm, which resets the stream to length √d; only the pre-norm "
+            "stream is free to grow.",
+        ),
+        "neither": Option(
+            "neither",
+            "Nothing rescales a pre-norm stream between blocks: what each block adds stays in it (here "
+            f"×{pre:.2f} after {depth} blocks) until the final LayerNorm.",
+        ),
+    }
 
-DEEP_GROWTH = Question(
-    "block",
-    "deep-growth",
-    "Both stacks start from the same embeddings, each token's vector of length √d. After the last block, whose "
-    "residual stream has grown by a tenth or more?",
-    tuple(GROWTH_OPTIONS[o] for o in GROWTH_OUTCOMES),
-    concept="block_final_norm",
-)
+
+def deep_growth(study: DeepStackStudy) -> Question:
+    options = growth_options(study)
+    return Question(
+        "block",
+        "deep-growth",
+        "Both stacks start from the same embeddings, each token's vector of length √d. After the last block, whose "
+        "residual stream has grown by a tenth or more?",
+        tuple(options[o] for o in GROWTH_OUTCOMES),
+        concept="block_final_norm",
+        idea="prenorm-raw-stream",
+    )
+
+
+def token_option(position: int, token: str) -> str:
+    """A token as the charts label it: its position, then the token (a word twice in a sentence stays two)."""
+    return f"{position} {token}"
+
+
+def ffn_token(choice: FfnTokenChoice, tokens: list[str], model_name: str, margin: float) -> Question:
+    """Which word gets the longest FFN output in a trained model's layer (core.ffn_token_choice's options)."""
+    best, norms = choice.best, choice.norms
+    options = tuple(
+        Option(
+            token_option(i, tokens[i]),
+            f"The FFN adds a vector of length {norms[i]:.2f} to “{tokens[i]}”, against {norms[best]:.2f} for "
+            f"“{tokens[best]}”. It reads each token's row alone, and how much it writes there was learned in "
+            "training: it is not set by how much the word seems to mean.",
+        )
+        for i in choice.positions
+    )
+    passed = (
+        f" (Layer {choice.preferred} has no word whose FFN output is {percent(margin - 1)} longer than every "
+        f"other's on your sentence, so this asks about layer {choice.layer}.)"
+        if choice.passed_over
+        else ""
+    )
+    return Question(
+        "block",
+        "ffn-token",
+        f"In {model_name}, layer {choice.layer}: the FFN reads each token's row on its own and adds a vector f to it. "
+        f"To which of these tokens does it add the longest f?{passed}",
+        options,
+        concept="block_ffn_per_token",
+        idea="ffn-per-token",
+    )

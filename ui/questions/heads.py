@@ -1,26 +1,47 @@
-"""The heads lesson's predictions: what the student is asked, and the wrong idea behind each wrong answer."""
+"""The heads lesson's predictions: what the student is asked, and the wrong idea behind each wrong answer.
+
+Each names the quiz generator that practises its idea (`concept`) and that idea (`idea`, as the generator's
+@generator(..., idea=...) names it). A wrong option's text that quotes this input's numbers takes them from
+encoder_core's result, and a test recomputes them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from encoder_core.lessons.heads import TopKeyChoice
 from encoder_core.model.head_patterns import HeadLabel
-from ui.frame.predict import Option, Question
+from ui.frame.predict import Option, Question, Trap, percent, tolerance_for
+
+WEIGHT_COUNT_TOLERANCE = 0.02  # a count: within 2 %, so a token miscounted (T ± 1) is already wrong
+# What a student holding each misconception of HeadMechanics.weight_count_traps would type, and why.
+COUNT_TRAPS = {
+    "layers": "That counts every layer: the question is about one layer, whose weights are H × T × T.",
+    "width": "Attention weights are not per feature: a weight says how much one query takes from one key, and the "
+    "same weight multiplies all of that key's value features. H × T × T, not times d.",
+    "one head": "Every head computes its own T × T grid, one weight per query–key pair: H × T × T, not one grid.",
+    "per token": "One weight per token is too few: every query has one weight for every key, T × T per head.",
+}
 
 
-def weight_count(n_heads: int, model_name: str) -> Question:
-    return Question(
+def weight_count(n_heads: int, model_name: str, traps: dict[str, int], answer: int) -> Question:
+    """traps: HeadMechanics.weight_count_traps; answer: the model's count (only to state the tolerance)."""
+    q = Question(
         "heads",
         "weight-count",
         f"One attention layer of {model_name}, with {n_heads} heads, runs on your sentence. How many attention "
         "weights does it compute? (count the tokens in the charts above, [CLS] and [SEP] included)",
         concept="heads_weight_count",
-        tolerance=0.1,
+        idea="attention-weight-count",
+        tolerance=WEIGHT_COUNT_TOLERANCE,
+        traps=tuple(Trap(value, COUNT_TRAPS[name]) for name, value in traps.items()),
         too_high="One layer computes one weight per head, query and key, H × T × T: not multiplied by the layers "
         "or by the width d.",
         too_low="Every head computes its own T × T grid, one weight per query–key pair (not one per token), and T "
         "counts [CLS] and [SEP] too.",
     )
+    return replace(q, prompt=f"{q.prompt} Right within {percent(tolerance_for(q, answer))}.")
 
 
 # Why a head that is not the answer is not the one looking back, by what it does instead ({head}, {mass}).
@@ -38,17 +59,62 @@ def head_name(layer: int, head: int) -> str:
     return f"layer {layer}, head {head}"
 
 
-def previous_token(candidates: Sequence[HeadLabel]) -> Question:
-    """Which of these heads (encoder_core.lessons.heads.previous_token_choice's candidates) looks back most."""
+def previous_token(candidates: Sequence[HeadLabel], model_name: str, left_out: bool = False) -> Question:
+    """Which of these heads (encoder_core.lessons.heads.previous_token_choice's candidates) looks back most.
+    left_out: heads too close to the answer to call were left out of the options (the prompt says so)."""
     options = []
     for lab in candidates:
         name = head_name(lab.layer, lab.head)
         said = WRONG_HEAD[lab.pattern].format(head=name, mass=lab.mass)
         options.append(Option(name, said[:1].upper() + said[1:]))
+    note = " (A head that looks back nearly as much as the answer is not offered: too close to call.)"
     return Question(
         "heads",
         "previous-token",
-        "Which of these heads puts the most weight on the token just before each token?",
+        f"In {model_name}, on your sentence: which of these heads puts the most weight on the token just before "
+        f"each token?{note if left_out else ''}",
         tuple(options),
         concept="heads_pattern",
+        idea="head-pattern",
+    )
+
+
+def key_option(position: int, token: str) -> str:
+    """A key as the charts label it: its position, then the token (a word twice in a sentence stays two)."""
+    return f"{position} {token}"
+
+
+def top_key_misconception(choice: TopKeyChoice, tokens: Sequence[str], key: int) -> str:
+    """Why `key` is not where the asked word looks most, with this row's weights."""
+    q, best, w = choice.query, choice.best, choice.weights
+    than = f"{w[key]:.2f} on “{tokens[key]}”, {w[best]:.2f} on “{tokens[best]}”"
+    if key == q:
+        return f"A token need not look at itself most: “{tokens[q]}” puts {than}."
+    if key == q + 1:
+        return f"This head does not simply look one token ahead: “{tokens[q]}” puts {than}."
+    if tokens[key] == "[CLS]":
+        return f"Many heads park a word's weight on [CLS], but not this one for “{tokens[q]}”: it puts {than}."
+    return f"“{tokens[q]}” puts {than}: a trained head picks its word, not just a neighbour or a sink."
+
+
+def top_key(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> Question:
+    """Which key the asked word of the sentence gives its largest weight in one head of a trained model."""
+    q = choice.query
+    options = tuple(
+        Option(key_option(k, tokens[k]), top_key_misconception(choice, tokens, k)) for k in choice.positions
+    )
+    passed = (
+        f" (Layer {choice.preferred[0]}, head {choice.preferred[1]} gives no word of your sentence a favourite that "
+        f"leads by {choice.margin:.2f} of its weight, so this asks about layer {choice.layer}, head {choice.head}.)"
+        if choice.passed_over
+        else ""
+    )
+    return Question(
+        "heads",
+        "top-key",
+        f"In {model_name}, layer {choice.layer}, head {choice.head}: which token does “{tokens[q]}” (position {q}) "
+        f"put the most weight on?{passed}",
+        options,
+        concept="heads_top_key",
+        idea="query-top-key",
     )

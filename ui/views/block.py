@@ -20,16 +20,29 @@ from encoder_core.lessons.block import (
     BlockParams,
     BlockWalk,
     DeepStackStudy,
+    FfnTokenChoice,
     NormAffine,
     NormRow,
     PositionTables,
     TensorSummary,
     TokenStats,
     WeightMatch,
+    width_matched_std,
 )
 from encoder_core.model.model import EmbeddingParts
 
-from .figures import PAIR, Chart, after_layer_names, as_array, esc, line_chart, matrix_heatmap, token_labels
+from .figures import (
+    PAIR,
+    Chart,
+    after_layer_names,
+    as_array,
+    bar_chart,
+    esc,
+    line_chart,
+    matrix_heatmap,
+    per_token_table,
+    token_labels,
+)
 
 STAT_COLORS = ("#1f77b4", "#ff7f0e", "#000000")
 MAX_HEATMAP_HEIGHT = 720
@@ -49,12 +62,24 @@ STAGE_LABELS = {
     "attention": "attention",
     "residual_1": "x + attention",
     "norm_1": "LayerNorm 1",
-    "ffn_hidden": "FFN expand",
+    # Named by their weights, not by what they do to the width: the width is a question the lesson asks.
+    "ffn_hidden": "FFN W₁",
     "ffn_activated": "GELU",
-    "ffn_output": "FFN project",
+    "ffn_output": "FFN W₂",
     "residual_2": "+ FFN",
     "norm_2": "LayerNorm 2",
 }
+
+
+NORM_LABELS = {"post": "post-norm (BERT)", "pre": "pre-norm"}
+
+
+def init_labels(d_model: int) -> dict[str, str]:
+    """The deep stack's two starting points (core.INIT_CHOICES), as the control names them."""
+    return {
+        "bert": f"BERT's std {BERT_INIT_STD}",
+        "width": f"scaled to BERT-base's width (std {width_matched_std(d_model):.3f})",
+    }
 
 
 def stage_labels(stages: Sequence[str]) -> list[str]:
@@ -110,6 +135,126 @@ def norm_row_note(row: NormRow, affine: NormAffine, token: str, sqrt_d: float) -
         f"standard deviation, then multiplies by a learned gain γ and adds a learned bias β ({learned}), whatever "
         "spread the row came in with."
     )
+
+
+def input_intro(n_tokens: int, d: int) -> str:
+    return (
+        f"The model never sees words, only ids. Each of the {n_tokens} tokens picks a row of three tables "
+        f"of width d = {d}: its word's row, its position's row and its segment's row (sentence A = 0, B = 1). "
+        "The three are added, then one LayerNorm rescales each token's vector. "
+        "Colours: red negative, blue positive, white 0."
+    )
+
+
+POSITIONS_INTRO = (
+    "Attention on its own ignores order: shuffle the tokens and each one gets the same mix. The position "
+    "row is what tells *cat at 2* from *cat at 5*. BERT learns its position table; the original Transformer "
+    "used a fixed table of sine and cosine waves, one frequency per pair of features, fast on the left, slow "
+    "on the right."
+)
+POSITIONS_CAP = (
+    "The sine formula itself has no last row, so a sinusoidal model could in principle be given more "
+    "positions; a learned table cannot, and this encoder refuses any input longer than its table either way."
+)
+ACTIVATIONS_INTRO = (
+    "BERT's FFN uses GELU, u·Φ(u) with Φ the standard normal CDF; the original Transformer used ReLU. Both are "
+    "positive exactly where u > 0, so they leave the same units *active*. The difference is the negative side: "
+    "ReLU outputs exactly 0 there (and passes no gradient back), GELU a small negative value."
+)
+
+
+def equivalence_intro(flag: str) -> str:
+    return (
+        "An independent check: PyTorch's own nn.TransformerEncoderLayer, given a copy of this block's weights "
+        f'(W_Q, W_K, W_V stacked into its in_proj), activation="gelu", {flag}, dropout 0, run on the same input.'
+    )
+
+
+def trained_intro(model_name: str) -> str:
+    return (
+        f"The same kind of block, with trained weights: {model_name}. Its FFN adds a vector f to every token's "
+        "row, reading that row alone. How long f is differs from token to token, and training set it."
+    )
+
+
+def no_clear_ffn_note(margin: float, min_words: int) -> str:
+    return (
+        f"No layer has a word whose FFN output is {(margin - 1) * 100:.0f} % longer than every other word's on your "
+        f"sentence (or it has fewer than {min_words} words), so there is no clear answer to predict here: try "
+        "another sentence."
+    )
+
+
+def wait_note(section: str | None, what: str) -> str:
+    """What a section says where it holds something back: the prediction to answer first (None: the one below)."""
+    where = "below" if section is None else f"in “{section}”"
+    return f"Answer the prediction {where} first, or skip it: {what}."
+
+
+HELD_NORM = "this stage is a LayerNorm's output, and its numbers tell what a LayerNorm leaves in a row"
+HELD_FFN = "the FFN's inside, its code and its numbers show how wide its hidden layer is"
+HELD_WIDTH = "the counts here give away how wide the FFN's hidden layer is"
+
+
+def ffn_shape_note(rows: int, cols: int, d: int) -> str:
+    """The FFN-shape prediction's answer, said with the hidden layer's own shape."""
+    return (
+        f"u is {rows} × {cols}: one row per token, and {cols} = {cols // d} × {d} units, because W₁ is {d} × {cols}. "
+        f"Each token is widened on its own, then W₂ ({cols} × {d}) brings it back to d = {d} for the residual sum."
+    )
+
+
+def active_units_lead(layer: int, total: int, n_tokens: int, d_ff: int) -> str:
+    return f"On this sentence, layer {layer}'s FFN has {total:,} pre-activations ({n_tokens} tokens × {d_ff} units):"
+
+
+def param_note(counts: Mapping[str, BlockParams]) -> str:
+    """The parameter table read aloud: BERT-base's FFN share, and this lesson's block when it is in the table."""
+    base = counts["bert-base"]
+    small = counts.get("small")
+    ours = f" This lesson's block has {small.total:,}." if small is not None else ""
+    return (
+        f"The FFN holds about two thirds of a block: {base.ffn_share:.0%} for BERT-base, whose block has "
+        f"{base.total:,} parameters ({base.stack_total:,} for its {base.n_layers} layers, before embeddings).{ours} "
+        "Every number above is counted from a block built with that config."
+    )
+
+
+GROWTH_TOO_CLOSE = (
+    "A stream here ended within 5 % of the line of a tenth's growth: too close to call, so this step asks nothing. "
+    "Its numbers:"
+)
+
+
+def ffn_token_text(choice: FfnTokenChoice, tokens: Sequence[str], model_name: str) -> str:
+    """The trained-FFN prediction's answer: the word the FFN writes most into, against the runner-up."""
+    best = choice.best
+    runner = max((i for i in choice.words if i != best), key=lambda i: choice.norms[i])
+    return (
+        f"In {model_name}'s layer {choice.layer} the FFN adds its longest vector to **{best} {tokens[best]}**: "
+        f"length {choice.norms[best]:.2f}, {choice.lead:.1f} times the next word's ({runner} {tokens[runner]}, "
+        f"{choice.norms[runner]:.2f}). Each bar was computed from that token's own row: the FFN never reads "
+        "another token. Where it writes most was learned in training."
+    )
+
+
+def ffn_token_chart(choice: FfnTokenChoice, tokens: Sequence[str], model_name: str) -> Chart:
+    """Every token's FFN output length in the asked layer ([CLS] and [SEP] too, which the question leaves out)."""
+    norms, best = choice.norms, choice.best
+    fig = bar_chart(
+        list(tokens),
+        norms,
+        title=f"Length of the FFN's output f, {model_name}, layer {choice.layer}",
+        x_title="token",
+        y_title="||f|| (what the FFN adds)",
+    )
+    fig.update_layout(yaxis={"rangemode": "tozero"})
+    alt = (
+        f"{model_name}'s FFN output length per token in layer {choice.layer}: longest among the words for {best} "
+        f"{tokens[best]} ({norms[best]:.2f}), {choice.lead:.1f} times the next word's; over all tokens from "
+        f"{min(norms):.2f} to {max(norms):.2f}."
+    )
+    return Chart(fig, alt, per_token_table(tokens, {"||f||": list(norms)}))
 
 
 def model_choice_note(choice: str, seed: int) -> str | None:

@@ -18,6 +18,7 @@ from encoder_core.lessons.heads import (
     SentenceSplits,
     Similarities,
     SinkSummary,
+    TopKeyChoice,
     WordVectorCosines,
 )
 from encoder_core.model.head_patterns import NEIGHBOUR_PATTERNS, HeadLabel
@@ -31,8 +32,10 @@ from .figures import (
     after_layer_names,
     as_array,
     attention_heatmap,
+    bar_chart,
     esc,
     matrix_heatmap,
+    per_token_table,
 )
 
 # Okabe-Ito: five colours that stay distinct under the common colour-vision deficiencies.
@@ -494,8 +497,9 @@ def weight_count_text(mech: HeadMechanics) -> str:
     )
 
 
-def previous_token_text(choice: HeadChoice, n_heads_total: int, threshold: float) -> str:
-    """The previous-token prediction's answer: the head that looks back most, next to the others asked about."""
+def previous_token_text(choice: HeadChoice, n_heads_total: int, threshold: float, model_name: str) -> str:
+    """The previous-token prediction's answer: the head that looks back most, next to the others asked about, and
+    the heads left out of the options as too close to call."""
     (layer, head), best = choice.candidates[choice.answer], choice.previous[choice.answer]
     others = "; ".join(
         f"layer {c[0]}, head {c[1]}: {m:.2f}"
@@ -503,12 +507,136 @@ def previous_token_text(choice: HeadChoice, n_heads_total: int, threshold: float
         if i != choice.answer
     )
     text = (
-        f"**Layer {layer}, head {head}** puts the most weight on the token just before each token: {best:.2f} of a "
-        f"row's weight on average, the most of all {n_heads_total} heads (the others asked about: {others})."
+        f"In {model_name}, **layer {layer}, head {head}** puts the most weight on the token just before each token: "
+        f"{best:.2f} of a row's weight on average, the most of all {n_heads_total} heads (the others asked about: "
+        f"{others})."
     )
+    if choice.too_close:
+        close = "; ".join(f"layer {c[0]}, head {c[1]}: {c[2]:.2f}" for c in choice.too_close)
+        text += f" Left out of the options, within {choice.margin:.2f} of it and so too close to call: {close}."
     if best < threshold:
         return text + f" Still, {best:.2f} is below {threshold:.2f}: no head of this model really looks back."
     return text + " In its map, that weight is a stripe just left of the diagonal."
+
+
+def top_key_text(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> str:
+    """The word prediction's answer: where the asked word looks in that head, against its second choice."""
+    q, best, w = choice.query, choice.best, choice.weights
+    second = max((k for k in range(len(w)) if k != best), key=lambda k: w[k])
+    return (
+        f"In {model_name}'s layer {choice.layer}, head {choice.head}, “{tokens[q]}” (position {q}) puts "
+        f"**{w[best]:.2f}** of its weight on **{best} {tokens[best]}**; its next largest is {w[second]:.2f}, on "
+        f"{second} {tokens[second]}. Where a trained head sends each word was learned, word by word: not a fixed "
+        "offset, and not a special token for every word."
+    )
+
+
+def top_key_chart(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> Chart:
+    """The asked word's row in that head: its weight on every key."""
+    q, w = choice.query, choice.weights
+    fig = bar_chart(
+        list(tokens),
+        w,
+        title=f"Where “{_short(tokens[q], 16)}” looks: {model_name}, layer {choice.layer}, head {choice.head}",
+        x_title="key",
+        y_title="attention weight",
+        text_format=".2f",
+    )
+    fig.update_layout(yaxis={"range": [0, 1.05]})
+    alt = (
+        f"The weights of query {q} ({tokens[q]}) over the {len(tokens)} keys, summing to 1: the largest, "
+        f"{w[choice.best]:.2f}, on key {choice.best} ({tokens[choice.best]})."
+    )
+    return Chart(fig, alt, per_token_table(tokens, {"weight": list(w)}))
+
+
+def wait_note(section: str | None, what: str) -> str:
+    """What a section says where it holds something back: the prediction to answer first (None: the ones above)."""
+    where = "above" if section is None else f"in “{section}”"
+    return f"Answer the predictions {where} first, or skip them: {what}."
+
+
+def split_text(model_name: str, d_model: int, n_heads: int, d_head: int) -> str:
+    return (
+        f"{model_name[:1].upper() + model_name[1:]} has d = {d_model} and {n_heads} heads, so each head works in "
+        f"d/h = {d_model} / {n_heads} = {d_head} dimensions. There is no separate matrix per head: "
+        f"the block computes Q = xW_Q (all {d_model} columns at once) and head h simply takes columns "
+        f"h·{d_head} to (h+1)·{d_head}. The same for K and V. Each head then runs its own "
+        "softmax(QKᵀ/√d_head) over the tokens, so each gets its own attention map."
+    )
+
+
+def concat_text(n_tokens: int, n_heads: int, d_head: int, d_model: int) -> str:
+    return (
+        f"Each of the {n_heads} heads returns weights @ V, a [{n_tokens} × {d_head}] matrix. "
+        f"Laid side by side they form a [{n_tokens} × {d_model}] concatenation, back to the model's "
+        f"width. The output projection W_O [{d_model} × {d_model}] then mixes the heads: every output "
+        "feature reads from every head's block of columns (dashed lines). This is the attention "
+        "sublayer's output, before the residual and LayerNorm."
+    )
+
+
+def no_previous_note(model_name: str, trained: bool) -> str:
+    """Why "All heads at once" asks nothing about the previous token."""
+    if not trained:
+        return (
+            f"{model_name[:1].upper() + model_name[1:]} has random weights: which of its heads looks back is an "
+            "accident of initialisation, so there is nothing to predict about it here."
+        )
+    return f"No head of {model_name} looks back clearly more than the others on this input: nothing to predict here."
+
+
+def concat_check_text(mech: HeadMechanics) -> str:
+    if not mech.agrees:
+        return f"The recomputation differs from the block's output by {mech.max_abs_error:.1e}."
+    return (
+        "Recomputing every head from the weight matrices, concatenating and applying W_O gives the block's own "
+        f"attention output: the largest difference is {mech.max_abs_error:.1e} (at most float32 rounding). "
+        "The heads really are just slices of one computation."
+    )
+
+
+def grid_intro(n_heads_total: int, model_name: str) -> str:
+    return (
+        f"All {n_heads_total} heads of {model_name} on your sentence, one small map each: rows are layers, "
+        "columns heads; inside each map, rows are queries and columns keys, as in the large map below. "
+        "Above each map: the pattern that describes it best and how much weight goes there (next step; in "
+        "lecture mode, point at a map to see them). The outlined map is the chosen layer and head. First, two "
+        "predictions about a trained model's heads."
+    )
+
+
+def labels_intro(threshold: float) -> str:
+    return (
+        "Each head gets a name from its own weights: for every pattern we average, over the query rows, the weight "
+        "it puts on the previous token, the next token, [CLS], [SEP], or itself. The largest of the five names the "
+        f"head if it reaches {threshold:.2f}; otherwise the head is *broad*. The mass is that largest average."
+    )
+
+
+PIECES_INTRO = (
+    "A WordPiece tokenizer has 30,522 entries. A word it does not hold whole is cut into known pieces; "
+    "pieces after the first start with ##. Characters it has no piece for become [UNK]."
+)
+VECTORS_INTRO = (
+    "One vector for a whole sentence: take the [CLS] token's final vector, or the mean of all real (non-pad) "
+    "token vectors. all-MiniLM-L6-v2 was trained for sentence similarity with the mean, so that is the vector "
+    "it was built to give; its [CLS] vector was not trained for this job. Cosine similarity compares "
+    "directions: 1 means the same direction, 0 unrelated."
+)
+BANK_READING = (
+    "At the embeddings the two vectors are the same token embedding at the same position, so the cosine is 1. "
+    "Every layer mixes in the context through attention, and the two “bank”s drift apart when the "
+    "context differs, much less when it means the same thing."
+)
+
+
+def bank_intro(word: str, river: str, money: str, river_again: str) -> str:
+    return (
+        f"**The “{word}” pair again, now with a trained model.** The vector of “{word}” in “{river}” against the "
+        f"one in “{money}”, and against “{river_again}” (the same sense; all three sentences are word for word the "
+        f"same up to and including “{word}”)."
+    )
 
 
 def averages_figure(averages: Sequence[dict[str, float]], model_name: str) -> go.Figure:

@@ -623,3 +623,97 @@ def test_growth_outcome_on_the_lessons_deep_stacks(enc, init, expected):
             pre = study.pre.residual_norms[-1] / study.pre.residual_norms[0]
             assert (post >= core.GROWTH_VISIBLE, pre >= core.GROWTH_VISIBLE) == (False, expected == "pre")
             assert core.growth_outcome(study) == expected
+            # no coin toss: both streams end outside the band around the line, so the question is asked
+            assert not core.GROWTH_VISIBLE / core.GROWTH_BAND < pre < core.GROWTH_VISIBLE * core.GROWTH_BAND
+            assert core.growth_clear(study)
+
+
+def test_a_stream_ending_near_the_line_is_too_close_to_call():
+    def study(pre: float) -> core.DeepStackStudy:
+        return core.DeepStackStudy(1, 6, 6, 64, 0.02, 0, _run(1.0), _run(pre), core.WeightMatch(0, 0.0))
+
+    assert core.growth_clear(study(1.02)) and core.growth_clear(study(1.7))
+    for near in (1.06, 1.09, 1.1, 1.14):
+        assert not core.growth_clear(study(near))
+
+
+def test_norm_std_traps_are_the_length_and_the_spread_before(enc):
+    walk = core.walk_block(build_encoder(preset("small"), seed=0, init_std=TEACHING_STD), enc.ids, enc.segments, 0)
+    row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, 1)
+    summed = walk.embeddings.summed[1].double()
+    assert core.norm_std_traps(row, 64) == pytest.approx({"length": 8.0, "kept": float(summed.std(unbiased=False))})
+    close = core.NormRow(1, row.std_after * 1.05, 0.0, row.std_after)  # a spread before within 10 % of the answer
+    assert set(core.norm_std_traps(close, 64)) == {"length"}
+
+
+@pytest.mark.parametrize("layer", [0, 1])
+def test_normalised_stages_are_exactly_the_layernorm_outputs(model, enc, layer):
+    """At initialisation (gain 1, bias 0) a LayerNorm's output has spread 1 in every row; no other stage does."""
+    walk = core.walk_block(model, enc.ids, enc.segments, layer)
+    unit = {s for s in walk.stages if torch.allclose(walk.stats[s].std, torch.ones(len(enc)), atol=1e-4)}
+    assert core.normalised_stages(model.config.norm, layer) == unit
+
+
+def test_a_formula_without_its_shape():
+    for norm in ("post", "pre"):
+        hidden = core.stage_formula(norm, "ffn_hidden", shape=False)
+        assert "4d" not in hidden and "\\in" not in hidden and hidden.startswith("u = ")
+        assert core.stage_formula(norm, "ffn_hidden") == core.STAGE_FORMULAS[norm]["ffn_hidden"]
+    assert set(core.FFN_WIDE_STAGES) < set(core.FFN_STAGES)
+
+
+def test_ffn_output_norms_are_the_traced_ffn_outputs(model, enc):
+    norms = core.ffn_output_norms(model, enc.ids, enc.segments)
+    for layer in range(model.config.n_layers):
+        walk = core.walk_block(model, enc.ids, enc.segments, layer)
+        assert torch.allclose(norms[layer], walk.trace["ffn_output"].norm(dim=-1), atol=1e-5)
+
+
+def test_ffn_token_choice_asks_the_first_layer_with_a_clear_winner():
+    tokens = ["[CLS]", "a", "b", "c", "d", "[SEP]"]
+    norms = torch.tensor(
+        [
+            [9.0, 1.0, 2.0, 3.0, 3.3, 9.0],  # layer 0: "d" leads "c" by 10 % only; [CLS] and [SEP] do not count
+            [9.0, 1.0, 5.0, 2.0, 3.0, 9.0],  # layer 1: "b" leads by 5 / 3
+            [0.0, 1.0, 1.0, 1.0, 1.0, 0.0],
+        ]
+    )
+    choice = core.ffn_token_choice(norms, tokens, preferred=0)
+    assert (choice.layer, choice.passed_over, choice.best) == (1, (0,), 2)
+    assert choice.positions == (1, 2, 3, 4) and choice.lead == pytest.approx(5 / 3)
+    assert core.ffn_token_choice(norms, tokens).layer == 1  # preferred: the last but one, then the nearest
+    assert core.ffn_token_choice(norms[[0, 2]], tokens) is None  # no layer clears the margin
+    assert core.ffn_token_choice(norms[:, :3], tokens[:3]) is None  # two words: too few
+    assert core.layer_order(6, 4) == [4, 3, 5, 2, 1, 0]
+
+
+ORDINARY = (
+    "the cat sat on the mat",
+    "a dog ran home",
+    "interest rates rose again this quarter",
+    "the bird flew",
+    "coffee keeps me awake",
+    "students learn faster when they predict first",
+    "birds migrate south in winter",
+)
+
+
+def test_ffn_token_choice_on_minilm_leads_by_the_margin_and_follows_the_sentence(minilm):
+    """On ordinary sentences the asked word's FFN output, measured here from the trace, is the longest of the
+    sentence's words by FFN_TOKEN_MARGIN, the options hold it, and the answer differs between sentences."""
+    answers = set()
+    for text in ORDINARY:
+        trained = core.ffn_norms_of(minilm.model, minilm.tokenizer, text, "MiniLM")
+        choice = core.ffn_token_choice(trained.norms, trained.tokens)
+        assert choice is not None, text
+        enc = minilm.tokenizer.encode(text)
+        walk = core.walk_block(minilm.model, enc.ids, enc.segments, choice.layer)
+        lengths = walk.trace["ffn_output"].norm(dim=-1)
+        words = [i for i, t in enumerate(enc.tokens) if t not in ("[CLS]", "[SEP]")]
+        ranked = sorted(words, key=lambda i: -float(lengths[i]))
+        assert choice.best == ranked[0] and float(lengths[ranked[0]]) >= core.FFN_TOKEN_MARGIN * float(
+            lengths[ranked[1]]
+        )
+        assert len(set(choice.positions)) == len(choice.positions) == min(4, len(words))
+        answers.add(enc.tokens[choice.best])
+    assert len(answers) >= 4, answers

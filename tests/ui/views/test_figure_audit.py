@@ -265,6 +265,9 @@ def test_rule_numbering_catches_a_second_convention():
     assert rules.numbering_outside(["after layer 2"], controls)
     assert rules.numbering_outside(["layer0, head 0"], controls)
     assert rules.numbering_outside(["Bidirectional (no mask), layer<br>0, head 0"], controls)
+    # a text about another, named model is held to that model's numbering, from 0 all the same
+    assert rules.numbering_outside(["In all-MiniLM-L6-v2, layer 4, head 11"], controls) == []
+    assert rules.numbering_outside(["In all-MiniLM-L6-v2, layer 6"], controls)
     assert rules.labels_not_from_zero(["embeddings", "after layer 0", "after layer 1", "after layer 5"]) == []
     assert rules.labels_not_from_zero(["embeddings", "after layer 1", "after layer 2"])
     assert rules.labels_not_from_zero(["1: a cat", "sentence 1", "sentence 2"])
