@@ -102,9 +102,18 @@ def test_a_linked_step_opens_there_and_a_step_too_far_opens_the_last():
 
 def test_switching_lessons_starts_the_next_one_at_step_1():
     at = ok(open_demo({"lecture": "1", "step": "2"}))
+    at.query_params.clear()  # a browser clears the link's parameters when the menu opens another page
     ok(at.switch_page("demo_other.py").run())
     assert step_headings(at) == ["Step 1 of 2: Other 1"]
     assert "step" not in at.query_params and at.query_params.get("lecture") == "1"
+
+
+def test_a_link_from_another_page_lands_on_the_step_it_names():
+    at = ok(open_demo({"lecture": "1", "step": "2"}))
+    at.query_params.clear()
+    at.query_params.update({"step": "1"})  # st.page_link(..., query_params={"step": 1}), as the review links
+    ok(at.switch_page("demo_other.py").run())
+    assert step_headings(at) == ["Step 2 of 2: Other 2"]
 
 
 def test_the_lecture_toggle_switches_modes_and_drops_the_step_from_the_link():
