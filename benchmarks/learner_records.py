@@ -43,7 +43,7 @@ from sqlalchemy import func, select
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks.browser import pct
-from benchmarks.hall_load import LOOPBACK, app_processes
+from benchmarks.hall_load import LOOPBACK, app_processes, cpu_seconds
 from benchmarks.room_votes import Crowd
 from classroom.schema import learner_events
 from classroom.store import DATABASE_URL_VAR, RoomStore
@@ -166,7 +166,7 @@ def tally(learners: list[Learner], rows: Counter) -> Tally:
 @contextmanager
 def hall(processes: int, records: bool):
     """The app on a fresh database, records on or off: one process on a SQLite file, or two behind nginx
-    sharing a throwaway PostgreSQL server. Yields (the app's URL, the database's URL)."""
+    sharing a throwaway PostgreSQL server. Yields (the app's URL, the database's URL, the app processes)."""
     with ExitStack() as stack:
         if processes == 1:
             url_db = f"sqlite:///{Path(stack.enter_context(tempfile.TemporaryDirectory())) / 'lab.sqlite3'}"
@@ -175,24 +175,35 @@ def hall(processes: int, records: bool):
 
             url_db = stack.enter_context(postgres_server())
         env = {DATABASE_URL_VAR: url_db, RECORDS_VAR: "on" if records else "off"}
-        url, _ = stack.enter_context(app_processes(processes, env=env))
-        yield url, url_db
+        url, apps = stack.enter_context(app_processes(processes, env=env))
+        yield url, url_db, apps
 
 
-def measure(processes: int, records: bool, n: int, window: float) -> tuple[list[Learner], Tally]:
-    """One load on a fresh hall: the learners and what the database holds of their answers."""
-    with hall(processes, records) as (url, url_db):
+@dataclass
+class Busy:
+    """CPU used during the load (the first visits included), as a share of one core (two cores: at most 200%)."""
+
+    server: float  # the app processes
+    learners: float  # this load generator, which shares the same cores
+
+
+def measure(processes: int, records: bool, n: int, window: float) -> tuple[list[Learner], Tally, Busy]:
+    """One load on a fresh hall: the learners, what the database holds of their answers, and the CPU used."""
+    with hall(processes, records) as (url, url_db, apps):
         asyncio.run(answering(url, WARM_UP, 2.0))  # warm up: the lesson's imports, models and reveal
         before = stored_rows(url_db)
+        cpu0, own0, t0 = sum(cpu_seconds(a.pid) for a in apps), time.process_time(), time.perf_counter()
         learners = asyncio.run(answering(url, n, window))
-        return learners, tally(learners, stored_rows(url_db) - before)
+        elapsed = time.perf_counter() - t0
+        busy = Busy((sum(cpu_seconds(a.pid) for a in apps) - cpu0) / elapsed, (time.process_time() - own0) / elapsed)
+        return learners, tally(learners, stored_rows(url_db) - before), busy
 
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:,.0f} ms"
 
 
-def row(records: bool, learners: list[Learner], t: Tally) -> tuple[list[str], float | None]:
+def row(records: bool, learners: list[Learner], t: Tally, busy: Busy) -> tuple[list[str], float | None]:
     times = [le.commit for le in learners if le.commit is not None]
     firsts = [le.first_visit for le in learners if le.first_visit is not None]
     p95 = pct(times, 0.95) if times else None
@@ -208,6 +219,7 @@ def row(records: bool, learners: list[Learner], t: Tally) -> tuple[list[str], fl
         str(t.rows),
         str(t.lost) if records else "-",
         per,
+        f"{busy.server:.0%} (learners {busy.learners:.0%})",
     ]
     return cells, p95
 
@@ -224,13 +236,13 @@ def main() -> None:
     print(f"{args.learners} learners, {args.window:g} s window, {args.processes} app process(es) on {database}")
     print(
         "| records | commits answered | commit -> recorded p50 | p95 | max | first visit p50 | errors "
-        "| rows stored | answers lost | rows per learner (rows: learners) |"
+        "| rows stored | answers lost | rows per learner (rows: learners) | CPU, app (load generator) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     p95s, lost = {}, 0
     for records in (True, False):
-        learners, t = measure(args.processes, records, args.learners, args.window)
-        cells, p95s[records] = row(records, learners, t)
+        learners, t, busy = measure(args.processes, records, args.learners, args.window)
+        cells, p95s[records] = row(records, learners, t, busy)
         lost += t.lost if records else 0
         print("| " + " | ".join(cells) + " |", flush=True)
     if None not in p95s.values():
