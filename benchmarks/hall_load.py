@@ -118,8 +118,9 @@ def cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def app_processes(n: int, boxes: int = 0, root: Path = ROOT):
-    """One app process on loopback (URL, [process]), or n behind nginx as deploy/nginx.conf runs them.
+def app_processes(n: int, boxes: int = 0, root: Path = ROOT, env: dict | None = None):
+    """One app process on loopback (URL, [process]), or n behind nginx as deploy/nginx.conf runs them;
+    env: added to every app process's environment (a database, a setting).
 
     boxes > 0: that many boxes (scripts/serve_box.py), n processes each, box i pinned to CPU i: the
     machine's cores split as separate machines would be, behind one nginx."""
@@ -129,7 +130,8 @@ def app_processes(n: int, boxes: int = 0, root: Path = ROOT):
 
         with ExitStack() as stack:
             made = [
-                Box([free_port() for _ in range(n)], cpus=str(i % os.cpu_count()), warm=False) for i in range(boxes)
+                Box([free_port() for _ in range(n)], dict(env or {}), cpus=str(i % os.cpu_count()), warm=False)
+                for i in range(boxes)
             ]
             for box in made:
                 stack.enter_context(supervised(box))
@@ -140,7 +142,7 @@ def app_processes(n: int, boxes: int = 0, root: Path = ROOT):
         return
     if n == 1:
         port = free_port()
-        server = start_server(port, root=root)
+        server = start_server(port, env, root=root)
         try:
             wait_healthy(port)
             yield f"http://127.0.0.1:{port}", [server]
@@ -150,7 +152,7 @@ def app_processes(n: int, boxes: int = 0, root: Path = ROOT):
     else:
         from scripts.scale_out import behind_nginx
 
-        with behind_nginx(n, root=root) as (url, apps, _):
+        with behind_nginx(n, env, root=root) as (url, apps, _):
             yield url, apps
 
 

@@ -90,13 +90,20 @@ class Session:
         self.widget_ids: dict[str, tuple[str, str]] = {}  # key -> (widget id, element type)
         self.code_texts: list[str] = []  # every code block of the last run (the token strip is one)
         self.exceptions: list[str] = []  # the messages of any exception the last run showed
+        self.elements: list = []  # every element the last run drew (a radio's options, a page's own html)
+        self.fragment_of: dict[str, str] = {}  # key -> the fragment (a section) that drew the widget; "": the page
+        # The page's script hash once the server has named it: a browser sends it with every rerun, and a rerun
+        # a callback asks for (st.rerun) runs the page it names, not the one `page_name` names.
+        self.page_hash = ""
         # Every widget's current value, as the front end keeps it: a browser sends all of them with each
         # rerun, and a section's own rerun (a fragment) reads page-level widgets it does not redraw.
         self.values: dict[str, WidgetState] = {}
 
-    async def run(self, states: list[WidgetState]) -> bool:
+    async def run(self, states: list[WidgetState], fragment: str = "") -> bool:
         """Ask for a rerun with these widget states; wait for its script_finished.
 
+        fragment: the fragment that drew the changed widget (`fragment_of[key]`), as a browser sends it: that
+        section reruns alone, unless a callback asks for the whole page.
         True if the run finished and showed no exception (a page's uncaught error is drawn as an
         element and the run still ends "successfully")."""
         for state in states:
@@ -104,13 +111,21 @@ class Session:
         msg = BackMsg()
         msg.rerun_script.query_string = self.query
         msg.rerun_script.page_name = self.lesson
+        msg.rerun_script.page_script_hash = self.page_hash
+        if fragment:
+            msg.rerun_script.fragment_id = fragment
         msg.rerun_script.widget_states.widgets.extend(self.values.values())
         await self.ws.send(msg.SerializeToString())
-        self.code_texts, self.exceptions = [], []
+        for state in states:  # a button's trigger is sent once, as a browser resets it after the click
+            if state.WhichOneof("value") == "trigger_value":
+                self.values.pop(state.id, None)
+        self.code_texts, self.exceptions, self.elements = [], [], []
         while True:
             fwd = ForwardMsg.FromString(await self.ws.recv())
             kind = fwd.WhichOneof("type")
-            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+            if kind == "navigation":
+                self.page_hash = fwd.navigation.page_script_hash
+            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 element = fwd.delta.new_element
                 widget = getattr(element, element.WhichOneof("type") or "", None)
                 widget_id = getattr(widget, "id", "")
@@ -120,8 +135,11 @@ class Session:
                     self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
                 if widget_id and widget_id not in self.values and (state := shown_value(element)) is not None:
                     self.values[widget_id] = state
-                if widget_id.startswith("$$ID"):
-                    self.widget_ids[widget_id.rsplit("-", 1)[-1]] = (widget_id, element.WhichOneof("type"))
+                self.elements.append(element)
+                if widget_id.startswith("$$ID"):  # "$$ID-<hash>-<key>", and a key may hold "-" itself
+                    key = widget_id.split("-", 2)[-1]
+                    self.widget_ids[key] = (widget_id, element.WhichOneof("type"))
+                    self.fragment_of[key] = fwd.delta.fragment_id
             elif kind == "script_finished" and fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 # a run that ended early for a rerun (the app's own st.rerun) is followed by that rerun
                 # (a control that reruns one section alone ends with its fragment run's own status)
