@@ -378,3 +378,43 @@ def look_ahead(
         if found.lead >= margin:
             return found
     return None
+
+
+@dataclass(frozen=True)
+class LookAheadRun:
+    """Everything the look-ahead section shows: the head, an example it is first shown on, the student's sentence."""
+
+    layer: int
+    head: int
+    example_tokens: list[str]
+    example_grid: torch.Tensor  # (T_example, T_example): the head on the example
+    example_mass: float  # the head's average weight on the next token, on the example
+    tokens: list[str]  # the student's sentence
+    grid: torch.Tensor  # (T, T): the head on it
+    question: LookAhead | None  # None: no word with a clear favourite
+
+    @property
+    def mass(self) -> float:
+        """The head's average weight on the next token, on the student's sentence."""
+        return float(next_token_mass(self.grid[None, None], self.tokens)[0, 0])
+
+
+def look_ahead_run(model: Encoder, tokenizer, text: str, margin: float = LOOK_MARGIN) -> LookAheadRun:
+    """The head that looks most at the next token on LOOK_EXAMPLES[0]; shown on the example that shares fewest
+    tokens with `text`, then asked about on `text`."""
+    mine = tokenizer.encode(text, max_length=model.config.max_positions, truncate=True)
+    examples = [tokenizer.encode(e) for e in LOOK_EXAMPLES]
+    layer, head = ahead_head(all_attention(model, examples[0].ids), examples[0].tokens)
+    shown = examples[fewest_shared(mine.tokens, [e.tokens for e in examples])]
+    shown_attn = all_attention(model, shown.ids)
+    grid = all_attention(model, mine.ids)[layer, head]
+    return LookAheadRun(
+        layer,
+        head,
+        list(shown.tokens),
+        shown_attn[layer, head],
+        float(next_token_mass(shown_attn, shown.tokens)[layer, head]),
+        list(mine.tokens),
+        grid,
+        look_ahead(grid, list(mine.tokens), layer, head, margin),
+    )
