@@ -322,7 +322,7 @@ def test_the_padding_leak_prediction_is_answered_by_the_lessons_curve(database):
     batch = chosen.tokenizer.pad([chosen.tokenizer.encode("the bird sang in the old garden")])
     leak = padding_core.pad_leak(chosen.encoder, batch, 0, min_pads=padding_core.LEAK_MIN_PADS)
     assert rnd.question.correct == padding_core.LEAK_TRENDS.index(padding_core.leak_trend(leak))
-    assert rnd.question.lesson == "padding" and rnd.question.concept == "padding_masked_gap"
+    assert rnd.question.lesson == "padding" and rnd.question.concept == "padding_leak_trend"
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
     teacher = ok(teacher.button(key="room_reveal").click().run())
     (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]

@@ -136,7 +136,7 @@ PREDICTIONS = {
         LessonPrediction(
             "attention-rows",
             "Attention: which row does the causal mask leave alone?",
-            lambda run: asked.SAME_ROWS,
+            lambda run: asked.same_rows(core.row_facts(_comparison(run)), run.tokens),
             0,
             lambda run: core.ROW_OUTCOMES.index(core.row_outcome(_comparison(run))),
             lambda run: list(attention_figs.mask_pair_charts(_comparison(run), run.tokens)),
@@ -147,7 +147,7 @@ PREDICTIONS = {
         LessonPrediction(
             "attention-drop",
             "Attention: drop the last word; whose vectors move?",
-            lambda run: asked.DROP,
+            lambda run: asked.drop(core.drop_token(run.model, run.ids, run.proof["position"])),
             1,
             lambda run: core.DROP_OUTCOMES.index(
                 core.drop_outcome(core.drop_token(run.model, run.ids, run.proof["position"]))
