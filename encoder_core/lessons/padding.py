@@ -241,7 +241,7 @@ class PadCount:
     """How many [PAD]s the padded row gets, and the count each of a few miscountings gives instead."""
 
     answer: int
-    miscounts: dict[str, int]  # misconception -> its count; only counts unlike the answer and each other
+    miscounts: dict[str, int]  # misconception -> its count, where it differs from the answer (two may agree)
     split: tuple[str, list[str]] | None  # a word cut into pieces (for "counted words, not pieces"), if any
 
 
@@ -264,10 +264,7 @@ def pad_count(pair: Encoding, single: Encoding, extra: int) -> PadCount:
         "words": pads(_words(pair) + 3, _words(single) + 2, extra),  # words, not word pieces
         "no_extra": pads(len(pair), len(single), 0),  # the extra pads left out
     }
-    miscounts: dict[str, int] = {}
-    for name, count in candidates.items():
-        if count != answer and count not in miscounts.values():
-            miscounts[name] = count
+    miscounts = {name: count for name, count in candidates.items() if count != answer}
     splits = pair.split_words + single.split_words
     return PadCount(answer, miscounts, splits[0] if splits else None)
 

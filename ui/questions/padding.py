@@ -43,8 +43,11 @@ def miscount_text(name: str, count: PadCount, extra: int) -> str:
 def pad_count(count: PadCount, extra: int) -> Question:
     """A choice: how many [PAD]s the single sentence's row gets (answer: the option labelled count.answer)."""
     options = {count.answer: Option(str(count.answer))}
-    for name, n in list(count.miscounts.items())[: N_COUNT_OPTIONS - 1]:
-        options[n] = Option(str(n), miscount_text(name, count, extra))
+    by_count: dict[int, list[str]] = {}  # two misconceptions may give the same count: both are named
+    for name, n in count.miscounts.items():
+        by_count.setdefault(n, []).append(miscount_text(name, count, extra))
+    for n, texts in list(by_count.items())[: N_COUNT_OPTIONS - 1]:
+        options[n] = Option(str(n), " Or: ".join(texts))
     step = 1
     while len(options) < N_COUNT_OPTIONS:  # filled with the nearest counts left, never below 0
         for n in (count.answer + step, count.answer - step):

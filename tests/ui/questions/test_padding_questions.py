@@ -38,8 +38,10 @@ def test_the_pad_count_question_offers_the_count_and_the_miscounts(tok, a, b, si
     batch = tok.pad([tok.encode(a, b), tok.encode(single)], extra_pads=extra)
     assert int(labels[right]) == int(batch.key_padding_mask[1].sum()) and q.options[right].misconception == ""
     for name, n in count.miscounts.items():
+        if str(n) not in labels:  # at most three miscounts are offered
+            continue
         text = next(o.misconception for o in q.options if o.label == str(n))
-        assert text == questions.miscount_text(name, count, extra)
+        assert questions.miscount_text(name, count, extra) in text.split(" Or: ")
         if name == "words":  # a fact about this input: the word and its pieces, by hand
             word, pieces = count.split
             assert tok.encode(word).tokens[1:-1] == pieces and f"is {len(pieces)} tokens here" in text
