@@ -370,3 +370,19 @@ def test_every_prediction_is_practised_by_a_generator_of_its_idea():
     assert_practised(questions.pad_count(count, 0))
     assert_practised(questions.pad_share(5, 7, 0, 0, 0.244, 7 / 12))
     assert_practised(questions.leak_trend(LEAK_MIN_PADS))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "query", [{}, {"n_pads": "32", "use_mask": "0", "layer": "1", "head": "3", "single": "she slept"}]
+)
+def test_the_charts_behind_the_pad_count_pass_the_figure_rules(query):
+    """The figure audit opens one tab at a time, where the sections that show the pads wait for the count: here
+    they are drawn (every section, every prediction skipped) and held to the same rules."""
+    import figure_rules as rules
+    from apptest_helpers import charts
+
+    at = open_page("padding", query)
+    drawn = {key: (spec, alt) for key, spec, alt in charts(at)}
+    assert {"batch", "padded_attention_masked", "padded_attention_unmasked", "pad_mass", "pad_leak"} <= set(drawn)
+    assert [f"{key}: {p}" for key, (spec, alt) in drawn.items() for p in rules.check_figure(spec, alt)] == []
