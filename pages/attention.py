@@ -310,7 +310,7 @@ sections = [
     ),
     Section(
         "“bank”: the words after it matter",
-        "Causal: the same vector for 'bank' whatever follows. Bidirectional: it depends on what comes after.",
+        "The same words up to 'bank', other words after it: does its vector change, with the causal mask and without?",
         render_bank,
         tab="“bank”",
     ),
