@@ -35,7 +35,7 @@ def miscount_text(name: str, count: PadCount, extra: int) -> str:
         word, pieces = count.split
         return (
             f"The model counts word pieces, not words: “{word}” is {len(pieces)} tokens here "
-            f"({' '.join(pieces)}), and so is every other word the vocabulary lacks whole."
+            f"({' '.join(pieces)}), and any other word the vocabulary lacks whole is cut into pieces too."
         )
     return f"The {extra} extra pads go on every row, the single sentence's too."
 
