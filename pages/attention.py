@@ -4,16 +4,20 @@ import streamlit as st
 
 from encoder_core.lessons.attention import (
     DROP_OUTCOMES,
+    LOOK_MARGIN,
+    MOVE_MARGIN,
     ROUNDING,
     ROW_OUTCOMES,
     compare_masks,
     contrast_word,
+    drop_is_clear,
     drop_outcome,
     drop_token,
     last_word_position,
+    look_ahead_run,
+    row_facts,
     row_outcome,
     seed001_reading,
-    unchanged_rows,
 )
 from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
@@ -33,7 +37,7 @@ from ui.frame.sections import (
     start,
 )
 from ui.frame.state import ensure_valid, value
-from ui.models import lesson_model
+from ui.models import lesson_model, trained_lesson_model
 from ui.questions import attention as questions
 from ui.views import attention as figs
 from ui.views.figures import numbers_text
@@ -89,24 +93,41 @@ st.code(" ".join(tokens), language="text", wrap_lines=True)
 seed = seed001_reading()  # tiny (four 3-d vectors), and its number is in a section's takeaway
 
 
-def render_masks() -> None:
+def rows_question():
+    """The first section's head on this sentence: its grids, the facts asked about, the question, its context."""
     layer, head = int(value(P.layer)), int(value(P.head))  # read here: a section's own rerun sees the new ones
     comparison = compare_masks(model, enc.ids, layer, head)
-    charts = figs.mask_pair_charts(comparison, tokens)
+    facts = row_facts(comparison)
     context = fingerprint(chosen.name, sidebar_seed(), enc.ids, layer, head)
-    if not revealed(questions.SAME_ROWS, context):  # the worked half: the bidirectional grid alone
+    return comparison, facts, questions.same_rows(facts, tokens), context
+
+
+def rows_settled() -> bool:
+    """Has the row question been answered (or is there none to ask) on this sentence, layer and head?"""
+    _, facts, question, context = rows_question()
+    return not facts.askable or revealed(question, context)
+
+
+def render_masks() -> None:
+    comparison, facts, question, context = rows_question()
+    charts = figs.mask_pair_charts(comparison, tokens)
+    if not facts.askable:  # no one clear answer on this head: shown, not asked
+        st.info(figs.rows_not_asked(facts, len(tokens)))
+        reveal_masks(comparison, charts, comparison.layer)
+        return
+    if not revealed(question, context):  # the worked half: the bidirectional grid alone
         show_chart(charts[0], "attention_bidirectional")
     predict_then_see(
-        questions.SAME_ROWS,
+        question,
         context,
         answer=lambda: ROW_OUTCOMES.index(row_outcome(comparison)),
-        reveal=lambda _: reveal_masks(comparison, charts, layer),
+        reveal=lambda _: reveal_masks(comparison, charts, comparison.layer),
     )
 
 
 def reveal_masks(comparison, charts, layer: int) -> None:
     show_chart_row(charts, ("attention_bidirectional", "attention_causal"), side_by_side(len(tokens)))
-    same = unchanged_rows(comparison)
+    same = row_facts(comparison).unchanged
     st.markdown(
         f"Rows the same under both masks (to {ROUNDING:g}): **{', '.join(map(str, same))}** of 0–{len(tokens) - 1}."
     )
@@ -141,6 +162,17 @@ def reveal_masks(comparison, charts, layer: int) -> None:
     show_code(compare_masks)
 
 
+def drop_position() -> int:
+    return last_word_position(tokens) if value(P.drop) == "word" else len(tokens) - 1
+
+
+def drop_question():
+    """The token dropped, the two runs, the question on them and its context."""
+    position = drop_position()
+    dropped = drop_token(model, enc.ids, position)
+    return dropped, questions.drop(dropped), fingerprint(chosen.name, sidebar_seed(), enc.ids, position)
+
+
 def render_drop_last() -> None:
     word = last_word_position(tokens)
     choices = {
@@ -148,14 +180,13 @@ def render_drop_last() -> None:
         "sep": f"[SEP] (token {len(tokens) - 1})",
     }
     st.radio("Drop", DROP_CHOICES, key=P.drop.key, format_func=choices.get, horizontal=True)
-    position = word if value(P.drop) == "word" else len(tokens) - 1
-    dropped = drop_token(model, enc.ids, position)
-    predict_then_see(
-        questions.DROP,
-        fingerprint(chosen.name, sidebar_seed(), enc.ids, position),
-        answer=lambda: DROP_OUTCOMES.index(drop_outcome(dropped)),
-        reveal=lambda _: reveal_drop(dropped),
-    )
+    dropped, question, context = drop_question()
+    if not drop_is_clear(dropped):  # a shift between rounding and MOVE_MARGIN: no one clear answer
+        st.info(f"A shift here lies between float rounding and {MOVE_MARGIN:g}: nothing is asked, the runs are shown.")
+        reveal_drop(dropped)
+        return
+    answer = DROP_OUTCOMES.index(drop_outcome(dropped))
+    predict_then_see(question, context, answer=lambda: answer, reveal=lambda _: reveal_drop(dropped))
 
 
 def reveal_drop(dropped) -> None:
@@ -176,6 +207,10 @@ def reveal_drop(dropped) -> None:
 
 
 def render_bank() -> None:
+    dropped, question, context = drop_question()
+    if drop_is_clear(dropped) and not revealed(question, context):
+        st.info("Answer the prediction in “Drop a token” first: the two sentences here show its answer.")
+        return
     bank_a, bank_b = (tokenizer.encode(s) for s in BANK_SENTENCES)
     bank = contrast_word(model, bank_a.ids, bank_b.ids, bank_a.tokens, bank_b.tokens, BANK_WORD)
     st.markdown("Two sentences that agree word for word up to and including “bank”, and differ only after it:")
@@ -198,8 +233,13 @@ def render_bank() -> None:
 
 
 def render_seed() -> None:
-    ex = seed.example
-    show_chart_row(figs.seed001_charts(seed), ("seed001_bidirectional", "seed001_causal"))
+    ex, settled = seed.example, rows_settled()
+    charts = figs.seed001_charts(seed)
+    if settled:
+        show_chart_row(charts, ("seed001_bidirectional", "seed001_causal"))
+    else:  # its causal grid would answer the first section's question
+        show_chart(charts[0], "seed001_bidirectional")
+        st.info("Its causal grid is drawn once you answer the prediction in “Both directions vs causal”.")
     st.markdown(
         f"**Row 0:** {', '.join(f'{v:.3f}' for v in ex.row0)} &nbsp;·&nbsp; "
         f"**weight on later positions:** {ex.future_mass_row0:.3f}"
@@ -208,11 +248,51 @@ def render_seed() -> None:
         "A worked example from the course notes: four random 3-dimensional vectors x0…x3 (torch seed 7) and "
         "random query, key and value matrices. Recomputed here, the first token gives "
         f"{seed.self_weight:.3f} of its attention to itself and {seed.top_weight:.3f} to x{seed.top_key}, the "
-        f"last one: {ex.future_mass_row0:.3f} in total goes to tokens that come **after** it. Under a causal "
-        "mask that row could only look at itself (weight 1.000). Every row still sums to "
-        f"{numbers_text(ex.row_sums)}."
+        f"last one: {ex.future_mass_row0:.3f} in total goes to tokens that come **after** it. "
+        + ("Under a causal mask that row could only look at itself (weight 1.000). " if settled else "")
+        + f"Every row still sums to {numbers_text(ex.row_sums)}."
     )
     show_code(seed001_reading)
+
+
+def render_look_ahead() -> None:
+    trained = trained_lesson_model(chosen)
+    if trained is None:
+        st.info("This section needs a trained model, and none could be loaded: see the notice in the sidebar.")
+        return
+    run = look_ahead_run(trained.encoder, trained.tokenizer, text)
+    st.markdown(
+        ("" if chosen.trained else f"The sidebar's model has random weights, so this section runs on {trained.name}. ")
+        + "Here is one of its heads on an example sentence. Read a few rows: where does each token look?"
+    )
+    name, layer, head = trained.name, run.layer, run.head
+    example = figs.look_ahead_example_chart(run.example_grid, run.example_tokens, name, layer, head, run.example_mass)
+    show_chart(example, "look_ahead_example")
+    if run.question is None:
+        st.info(
+            f"No word of your sentence has a word on each side and a favourite that leads by {LOOK_MARGIN:g} of its "
+            "attention, so nothing is asked: here is the head on your sentence."
+        )
+        show_chart(figs.head_grid_chart(run.grid, run.tokens, name, layer, head), "look_ahead")
+        return
+    predict_then_see(
+        questions.look_ahead(run.question, run.tokens, run.example_mass),
+        fingerprint(name, run.tokens, layer, head),
+        answer=lambda: run.question.answer,
+        reveal=lambda _: reveal_look_ahead(run, name),
+    )
+
+
+def reveal_look_ahead(run, name: str) -> None:
+    show_chart(figs.look_ahead_chart(run.grid, run.tokens, run.question, name), "look_ahead")
+    word = run.question.query
+    narrative(
+        f"On your sentence this head gives, on average, {run.mass:.2f} of a token's attention to the token right "
+        "after it. A decoder's causal mask sets every weight right of the diagonal to 0: under it, "
+        f"“{run.tokens[word]}” could give “{run.tokens[word + 1]}” nothing, and this head could not do what it "
+        "learned to do. An encoder leaves the words ahead in view, and training put them to use."
+    )
+    show_code(look_ahead_run)
 
 
 sections = [
@@ -230,9 +310,15 @@ sections = [
     ),
     Section(
         "“bank”: the words after it matter",
-        "Causal: the same vector for 'bank' whatever follows. Bidirectional: it depends on what comes after.",
+        "The same words up to 'bank', other words after it: does its vector change, with the causal mask and without?",
         render_bank,
         tab="“bank”",
+    ),
+    Section(
+        "A trained head looks ahead",
+        "One head of a trained model on an example, then on your sentence: which token does a word attend to most?",
+        render_look_ahead,
+        tab="A trained head",
     ),
     Section(
         "The worked example (seed 7)",

@@ -7,9 +7,12 @@ import streamlit as st
 from encoder_core.lessons.padding import (
     LEAK_MIN_PADS,
     LEAK_TRENDS,
+    PAD_SHARE_MIN,
+    even_share,
     fast_path_pad_outputs,
     leak_trend,
     mean_pad_share,
+    pad_count,
     pad_leak,
     padded_attention,
     zero_key_pad_check,
@@ -102,7 +105,33 @@ zero_key = zero_key_pad_check()
 # sections only, so a change made on another tab does not wait for them.
 
 
+def count_question():
+    count = pad_count(pair, single, n_extra)
+    return count, questions.pad_count(count, n_extra), fingerprint(chosen.name, batch.ids.tolist())
+
+
+def count_settled() -> bool:
+    """Has the student answered (or skipped) how many pads the single sentence gets, on this batch?"""
+    _, question, context = count_question()
+    return revealed(question, context)
+
+
+def wait_for_count() -> bool:
+    """In a section that shows the pads: say so and stop until the pad count is answered."""
+    if count_settled():
+        return False
+    st.info("Answer the prediction in “The batch” first: this section shows the pads.")
+    return True
+
+
 def render_batch() -> None:
+    count, question, context = count_question()
+    predict_then_see(
+        question, context, answer=lambda: questions.pad_count_answer(question, count), reveal=lambda _: reveal_batch()
+    )
+
+
+def reveal_batch() -> None:
     show_chart(figs.batch_chart(batch), "batch")
     narrative(
         f"The pair has **{len(pair)} tokens** ([CLS] A [SEP] B [SEP]); the single sentence has **{n_real}** "
@@ -117,22 +146,25 @@ def render_batch() -> None:
 
 
 def render_attention() -> None:
+    if wait_for_count():
+        return
     layer, head = int(value(P.layer)), int(value(P.head))  # read here: the sliders rerun this section alone
     attn = padded_attention(model, batch, SHORT_ROW, layer, head)
     charts = figs.padded_attention_charts(attn, tokens)
-    if not n_pads:  # no pad on the single sentence: nothing to predict about them
-        reveal_attention(attn, charts, None)
+    share = mean_pad_share(attn)
+    if not n_pads or share < PAD_SHARE_MIN:  # no pads, or pads that get (almost) nothing: shown, not asked
+        if n_pads:
+            st.info(
+                f"On this head the real tokens give the pads only {share:.3f} of their attention even without the "
+                f"mask (under {PAD_SHARE_MIN:g}), so nothing is asked: move the head slider to predict on another head."
+            )
+        reveal_attention(attn, charts, share if n_pads else None)
         return
-    question = questions.pad_share(n_real, n_pads, layer, head)
+    question = questions.pad_share(n_real, n_pads, layer, head, share, even_share(attn))
     context = fingerprint(*on_this_batch, layer, head)
     if not revealed(question, context):  # the worked half: with the mask, the pads get nothing
         show_chart(charts[0], "padded_attention_masked")
-    predict_then_see(
-        question,
-        context,
-        answer=lambda: mean_pad_share(attn),
-        reveal=lambda share: reveal_attention(attn, charts, share),
-    )
+    predict_then_see(question, context, answer=lambda: share, reveal=lambda _: reveal_attention(attn, charts, share))
 
 
 def reveal_attention(attn, charts, share: float | None) -> None:
@@ -153,17 +185,21 @@ def reveal_attention(attn, charts, share: float | None) -> None:
 
 
 def render_leak() -> None:
+    if wait_for_count():
+        return
     narrative(
         "The **pad-leak gap** is the largest change in any real token's final output between the padded batch "
         "and the single sentence run on its own: 0 means the pads changed nothing. It is computed in double "
         "precision, so float32 noise of about 1e-6 does not blur “nothing” and “something”."
     )
     leak = cache(lambda: pad_leak(model, batch, SHORT_ROW, min_pads=LEAK_MIN_PADS))  # run once, after the commit
+    question = questions.leak_trend(max(LEAK_MIN_PADS, n_pads))
     predict_then_see(
-        questions.leak_trend(max(LEAK_MIN_PADS, n_pads)),
+        question,
         fingerprint(*on_this_batch),
         answer=lambda: LEAK_TRENDS.index(leak_trend(leak())),
         reveal=lambda _: reveal_leak(leak()),
+        score=lambda guess, answer: questions.leak_verdict(question, leak(), guess, answer),
     )
 
 
@@ -219,6 +255,8 @@ def render_pad_rows() -> None:
         f"average value ({mean_v[0]:.4f}, {mean_v[1]:.4f}). It is *some* vector, and it means nothing: nothing "
         "downstream (pooling, a loss, a classifier) should ever read a pad's output."
     )
+    if wait_for_count():  # the rest runs this batch, pads and all
+        return
     fast = fast_path_pad_outputs(model, batch, SHORT_ROW, seed=sidebar_seed())
     if fast.pad_positions:
         show_chart(figs.fast_path_chart(fast), "fast_path")

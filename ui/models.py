@@ -227,6 +227,17 @@ def lesson_model(choice: str, seed: int) -> LessonModel:
     )
 
 
+def trained_lesson_model(chosen: LessonModel) -> LessonModel | None:
+    """A trained encoder for a question whose answer should reflect learning: the sidebar's model when it is
+    trained, else the lab's trained MLM (None when that cannot load either)."""
+    if chosen.trained:
+        return chosen
+    trained, _ = trained_mlm()
+    if trained is None:
+        return None
+    return LessonModel("mlm", trained.model.bert, trained.tokenizer, trained.name, True)
+
+
 # ---- the outputs lesson: fine-tuning runs, once per setting, and MiniLM's pooling ---------
 
 FINE_TUNE_KEEP = 24  # finished runs kept; each holds its own copy of the 8 MB model

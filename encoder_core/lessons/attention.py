@@ -12,6 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from ..data.examples import SeedExample, seed001_example
+from ..model.head_patterns import PATTERNS, pattern_masses
 from ..model.model import Encoder, EncoderBlock
 
 # Two runs of different lengths that must agree mathematically (a causal token cannot see what comes
@@ -130,14 +131,33 @@ def shift_fields(shifts: dict[bool, torch.Tensor]) -> dict:
 DROP_OUTCOMES = ("causal", "bidirectional", "both", "neither")
 
 
+# A shift counts as a move above float rounding; the question is asked only where every run is clearly one
+# or the other: at or below rounding, or at least MOVE_MARGIN (a hundred times rounding), never in between.
+MOVE_MARGIN = 1e-3
+
+
 def drop_outcome(result: DropLastResult, rounding: float = ROUNDING) -> str:
     """Which runs moved the earlier tokens' vectors by more than float rounding: one of DROP_OUTCOMES."""
     moved = (result.max_causal > rounding, result.max_bidirectional > rounding)
     return {(True, False): "causal", (False, True): "bidirectional", (True, True): "both"}.get(moved, "neither")
 
 
+def drop_is_clear(result: DropLastResult, rounding: float = ROUNDING, margin: float = MOVE_MARGIN) -> bool:
+    """Is each run's largest shift clearly rounding (at most `rounding`) or clearly a move (at least `margin`)?"""
+    return all(s <= rounding or s >= margin for s in (result.max_causal, result.max_bidirectional))
+
+
+def moved_count(result: DropLastResult, rounding: float = ROUNDING) -> int:
+    """How many of the earlier tokens' vectors moved by more than rounding without the mask."""
+    return sum(s > rounding for s in result.shift_bidirectional)
+
+
 # The two grids of one head: which query rows are the same under both masks?
 ROW_OUTCOMES = ("first", "last", "every", "none")
+# The question is asked only where it has one clear answer: no row but the last is the same to rounding, and
+# the first row changes by at least ROW_MARGIN (a hundred times rounding), so neither "the first row" nor
+# "every row" is nearly right. A head that already looks (almost) only backwards is shown, not asked about.
+ROW_MARGIN = 1e-3
 
 
 def unchanged_rows(cmp: MaskComparison, rounding: float = ROUNDING) -> list[int]:
@@ -154,6 +174,33 @@ def row_outcome(cmp: MaskComparison, rounding: float = ROUNDING) -> str:
     if n - 1 in rows:
         return "last"
     return "first" if rows == [0] else "none"
+
+
+@dataclass(frozen=True)
+class RowFacts:
+    """What the causal mask takes from each query row of one head: the facts its feedback states."""
+
+    future: list[float]  # per query row: bidirectional weight on the keys after it (what the causal mask removes)
+    change: list[float]  # per query row: largest |bidirectional - causal| weight
+    unchanged: list[int]  # the rows the same to float rounding
+
+    @property
+    def busiest(self) -> int:
+        """The row, the last left out, that gives the most weight to later tokens (the first such on a tie)."""
+        rows = self.future[:-1] or self.future
+        return max(range(len(rows)), key=rows.__getitem__)
+
+    @property
+    def askable(self) -> bool:
+        """One clear answer: only the last row unchanged, and the first row changed by at least ROW_MARGIN."""
+        return self.unchanged == [len(self.future) - 1] and len(self.future) > 1 and self.change[0] >= ROW_MARGIN
+
+
+def row_facts(cmp: MaskComparison, rounding: float = ROUNDING) -> RowFacts:
+    """Per query row: the weight the causal mask takes away, how far the row changes, and which rows stay."""
+    future = cmp.bidirectional.triu(1).sum(-1)
+    change = (cmp.bidirectional - cmp.causal).abs().amax(dim=-1)
+    return RowFacts(future.tolist(), change.tolist(), unchanged_rows(cmp, rounding))
 
 
 def drop_last_token(model: Encoder, ids) -> DropLastResult:
@@ -237,4 +284,137 @@ def seed001_reading() -> SeedReading:
         top_weight=round(float(row0[top]), 3),
         self_weight=round(float(row0[0]), 3),
         last_row_max_diff=float((ex.weights_bidirectional[-1] - ex.weights_causal[-1]).abs().max()),
+    )
+
+
+# ---- a trained head that looks ahead: which token does a word attend to most? ----
+
+# The sentences a trained head is first shown on; the page shows the one that shares fewest tokens with the
+# student's sentence. The head itself is picked on the first, so it is the same head for every sentence.
+LOOK_EXAMPLES = ("she sat on the bank of the river", "my sister bought a red bicycle at the market")
+# Asked about a word only where the option it attends to most leads the runner-up among the options by at least
+# LOOK_MARGIN of its attention; otherwise the next word is tried (from the middle of the sentence outwards), and
+# with none the question is not asked.
+LOOK_MARGIN = 0.2
+LOOK_ROLES = ("before", "itself", "after", "further")  # the options, by where they sit from the word
+NOT_A_WORD = ("[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]")
+NEXT_TOKEN = PATTERNS.index("next token")
+
+
+def all_attention(model: Encoder, ids) -> torch.Tensor:
+    """Every layer's and head's attention weights (L, H, T, T) for one sequence, no mask."""
+    with torch.inference_mode():
+        out = model(_as_batch(ids), need_weights=True)
+    return torch.stack([w[0] for w in out.attentions])
+
+
+def next_token_mass(attn: torch.Tensor, tokens: list[str]) -> torch.Tensor:
+    """(L, H): each head's average weight on the token right after the query (head_patterns' "next token")."""
+    return pattern_masses(attn, tokens)[..., NEXT_TOKEN]
+
+
+def ahead_head(attn: torch.Tensor, tokens: list[str]) -> tuple[int, int]:
+    """(layer, head) of the head that puts the most weight on the next token (the first such on a tie)."""
+    masses = next_token_mass(attn, tokens)
+    layer, head = divmod(int(masses.argmax()), masses.shape[1])
+    return layer, head
+
+
+def fewest_shared(tokens: list[str], examples: list[list[str]]) -> int:
+    """The index of the example sharing the fewest distinct tokens with `tokens` (the first such on a tie)."""
+    mine = set(tokens) - set(NOT_A_WORD)
+    return min(range(len(examples)), key=lambda i: len(mine & set(examples[i])))
+
+
+@dataclass(frozen=True)
+class LookAhead:
+    """One word of the sentence, a few tokens it could attend to most in one head, and which it does."""
+
+    layer: int
+    head: int
+    query: int  # the word's position
+    options: tuple[int, ...]  # the key positions offered
+    roles: tuple[str, ...]  # where each sits from the word: one of LOOK_ROLES
+    weights: tuple[float, ...]  # the word's weight on each option
+    row: tuple[float, ...]  # the word's whole row of weights
+
+    @property
+    def answer(self) -> int:
+        """The option the word attends to most (an index into options)."""
+        return max(range(len(self.options)), key=self.weights.__getitem__)
+
+    @property
+    def lead(self) -> float:
+        """How far the answer's weight is ahead of the runner-up's."""
+        ranked = sorted(self.weights, reverse=True)
+        return ranked[0] - ranked[1]
+
+    @property
+    def winner_role(self) -> str:
+        return self.roles[self.answer]
+
+
+def look_ahead(
+    grid: torch.Tensor, tokens: list[str], layer: int, head: int, margin: float = LOOK_MARGIN
+) -> LookAhead | None:
+    """The question on one head's (T, T) grid: the first word, from the middle of the sentence outwards, with a
+    word on each side and a clear favourite among them (a lead of at least `margin`); None if no word has one."""
+    words = [i for i, t in enumerate(tokens) if t not in NOT_A_WORD]
+    middle = (words[0] + words[-1]) / 2 if words else 0
+    for q in sorted(words, key=lambda i: (abs(i - middle), i)):
+        if q - 1 not in words or q + 1 not in words:
+            continue
+        further = q + 2 if q + 2 in words else q - 2 if q - 2 in words else None
+        picked = [(r, p) for r, p in zip(LOOK_ROLES, (q - 1, q, q + 1, further)) if p is not None]
+        found = LookAhead(
+            layer,
+            head,
+            q,
+            tuple(p for _, p in picked),
+            tuple(r for r, _ in picked),
+            tuple(float(grid[q, p]) for _, p in picked),
+            tuple(grid[q].tolist()),
+        )
+        if found.lead >= margin:
+            return found
+    return None
+
+
+@dataclass(frozen=True)
+class LookAheadRun:
+    """Everything the look-ahead section shows: the head, an example it is first shown on, the student's sentence."""
+
+    layer: int
+    head: int
+    example_tokens: list[str]
+    example_grid: torch.Tensor  # (T_example, T_example): the head on the example
+    example_mass: float  # the head's average weight on the next token, on the example
+    tokens: list[str]  # the student's sentence
+    grid: torch.Tensor  # (T, T): the head on it
+    question: LookAhead | None  # None: no word with a clear favourite
+
+    @property
+    def mass(self) -> float:
+        """The head's average weight on the next token, on the student's sentence."""
+        return float(next_token_mass(self.grid[None, None], self.tokens)[0, 0])
+
+
+def look_ahead_run(model: Encoder, tokenizer, text: str, margin: float = LOOK_MARGIN) -> LookAheadRun:
+    """The head that looks most at the next token on LOOK_EXAMPLES[0]; shown on the example that shares fewest
+    tokens with `text`, then asked about on `text`."""
+    mine = tokenizer.encode(text, max_length=model.config.max_positions, truncate=True)
+    examples = [tokenizer.encode(e) for e in LOOK_EXAMPLES]
+    layer, head = ahead_head(all_attention(model, examples[0].ids), examples[0].tokens)
+    shown = examples[fewest_shared(mine.tokens, [e.tokens for e in examples])]
+    shown_attn = all_attention(model, shown.ids)
+    grid = all_attention(model, mine.ids)[layer, head]
+    return LookAheadRun(
+        layer,
+        head,
+        list(shown.tokens),
+        shown_attn[layer, head],
+        float(next_token_mass(shown_attn, shown.tokens)[layer, head]),
+        list(mine.tokens),
+        grid,
+        look_ahead(grid, list(mine.tokens), layer, head, margin),
     )

@@ -16,7 +16,7 @@ from torch import nn
 
 from ..model.model import Encoder
 from ..model.self_attention import attention
-from ..model.tokenizer import Batch
+from ..model.tokenizer import Batch, Encoding
 
 
 def _check_row(batch: Batch, row: int) -> None:
@@ -217,8 +217,84 @@ def mean_pad_share(attn: PaddedAttention) -> float:
     return sum(shares) / len(shares) if shares else 0.0
 
 
+# The pad-share question is asked only where the pads take at least this much of a real token's attention without
+# the mask: below it, "the pads get nothing" is nearly right, and the head is shown instead of asked about.
+PAD_SHARE_MIN = 0.05
+# A guess within this share of the model's value is right. Fixed, never narrowed by a nearby misconception (the
+# even share is named only when it lies at least twice as far), so the tolerance the prompt states gives nothing away.
+PAD_SHARE_TOLERANCE = 0.25
+
+
+def even_share(attn: PaddedAttention) -> float:
+    """The share the pads would get from a head that spread every row evenly over all the keys."""
+    width = attn.unmasked.shape[-1]
+    return (width - attn.n_real) / width
+
+
+def even_is_far(share: float, even: float, tolerance: float = PAD_SHARE_TOLERANCE) -> bool:
+    """Is the even share at least twice the tolerance away from the model's share (so it can be named a trap)?"""
+    return share > 0 and abs(even / share - 1) >= 2 * tolerance
+
+
+@dataclass(frozen=True)
+class PadCount:
+    """How many [PAD]s the padded row gets, and the count each of a few miscountings gives instead."""
+
+    answer: int
+    miscounts: dict[str, int]  # misconception -> its count, where it differs from the answer (two may agree)
+    split: tuple[str, list[str]] | None  # a word cut into pieces (for "counted words, not pieces"), if any
+
+
+def _words(enc: Encoding) -> int:
+    """Words typed, each counted once however many pieces it became (added specials are not words)."""
+    return sum(1 for w in enc.words if w) - sum(len(pieces) - 1 for _, pieces in enc.split_words)
+
+
+def pad_count(pair: Encoding, single: Encoding, extra: int) -> PadCount:
+    """The single sentence's [PAD]s in the batch [pair, single] with `extra` pads on every row, and what a
+    student who forgets a [SEP], adds a [CLS], counts words instead of pieces, or leaves out the extra pads gets."""
+
+    def pads(n_pair: int, n_single: int, more: int) -> int:
+        return max(n_pair, n_single) + more - n_single
+
+    answer = pads(len(pair), len(single), extra)
+    candidates = {
+        "one_sep": pads(len(pair) - 1, len(single), extra),  # [CLS] A B [SEP]: one [SEP] for the pair
+        "cls_each": pads(len(pair) + 1, len(single), extra),  # [CLS] A [SEP] [CLS] B [SEP]
+        "words": pads(_words(pair) + 3, _words(single) + 2, extra),  # words, not word pieces
+        "no_extra": pads(len(pair), len(single), 0),  # the extra pads left out
+    }
+    miscounts = {name: count for name, count in candidates.items() if count != answer}
+    splits = pair.split_words + single.split_words
+    return PadCount(answer, miscounts, splits[0] if splits else None)
+
+
 # Without the mask, as pads are appended: the real outputs move further, by the same, not at all, or less.
 LEAK_TRENDS = ("grows", "same", "still", "shrinks")
+
+
+# How far a trend's ratio may lie from a band's edge and still be called clearly inside it: where the gap's ratio
+# (most pads against fewest) lies within this share of an edge, the trends on both sides of it count as right.
+LEAK_TREND_MARGIN = 0.05
+
+
+def leak_ends(leak: PadLeak) -> tuple[tuple[int, float], tuple[int, float]]:
+    """(pads, unmasked gap) at the fewest pads on the curve above 0, and at the most."""
+    points = [(pads, gap) for pads, gap in zip(leak.pad_counts, leak.curve_unmasked) if pads > 0]
+    if len(points) < 2:
+        raise ValueError(f"the curve needs at least two pad counts above 0 to show a trend, has {len(points)}")
+    return points[0], points[-1]
+
+
+def accepted_trends(leak: PadLeak, margin: float = LEAK_TREND_MARGIN) -> set[str]:
+    """The trends that count as right: leak_trend's, and a neighbour's where the ratio lies within `margin` of
+    the edge between them (no coin toss decides the verdict)."""
+    (few, first), (most, last) = leak_ends(leak)
+    trends = {leak_trend(leak)}
+    for scale in (1 + margin, 1 / (1 + margin)):
+        nudged = PadLeak(**{**vars(leak), "pad_counts": [few, most], "curve_unmasked": [first, last * scale]})
+        trends.add(leak_trend(nudged))
+    return trends
 
 
 def leak_trend(leak: PadLeak, rounding: float = LEAK_ROUNDING, tolerance: float = 0.1) -> str:

@@ -8,11 +8,11 @@ import torch
 
 from ..model.self_attention import attention
 from .attention_inputs import draw_scores, drop_last_gaps, random_qkv, scores_to_qk
-from .base import Mistake, Question, fmt_list, generator, grid, sentence
+from .base import Mistake, Question, fmt_list, generator, grid, label, sentence
 from .forms import attention_figure, choice_question, numeric_question
 
 
-@generator("attention")
+@generator("attention", idea="causal-last-row")
 def attention_identical_row(r: random.Random, g: torch.Generator) -> Question:
     T = r.randint(4, 6)
     words = sentence(r, T).split()
@@ -125,7 +125,7 @@ def attention_future_mass(r: random.Random, g: torch.Generator) -> Question:
     )
 
 
-@generator("attention")
+@generator("attention", idea="drop-moves-bidirectional-only")
 def attention_drop_last(r: random.Random, g: torch.Generator) -> Question:
     T = r.randint(4, 6)
     words = sentence(r, T).split()
@@ -285,4 +285,76 @@ def attention_causal_cell(r: random.Random, g: torch.Generator) -> Question:
             f"Every cell above the diagonal is 0; cell ({i}, {j}) is {float(w[i, j]):.2f}.",
         ),
         inputs={"T": T, "cell": [i, j]},
+    )
+
+
+LOOK_BONUS = (3.0, 3.5, 4.0)  # the score a look-ahead head adds to the key right after the query
+
+
+def look_ahead_scores(r: random.Random, n: int, bonus: float) -> list[list[float]]:
+    """Scaled scores of a head with a habit: small noise everywhere, and `bonus` on the key right after each query."""
+    return [[round(r.uniform(-1.0, 1.0), 1) + (bonus if j == i + 1 else 0.0) for j in range(n)] for i in range(n)]
+
+
+def softmax_rows(scores: list[list[float]]) -> torch.Tensor:
+    """Each row of scores through attention() as one query (scores_to_qk): the head's weight grid."""
+    rows = []
+    for s in scores:
+        q, k = scores_to_qk(s)
+        _, w = attention(q[:1], k, k)
+        rows.append(w[0])
+    return torch.stack(rows)
+
+
+@generator("attention", idea="a-head-looks-ahead")
+def attention_look_ahead(r: random.Random, g: torch.Generator) -> Question:
+    bonus = r.choice(LOOK_BONUS)
+    shown = sentence(r, r.randint(5, 6)).split()
+    while True:  # a second sentence that differs from the first
+        asked = sentence(r, r.randint(5, 7)).split()
+        if asked != shown:
+            break
+    example = softmax_rows(look_ahead_scores(r, len(shown), bonus))
+    scores = look_ahead_scores(r, len(asked), bonus)
+    i = r.randint(1, len(asked) - 3)  # a word with a word before it and two after it
+    row = softmax_rows([scores[i]])[0]
+    offered = {"before": i - 1, "itself": i, "after": i + 1, "further": i + 2}
+    best = max(offered.values(), key=lambda p: float(row[p]))
+
+    def option(p: int) -> str:
+        return label(p, asked[p])
+
+    mistakes = (
+        Mistake(
+            option(i - 1),
+            "Looking back is all a causal mask allows; an encoder has none, and this head looks at the token after.",
+        ),
+        Mistake(option(i), "The head's habit is not to keep the weight on the word itself: read any row of the grid."),
+        Mistake(option(i + 2), "The head looks one token ahead, not two: the bright cell sits right of the diagonal."),
+    )
+    return choice_question(
+        r,
+        prompt=(
+            f"An encoder's attention head reads '{' '.join(shown)}' (the grid: rows are queries, columns keys, "
+            f"numbered from 0). It has the same habit on every sentence. Now it reads '{' '.join(asked)}'. "
+            f"Which token does '{label(i, asked[i])}' attend to most?"
+        ),
+        correct=option(best),
+        candidates=[option(p) for p in offered.values()],
+        mistakes=mistakes,
+        explanation=(
+            f"In the grid every row but the last is brightest on the token right after it. On the new sentence "
+            f"'{asked[i]}' gives {', '.join(f'{option(p)}: {float(row[p]):.3f}' for p in offered.values())}, so "
+            f"'{asked[best]}' most. A decoder's causal mask would give a token after the query a weight of exactly "
+            "0; an encoder leaves every key in view, and a trained head may use the words ahead."
+        ),
+        figure=attention_figure(
+            example,
+            shown,
+            "One head on the first sentence",
+            f"Every row but the last of the grid on '{' '.join(shown)}' is brightest on the token right after it "
+            f"(weights {fmt_list(example.diagonal(1), 2)}).",
+            in_prompt=True,
+        ),
+        inputs={"shown": shown, "asked": asked, "query": i, "scores": scores[i], "bonus": bonus},
     )

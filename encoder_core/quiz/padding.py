@@ -13,7 +13,7 @@ from .base import Mistake, Question, fmt_list, generator, grid, label, sentence,
 from .forms import attention_figure, choice_question, count_question, numeric_question
 
 
-@generator("padding")
+@generator("padding", idea="unmasked-pads-take-attention")
 def padding_pad_weight(r: random.Random, g: torch.Generator) -> Question:
     tok = tokenizer()
     for _ in range(30):  # the chart's table shows 3 decimals: ask about a row whose pads take at least 0.1
@@ -107,7 +107,7 @@ def padding_batch_shape(r: random.Random, g: torch.Generator) -> Question:
     )
 
 
-@generator("padding")
+@generator("padding", idea="pad-count")
 def padding_pad_count(r: random.Random, g: torch.Generator) -> Question:
     tok = tokenizer()
     a, b = sentence(r, r.randint(2, 6)), sentence(r, r.randint(2, 6))
@@ -312,4 +312,67 @@ def padding_masked_gap(r: random.Random, g: torch.Generator) -> Question:
             f"Without the mask the pad column takes {fmt_list(w[:3, 3], 2)} from the three real rows.",
         ),
         inputs={"q": grid(q, 6), "k": grid(k, 6), "v": grid(v, 6)},
+    )
+
+
+LEAK_PAD_COUNTS = (1, 2, 4, 8)  # pads appended, one run each
+
+
+@generator("padding", idea="unmasked-leak-with-more-pads")
+def padding_leak_trend(r: random.Random, g: torch.Generator) -> Question:
+    def output(s: list[float], values: list[float], pads: int) -> float:
+        """The query's output with `pads` zero-key, zero-value pads appended and no mask."""
+        q, k = scores_to_qk(s + [0.0] * pads)  # each pad's key is the zero vector: it scores 0
+        v = torch.tensor(values + [0.0] * pads, dtype=torch.float64)[:, None]
+        out, _ = attention(q[:1], k, v)  # no mask: the pads are ordinary keys
+        return float(out[0, 0])
+
+    while True:  # an output far enough from 0 that its change can be read
+        s = [round(r.uniform(-1.5, 2.0), 1) for _ in range(3)]
+        values = [float(r.randint(-4, 6)) for _ in range(3)]
+        alone = output(s, values, 0)
+        if abs(alone) >= 0.5:
+            break
+    changes = [abs(output(s, values, p) - alone) for p in LEAK_PAD_COUNTS]
+    statements = {
+        "grows": "It changes, and further with every pad added.",
+        "same": "It changes by the same amount, however many pads.",
+        "still": "It does not change: a zero key and a zero value add nothing.",
+        "shrinks": "It changes less as more pads are added: they cancel out.",
+    }
+    first, last = changes[0], changes[-1]
+    trend = "still" if last < 1e-12 else "grows" if last > first * 1.1 else "shrinks" if last < first / 1.1 else "same"
+    return choice_question(
+        r,
+        prompt=(
+            f"A real query's scaled scores against three real keys are {s}, and their values have a single "
+            f"feature: {[int(x) for x in values]}. Pads whose keys and values are zero vectors are appended and "
+            f"nobody passes the mask: {', '.join(map(str, LEAK_PAD_COUNTS[:-1]))}, then {LEAK_PAD_COUNTS[-1]} of "
+            "them. Compared with the three tokens alone, what happens to the query's output?"
+        ),
+        correct=statements[trend],
+        candidates=statements.values(),
+        mistakes=(
+            Mistake(
+                statements["still"],
+                "A zero value adds nothing, but a zero key scores 0, not −∞: every pad "
+                "puts e^0 = 1 in the softmax's denominator and takes weight from the real keys.",
+            ),
+            Mistake(
+                statements["same"],
+                "Each pad adds another e^0 = 1 to the denominator: more pads take a larger share of the weight.",
+            ),
+            Mistake(
+                statements["shrinks"],
+                "Pads do not cancel out: each adds to the denominator, so together they take more of the weight.",
+            ),
+        ),
+        explanation=(
+            f"Alone the output is {alone:.3f}. Without the mask each pad scores 0 and puts e^0 = 1 in the "
+            f"denominator while adding nothing to the sum of values, so the output shrinks towards 0: it moves by "
+            + ", ".join(f"{c:.3f} with {p}" for c, p in zip(changes, LEAK_PAD_COUNTS))
+            + " pads. With the mask every pad's weight is 0 and the output stays at "
+            f"{alone:.3f}, however many there are."
+        ),
+        inputs={"scores": s, "values": values, "pads": list(LEAK_PAD_COUNTS)},
     )

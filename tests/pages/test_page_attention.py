@@ -5,11 +5,18 @@ import inspect
 import apptest_helpers as helpers
 import numpy as np
 import pytest
-from apptest_helpers import all_text, commit_nothing, figures, open_page
+from apptest_helpers import all_text, commit_nothing, figures, open_numbers, open_page, page_evidence
 from streamlit.testing.v1 import AppTest
 
 from encoder_core import TEACHING_INIT_STD, build_encoder, english_tokenizer, preset
-from encoder_core.lessons.attention import ROUNDING, compare_masks, contrast_word, drop_token, last_word_position
+from encoder_core.lessons.attention import (
+    ROUNDING,
+    compare_masks,
+    contrast_word,
+    drop_token,
+    last_word_position,
+    look_ahead_run,
+)
 from ui.frame.code import code_panel_key
 
 DEFAULT = "the cat sat down"
@@ -168,12 +175,12 @@ def test_malformed_link_values_give_a_notice():
 def test_lecture_mode_steps_through_the_sections():
     at = open_linked({"lecture": "1"})
     assert not at.exception
-    assert "Step 1 of 5" in headings(at)
+    assert "Step 1 of 6" in headings(at)
     assert set(figures(at)) == {"attention_bidirectional", "attention_causal"}
     at.button(key="lecture_next").click().run()
-    assert "Step 2 of 5" in headings(at) and set(figures(at)) == set()  # the step asks first
+    assert "Step 2 of 6" in headings(at) and set(figures(at)) == set()  # the step asks first
     helpers.skip_predictions(at)
-    assert "Step 2 of 5" in headings(at) and set(figures(at)) == {"drop_last"}
+    assert "Step 2 of 6" in headings(at) and set(figures(at)) == {"drop_last"}
 
 
 def test_the_code_panel_reads_the_source_only_when_opened():
@@ -203,29 +210,110 @@ def test_the_sidebar_offers_the_three_models_and_a_missing_one_falls_back(monkey
 
 # ---- predict, then see: the questions the lesson asks before it shows ----
 
-ROWS, DROP = "attention-rows", "attention-drop"
+ROWS, DROP, LOOK = "attention-rows", "attention-drop", "attention-look-ahead"
+SECTIONS = ("masks", "drop", "bank", "look-ahead", "worked example", "check yourself")
 
 
-def open_asking(query: dict | None = None) -> AppTest:
-    """The page as a student first meets it: every section, no prediction committed."""
-    return open_page("attention", query, skip=False)
+def open_asking(query: dict | None = None, every_section: bool = True) -> AppTest:
+    """The page as a student first meets it: no prediction committed (every section, or the tabs)."""
+    return open_page("attention", query, skip=False, every_section=every_section)
 
 
 commit = helpers.commit_prediction  # choose or type the guess, then commit
 
 
-def test_before_a_commit_neither_reveal_is_drawn():
+def look_ahead_on_default(trained_mlm):
+    """The look-ahead question on the default sentence, on the lab's trained MLM (the small model is random)."""
+    model, tok, _ = trained_mlm
+    run = look_ahead_run(model.bert, tok, DEFAULT)
+    la = run.question
+    label = [f"“{run.tokens[p]}” (token {p})" for p in la.options]
+    return run, la, label
+
+
+def evidence(trained_mlm) -> dict[str, tuple[set[str], tuple[str, ...]]]:
+    """Per prediction: (the charts, the strings) that answer it, as the page would show them on the defaults."""
+    run, la, _ = look_ahead_on_default(trained_mlm)
+    win, word = la.options[la.answer], la.query
+    return {
+        ROWS: (
+            {"attention_causal", "seed001_causal"},
+            (
+                "bidirectional,causal",  # the numbers table of both grids
+                "Causal mask, layer 0",
+                "Worked example: causal mask",
+                "the last row equals",
+                "the last row is unchanged",
+                "Rows the same under both masks",
+                "Last row: max difference",
+                "row sum, causal",
+            ),
+        ),
+        DROP: (
+            {"drop_last", "bank"},
+            (
+                "Largest shift",
+                "shift, causal",
+                "moves the outputs before it by at most",
+                "distance, causal",
+                "Distance, causal",
+                "its vector is the same",
+            ),
+        ),
+        LOOK: (
+            {"look_ahead"},
+            (
+                f"layer {run.layer}, head {run.head}, on your sentence",  # the head's grid on this sentence
+                f"On your sentence, “{run.tokens[word]}” (token {word}) gives “{run.tokens[win]}”",
+                "this head gives, on average",
+            ),
+        ),
+    }
+
+
+def assert_nothing_answers(at, evidence_of: dict, keys=(ROWS, DROP, LOOK)) -> None:
+    """Every numbers panel of the page opened: no chart, table cell, text, label or download answers these."""
+    at = open_numbers(at, *figures(at))
+    assert not at.exception
+    shown, drawn = page_evidence(at), set(figures(at))
+    for key in keys:
+        charts, strings = evidence_of[key]
+        assert not charts & drawn, (key, charts & drawn)
+        assert not [s for s in strings if s in shown], (key, [s for s in strings if s in shown])
+
+
+def test_before_a_commit_nothing_on_the_page_answers_a_prediction(trained_mlm):
     at = open_asking()
     assert not at.exception
-    figs = figures(at)
-    assert "attention_bidirectional" in figs  # the worked half stays in view
-    assert "attention_causal" not in figs and "drop_last" not in figs
-    text = all_text(at)
-    assert "Rows the same under both masks" not in text and "Largest shift" not in text
+    assert {"attention_bidirectional", "look_ahead_example", "seed001_bidirectional"} <= set(figures(at))
     assert [r.key for r in at.radio if str(r.key).startswith("_predict_guess_")] == [
-        f"_predict_guess_{ROWS}",
-        f"_predict_guess_{DROP}",
+        f"_predict_guess_{k}" for k in (ROWS, DROP, LOOK)
     ]
+    assert_nothing_answers(at, evidence(trained_mlm))
+    text = all_text(at)
+    assert "Answer the prediction in “Drop a token” first" in text and "Its causal grid is drawn once" in text
+
+
+@pytest.mark.parametrize("step", range(len(SECTIONS)))
+def test_no_tab_answers_a_prediction_before_its_commit(trained_mlm, step):
+    at = open_asking({"step": str(step)}, every_section=False)
+    assert_nothing_answers(at, evidence(trained_mlm))
+
+
+def test_each_commit_reveals_its_own_evidence_and_no_other(trained_mlm):
+    seen = evidence(trained_mlm)
+    at = commit(open_asking(), ROWS, "the last row")
+    assert {"attention_causal", "seed001_causal"} <= set(figures(at))
+    assert "bidirectional,causal" in page_evidence(open_numbers(at, "attention_bidirectional", "attention_causal"))
+    assert_nothing_answers(at, seen, keys=(DROP, LOOK))
+    at = commit(at, DROP, "only the bidirectional one (no mask)")
+    assert {"drop_last", "bank"} <= set(figures(at)) and "its vector is the same" in all_text(at)
+    assert_nothing_answers(at, seen, keys=(LOOK,))
+    _, la, labels = look_ahead_on_default(trained_mlm)
+    at = commit(at, LOOK, labels[la.answer])
+    assert "look_ahead" in figures(at) and all(
+        s in page_evidence(open_numbers(at, "look_ahead")) for s in seen[LOOK][1]
+    )
 
 
 def test_a_right_row_prediction_reveals_the_causal_grid_and_the_models_rows():
@@ -239,6 +327,15 @@ def test_a_right_row_prediction_reveals_the_causal_grid_and_the_models_rows():
     np.testing.assert_allclose(figures(at)["attention_causal"]["data"][0]["z"], c.causal.numpy(), atol=1e-6)
 
 
+def test_a_wrong_row_prediction_states_this_heads_numbers():
+    at = commit(open_asking(), ROWS, "every row", sure="sure")
+    c = compare_masks(model_for(0), TOK.encode(DEFAULT).ids, 0, 0)
+    later = [float(c.bidirectional[i, i + 1 :].double().sum()) for i in range(c.causal.shape[0] - 1)]
+    row = later.index(max(later))
+    assert f"Here row {row} (“{TOK.encode(DEFAULT).tokens[row]}”) gave {later[row]:.3f}" in all_text(at)
+    assert "One to remember" in all_text(at)
+
+
 def test_a_wrong_drop_prediction_names_its_misconception_and_shows_the_shifts():
     at = commit(open_asking(), DROP, "both")
     assert not at.exception
@@ -248,6 +345,40 @@ def test_a_wrong_drop_prediction_names_its_misconception_and_shows_the_shifts():
     tokens = TOK.encode(DEFAULT).tokens
     d = drop_token(model_for(0), TOK.encode(DEFAULT).ids, last_word_position(tokens))
     np.testing.assert_allclose(figures(at)["drop_last"]["data"][1]["y"], d.shift_bidirectional, rtol=1e-5)
+
+
+def test_a_wrong_look_ahead_names_the_habit_and_the_weights(trained_mlm):
+    run, la, labels = look_ahead_on_default(trained_mlm)
+    wrong = next(i for i, role in enumerate(la.roles) if role == "before")
+    at = commit(open_asking(), LOOK, labels[wrong])
+    assert not at.exception
+    assert f"the model says “{labels[la.answer]}”" in " ".join(e.value for e in at.error)
+    text = all_text(at)
+    assert f"on the example it put {run.example_mass:.2f} of a token's attention" in text
+    assert "this section runs on the lab's trained MLM" in text
+    drawn = figures(at)["look_ahead"]["data"][0]["z"]
+    np.testing.assert_allclose(drawn, run.grid.numpy(), atol=1e-6)
+
+
+def test_the_look_ahead_answer_comes_from_the_sentence(trained_mlm):
+    answers = set()
+    for sentence in ("we walked home after the film", "my brother fixed the old bicycle"):
+        at = open_asking({"sentence": sentence})
+        run = look_ahead_run(trained_mlm[0].bert, trained_mlm[1], sentence)
+        la = run.question
+        labels = [f"“{run.tokens[p]}” (token {p})" for p in la.options]
+        assert {o.split(". ", 1)[1] for o in at.radio(key=f"_predict_guess_{LOOK}").options} == set(labels)
+        at = commit(at, LOOK, labels[la.answer])
+        assert "Right." in [s.value for s in at.success]
+        answers.add(labels[la.answer])
+    assert len(answers) == 2
+
+
+def test_a_head_that_looks_only_backwards_is_shown_not_asked(minilm):
+    at = open_asking({"model": "minilm", "layer": "0", "head": "2"})
+    assert not at.exception
+    assert any("nothing is asked here" in i.value for i in at.info)
+    assert "attention_causal" in figures(at) and f"_predict_guess_{ROWS}" not in [r.key for r in at.radio]
 
 
 def test_a_new_sentence_asks_again_and_skip_reveals_without_a_score():
@@ -267,3 +398,28 @@ def test_a_link_cannot_claim_a_commit():
     at = open_asking({"predict-attention-drop": "1", "_predictions": "x", "_predict_guess_attention-drop": "both"})
     assert not at.exception
     assert "drop_last" not in figures(at)
+
+
+def test_every_prediction_is_practised_by_a_generator_of_its_idea():
+    from quiz_checks import assert_practised
+
+    from encoder_core.lessons.attention import row_facts
+    from ui.questions import attention as questions
+
+    enc = TOK.encode(DEFAULT)
+    c = compare_masks(model_for(0), enc.ids, 0, 0)
+    assert_practised(questions.same_rows(row_facts(c), enc.tokens))
+    assert_practised(questions.drop(drop_token(model_for(0), enc.ids, last_word_position(enc.tokens))))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("query", [{}, {"sentence": "we walked home after the film", "layer": "1", "head": "3"}])
+def test_the_charts_held_back_for_a_prediction_pass_the_figure_rules(query):
+    """The figure audit opens one tab at a time, where the "bank" and worked-example tabs wait for the predictions
+    of earlier tabs: here they are drawn (every section, every prediction skipped) and held to the same rules."""
+    import figure_rules as rules
+    from apptest_helpers import charts
+
+    drawn = {key: (spec, alt) for key, spec, alt in charts(open_page("attention", query))}
+    assert {"bank", "seed001_causal", "look_ahead", "look_ahead_example", "attention_causal"} <= set(drawn)
+    assert [f"{key}: {p}" for key, (spec, alt) in drawn.items() for p in rules.check_figure(spec, alt)] == []

@@ -3,7 +3,7 @@
 import apptest_helpers as helpers
 import numpy as np
 import pytest
-from apptest_helpers import all_text, figures, open_numbers, open_page
+from apptest_helpers import all_text, figures, open_numbers, open_page, page_evidence
 from independent import gap_with_pads_by_hand
 from streamlit.testing.v1 import AppTest
 
@@ -103,10 +103,12 @@ def test_bad_input_gets_a_message_and_a_fallback():
     assert not at.exception
     notices = " ".join(w.value for w in at.warning)
     assert "10,000 characters" in notices and "cut" in notices
+    helpers.skip_predictions(at)  # a new batch: its pads are shown once the count is answered
     assert np.asarray(figures(at)["padded_attention_masked"]["data"][0]["z"]).shape == (480, 480)
 
     at.text_input(key="padding.sentence_a").input("the cat").run()
     at.text_input(key="padding.single").input("<b>x</b> <script>alert(1)</script> &amp; zebra 🙂").run()
+    helpers.skip_predictions(at)
     assert not at.exception
     assert "[UNK]" in batch_rows(at)["token"]
     for fig in figures(at).values():
@@ -156,8 +158,12 @@ def test_malformed_link_values_give_a_notice():
 
 
 def test_lecture_mode_steps_through_the_sections():
-    at = open_linked({"lecture": "1", "step": "2"})
+    at = open_linked({"lecture": "1"})  # the pad count first: the later steps show the pads
     assert not at.exception
+    assert "Step 1 of 6" in headings(at) and set(figures(at)) == {"batch"}
+    at.button(key="lecture_next").click().run()
+    at.button(key="lecture_next").click().run()
+    helpers.skip_predictions(at)
     assert "Step 3 of 6" in headings(at)
     assert set(figures(at)) == {"pad_leak"}
     at.button(key="lecture_next").click().run()
@@ -174,14 +180,15 @@ def test_a_charts_numbers_are_sent_only_once_its_panel_is_opened():
 
 # ---- predict, then see: the questions the lesson asks before it shows ----
 
-SHARE, TREND = "padding-pad-share", "padding-leak-trend"
+COUNT, SHARE, TREND = "padding-pad-count", "padding-pad-share", "padding-leak-trend"
 GROWS = "They move, further with more pads"
 STILL = "They stay put: a [PAD] changes nothing"
+SECTIONS = ("batch", "attention", "leak", "zero key", "pad rows", "check yourself")
 
 
-def open_asking(query: dict | None = None) -> AppTest:
-    """The page as a student first meets it: every section, no prediction committed."""
-    return open_page("padding", query, skip=False)
+def open_asking(query: dict | None = None, every_section: bool = True) -> AppTest:
+    """The page as a student first meets it: no prediction committed (every section, or the tabs)."""
+    return open_page("padding", query, skip=False, every_section=every_section)
 
 
 commit = helpers.commit_prediction  # choose or type the guess, then commit
@@ -195,22 +202,88 @@ def share_by_hand(layer=0, head=0, texts=DEFAULTS) -> float:
     return float(w[:n, n:].sum(-1).mean())
 
 
-def test_before_a_commit_neither_reveal_is_drawn():
+def opened(at: AppTest) -> AppTest:
+    """The pad count answered (skipped), as the sections that show the pads wait for."""
+    return at.button(key=f"_predict_skip_{COUNT}").click().run()
+
+
+EVIDENCE = {  # per prediction on the defaults (7 pads, 12 wide): (the charts, the strings) that answer it
+    COUNT: (
+        {"batch", "padded_attention_masked", "padded_attention_unmasked", "pad_mass", "pad_leak", "fast_path"},
+        ("7 [PAD]", "12 wide", "12 positions", "its 7 [PAD]s", "ignore key (mask)", "this batch: 7 pads"),
+    ),
+    SHARE: (
+        {"padded_attention_unmasked", "pad_mass"},
+        ("with mask,without mask", "weight on pads, without mask", "of their attention on pads", "**0.244**"),
+    ),
+    TREND: ({"pad_leak"}, ("Gap without the mask", "gap, without mask", "Without the mask the gap is", "Mask on:")),
+}
+
+
+def assert_nothing_answers(at, keys=(COUNT, SHARE, TREND)) -> None:
+    """Every numbers panel of the page opened: no chart, table cell, text, label or download answers these."""
+    at = open_numbers(at, *figures(at))
+    assert not at.exception
+    shown, drawn = page_evidence(at), set(figures(at))
+    for key in keys:
+        charts, strings = EVIDENCE[key]
+        assert not charts & drawn, (key, charts & drawn)
+        assert not [s for s in strings if s in shown], (key, [s for s in strings if s in shown])
+
+
+def test_the_evidence_is_what_the_defaults_give():
+    assert f"{share_by_hand():.3f}" == "0.244" and batch_for(*DEFAULTS, 0).ids.shape == (2, 12)
+
+
+def test_before_a_commit_nothing_on_the_page_answers_a_prediction():
     at = open_asking()
     assert not at.exception
-    drawn = figures(at)
-    assert {"batch", "padded_attention_masked"} <= set(drawn)  # the batch, and the worked half: masked pads get 0
-    assert not {"padded_attention_unmasked", "pad_mass", "pad_leak"} & set(drawn)
-    text = all_text(at)
-    assert f"{share_by_hand():.3f}" not in text and "Gap without the mask" not in text and "Mask on" not in text
+    assert set(figures(at)) == {"zero_key_unmasked", "zero_key_masked"}  # the batch-free check by hand only
+    assert [r.key for r in at.radio if str(r.key).startswith("_predict_guess_")] == [f"_predict_guess_{COUNT}"]
+    assert_nothing_answers(at)
+    assert "Answer the prediction in “The batch” first" in all_text(at)
+    at = opened(at)  # the count known: the share and trend questions are asked, their answers still held back
+    assert {"batch", "padded_attention_masked"} <= set(figures(at))
     assert at.number_input(key=f"_predict_guess_{SHARE}").value is None
     assert at.radio(key=f"_predict_guess_{TREND}").value is None
-    assert [o for o in at.radio(key=f"_predict_guess_{TREND}").options][0] == GROWS
+    assert_nothing_answers(at, keys=(SHARE, TREND))
+
+
+@pytest.mark.parametrize("step", range(len(SECTIONS)))
+def test_no_tab_answers_a_prediction_before_its_commit(step):
+    assert_nothing_answers(open_asking({"step": str(step)}, every_section=False))
+
+
+def test_the_pad_count_is_asked_first_and_its_answer_comes_from_the_sentences():
+    at = open_asking()
+    options = [o.split(". ", 1)[1] for o in at.radio(key=f"_predict_guess_{COUNT}").options]
+    assert sorted(options, key=int) == ["6", "7", "8", "9"]  # one [SEP] for the pair, right, a [CLS] each, +2
+    at = commit(at, COUNT, "6", sure="sure")
+    assert "the model says “7”" in " ".join(e.value for e in at.error)
+    assert "A pair gets a [SEP] after each of its sentences" in all_text(at) and "One to remember" in all_text(at)
+    assert "batch" in figures(at) and "7 [PAD]" in all_text(at)
+    at.text_input(key="padding.single").input("she slept").run()  # a new batch: asked again, on 8 pads
+    assert "batch" not in figures(at)
+    at = commit(at, COUNT, "8")
+    assert "Right." in [s.value for s in at.success] and batch_rows(at)["token"][:4] == [
+        "[CLS]",
+        "she",
+        "slept",
+        "[SEP]",
+    ]
+
+
+def test_word_pieces_are_counted_and_a_miscount_by_words_is_named():
+    at = open_asking({"single": "the doormat"})  # doormat: two pieces, so the single row is 5 tokens, 7 pads
+    labels = [o.split(". ", 1)[1] for o in at.radio(key=f"_predict_guess_{COUNT}").options]
+    assert "7" in labels and "8" in labels  # 8: one token per word
+    at = commit(at, COUNT, "8")
+    assert "“doormat” is 2 tokens here (door ##mat)" in all_text(at)
 
 
 def test_a_right_share_reveals_the_unmasked_grid_then_a_new_layer_asks_again():
     share = share_by_hand()
-    at = commit(open_asking(), SHARE, round(share, 2))
+    at = commit(opened(open_asking()), SHARE, round(share, 2))
     assert not at.exception
     assert any(s.value.startswith("Right") for s in at.success)
     assert f"**{share:.3f}**" in all_text(at) and "7 of the 12 keys are pads" in all_text(at)
@@ -222,12 +295,26 @@ def test_a_right_share_reveals_the_unmasked_grid_then_a_new_layer_asks_again():
     at = commit(at, SHARE, share_by_hand(layer=1) / 50)  # fifty times too small
     errors = " ".join(e.value for e in at.error)
     assert "50 times too small" in errors
-    assert "nothing marks a [PAD] as empty" in all_text(at)  # too_low: the misconception behind it
+    assert f"Here the 7 pads take {share_by_hand(layer=1):.3f} together" in all_text(at)  # too_low, with its fact
+
+
+def test_an_even_spread_guess_is_named_where_the_head_is_far_from_even():
+    share, even = share_by_hand(), 7 / 12  # layer 0, head 0: 0.244 against an even 0.583
+    assert abs(even / share - 1) >= 0.5
+    at = commit(opened(open_asking()), SHARE, round(even, 3))
+    assert not any(s.value.startswith("Right") for s in at.success)
+    assert f"an even {even:.3f}, but this head gives them {share:.3f}" in all_text(at)
+
+
+def test_a_head_whose_pads_get_almost_nothing_is_shown_not_asked(minilm):
+    at = opened(open_asking({"model": "minilm", "layer": "0", "head": "2"}))  # MiniLM's previous-token head
+    assert any("so nothing is asked" in i.value for i in at.info)
+    assert {"padded_attention_unmasked", "pad_mass"} <= set(figures(at))
+    assert not [n for n in at.number_input if n.key == f"_predict_guess_{SHARE}"]
 
 
 def test_a_right_trend_states_the_gaps_at_one_and_sixteen_pads():
-
-    at = commit(open_asking(), TREND, GROWS)
+    at = commit(opened(open_asking()), TREND, GROWS)
     assert not at.exception
     assert "Right." in [s.value for s in at.success]
     model = build_encoder(preset("small"), seed=0, init_std=TEACHING_INIT_STD)
@@ -238,21 +325,28 @@ def test_a_right_trend_states_the_gaps_at_one_and_sixteen_pads():
 
 
 def test_a_wrong_trend_names_its_misconception_and_a_new_sentence_asks_again():
-    at = commit(open_asking(), TREND, STILL)
+    at = commit(opened(open_asking()), TREND, STILL)
     assert not at.exception
     errors = " ".join(e.value for e in at.error)
     assert f"the model says “{GROWS}”" in errors
+    model = build_encoder(preset("small"), seed=0, init_std=TEACHING_INIT_STD)
+    one, most = (gap_with_pads_by_hand(model, TOK, DEFAULTS[2], p) for p in (1, 16))
     assert "a [PAD] is a token like any other" in all_text(at)
+    assert f"Here the gap is {one:.3g} with 1 pad and {most:.3g} with 16." in all_text(at)
     assert "pad_leak" in figures(at)
     at.text_input(key="padding.single").input("she slept").run()
+    assert "pad_leak" not in figures(at)
+    at = opened(at)
     assert "pad_leak" not in figures(at) and at.radio(key=f"_predict_guess_{TREND}").value is None
     at = at.button(key=f"_predict_skip_{TREND}").click().run()
     assert "pad_leak" in figures(at) and "Gap without the mask" in all_text(at)
-    assert not any(s.value.startswith("Right") for s in at.success) and not at.error  # skipped: not scored
+    assert not any(s.value.startswith("Right") for s in at.success[1:]) and not at.error  # skipped: not scored
 
 
 def test_a_commit_with_nothing_given_asks_for_an_answer_and_reveals_nothing():
-    at = commit(open_asking(), SHARE, None)
+    at = commit(open_asking(), COUNT, None)
+    assert "Choose an answer first" in all_text(at) and "batch" not in figures(at)
+    at = commit(opened(at), SHARE, None)
     assert "Choose an answer first" in all_text(at)
     assert "pad_mass" not in figures(at) and "padded_attention_unmasked" not in figures(at)
     at = commit(at, TREND, None)
@@ -260,7 +354,35 @@ def test_a_commit_with_nothing_given_asks_for_an_answer_and_reveals_nothing():
 
 
 def test_no_pads_no_share_question():
-    at = open_page("padding", {"single": "the old man and the young woman sat on the mat"}, skip=False)
+    at = opened(open_asking({"single": "the old man and the young woman sat on the mat"}))
     assert not at.exception
     assert not [n for n in at.number_input if n.key == f"_predict_guess_{SHARE}"]
     assert {"padded_attention_unmasked", "pad_mass"} <= set(figures(at))  # nothing to predict: shown at once
+
+
+def test_every_prediction_is_practised_by_a_generator_of_its_idea():
+    from quiz_checks import assert_practised
+
+    from encoder_core.lessons.padding import pad_count
+    from ui.questions import padding as questions
+
+    count = pad_count(TOK.encode(*DEFAULTS[:2]), TOK.encode(DEFAULTS[2]), 0)
+    assert_practised(questions.pad_count(count, 0))
+    assert_practised(questions.pad_share(5, 7, 0, 0, 0.244, 7 / 12))
+    assert_practised(questions.leak_trend(LEAK_MIN_PADS))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "query", [{}, {"n_pads": "32", "use_mask": "0", "layer": "1", "head": "3", "single": "she slept"}]
+)
+def test_the_charts_behind_the_pad_count_pass_the_figure_rules(query):
+    """The figure audit opens one tab at a time, where the sections that show the pads wait for the count: here
+    they are drawn (every section, every prediction skipped) and held to the same rules."""
+    import figure_rules as rules
+    from apptest_helpers import charts
+
+    at = open_page("padding", query)
+    drawn = {key: (spec, alt) for key, spec, alt in charts(at)}
+    assert {"batch", "padded_attention_masked", "padded_attention_unmasked", "pad_mass", "pad_leak"} <= set(drawn)
+    assert [f"{key}: {p}" for key, (spec, alt) in drawn.items() for p in rules.check_figure(spec, alt)] == []

@@ -175,9 +175,10 @@ def test_a_lessons_prediction_is_answered_and_proved_by_the_lessons_own_chart(da
     chosen = lesson_model("small", 0)
     enc = chosen.tokenizer.encode("the bird sang in the old garden")
     comparison = core.compare_masks(chosen.encoder, enc.ids, 0, 0)
-    from ui.questions.attention import SAME_ROWS
+    from ui.questions.attention import same_rows
 
-    right = SAME_ROWS.options[core.ROW_OUTCOMES.index(core.row_outcome(comparison))].label
+    asked = same_rows(core.row_facts(comparison), enc.tokens)
+    right = asked.options[core.ROW_OUTCOMES.index(core.row_outcome(comparison))].label
     assert rnd.question.options[rnd.question.correct] == right  # the options are in the round's own order
     assert rnd.question.lesson == "attention" and rnd.question.concept == "attention_identical_row"
     (asked,) = helpers.figures(teacher).values()  # the worked half only: the bidirectional grid, no causal one
@@ -330,7 +331,7 @@ def test_the_padding_leak_prediction_is_answered_by_the_lessons_curve(database):
 
     trend = padding_core.LEAK_TRENDS.index(padding_core.leak_trend(leak))
     assert rnd.question.options[rnd.question.correct] == leak_trend(padding_core.LEAK_MIN_PADS).options[trend].label
-    assert rnd.question.lesson == "padding" and rnd.question.concept == "padding_masked_gap"
+    assert rnd.question.lesson == "padding" and rnd.question.concept == "padding_leak_trend"
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
     teacher = ok(teacher.button(key="room_reveal").click().run())
     (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]

@@ -129,6 +129,14 @@ def _inside_head_question(run: Run):
     return inside_asked.most_important_head(choice, knock.answer, cloze.tokens)
 
 
+def _rows_question(run: Run):
+    """The lesson's own question, asked only where its answer stands clear (core.row_facts(...).askable)."""
+    facts = core.row_facts(_comparison(run))
+    if not facts.askable:
+        raise CannotAsk("On this head the causal mask leaves more than the last row alone: try another sentence.")
+    return asked.same_rows(facts, run.tokens)
+
+
 def _head_lead(run: Run) -> str:
     cloze, _, _ = _head_knockouts(run)
     return f"The model reads “{cloze.text}” and fills in the [MASK] (token {cloze.position}). "
@@ -144,7 +152,7 @@ PREDICTIONS = {
         LessonPrediction(
             "attention-rows",
             "Attention: which row does the causal mask leave alone?",
-            lambda run: asked.SAME_ROWS,
+            _rows_question,
             0,
             lambda run: core.ROW_OUTCOMES.index(core.row_outcome(_comparison(run))),
             lambda run: list(attention_figs.mask_pair_charts(_comparison(run), run.tokens)),
@@ -155,7 +163,7 @@ PREDICTIONS = {
         LessonPrediction(
             "attention-drop",
             "Attention: drop the last word; whose vectors move?",
-            lambda run: asked.DROP,
+            lambda run: asked.drop(core.drop_token(run.model, run.ids, run.proof["position"])),
             1,
             lambda run: core.DROP_OUTCOMES.index(
                 core.drop_outcome(core.drop_token(run.model, run.ids, run.proof["position"]))

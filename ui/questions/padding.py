@@ -1,28 +1,106 @@
 """The padding lesson's predictions: what a student is asked before the model answers.
 
-The answers come from encoder_core.lessons.padding (mean_pad_share, leak_trend); the options of
-LEAK_TREND are in the order of its LEAK_TRENDS.
+The answers come from encoder_core.lessons.padding (pad_count, mean_pad_share, leak_trend); the options of
+LEAK_TREND are in the order of its LEAK_TRENDS. Feedback that states a fact about this input is built from
+that input's numbers (a test recomputes them); none of it is shown before the commit.
 """
 
 from __future__ import annotations
 
-from encoder_core.lessons.padding import LEAK_TRENDS
-from ui.frame.predict import Option, Question
+from encoder_core.lessons.padding import (
+    LEAK_TRENDS,
+    PAD_SHARE_TOLERANCE,
+    PadCount,
+    PadLeak,
+    accepted_trends,
+    even_is_far,
+    leak_ends,
+)
+from ui.frame.predict import Option, Question, Trap, Verdict, judge, percent
+
+N_COUNT_OPTIONS = 4
+COUNT_AGAIN = (
+    "Count each row's tokens: [CLS], every word piece, and a [SEP] after each sentence. The shorter row is "
+    "filled up to the longer one, and the extra pads go on every row."
+)
 
 
-def pad_share(n_real: int, n_pads: int, layer: int, head: int) -> Question:
-    """A number: without the mask, the share of a real token's attention that goes to the pads."""
+def miscount_text(name: str, count: PadCount, extra: int) -> str:
+    """Why a student holding this misconception gets its count (facts about this batch where it names them)."""
+    if name == "one_sep":
+        return "A pair gets a [SEP] after each of its sentences: [CLS] A [SEP] B [SEP], three special tokens in all."
+    if name == "cls_each":
+        return "A pair has one [CLS], at the very start; it is the [SEP] that comes twice."
+    if name == "words":
+        word, pieces = count.split
+        return (
+            f"The model counts word pieces, not words: “{word}” is {len(pieces)} tokens here "
+            f"({' '.join(pieces)}), and any other word the vocabulary lacks whole is cut into pieces too."
+        )
+    return f"The {extra} extra pads go on every row, the single sentence's too."
+
+
+def pad_count(count: PadCount, extra: int) -> Question:
+    """A choice: how many [PAD]s the single sentence's row gets (answer: the option labelled count.answer)."""
+    options = {count.answer: Option(str(count.answer))}
+    by_count: dict[int, list[str]] = {}  # two misconceptions may give the same count: both are named
+    for name, n in count.miscounts.items():
+        by_count.setdefault(n, []).append(miscount_text(name, count, extra))
+    for n, texts in list(by_count.items())[: N_COUNT_OPTIONS - 1]:
+        options[n] = Option(str(n), " Or: ".join(texts))
+    step = 1
+    while len(options) < N_COUNT_OPTIONS:  # filled with the nearest counts left, never below 0
+        for n in (count.answer + step, count.answer - step):
+            if n >= 0 and n not in options and len(options) < N_COUNT_OPTIONS:
+                options[n] = Option(str(n), COUNT_AGAIN)
+        step += 1
+    more = f", then {extra} extra pads on every row" if extra else ""
+    return Question(
+        "padding",
+        "pad-count",
+        "The pair and the single sentence go into one batch: each is tokenized ([CLS] first, a [SEP] after each "
+        f"sentence), the shorter filled up with [PAD] to the longer one's length{more}. How many [PAD]s does the "
+        "single sentence's row get?",
+        tuple(options[n] for n in sorted(options)),
+        concept="padding_pad_count",
+        idea="pad-count",
+    )
+
+
+def pad_count_answer(q: Question, count: PadCount) -> int:
+    """The index of the right option in q (built by pad_count)."""
+    return [o.label for o in q.options].index(str(count.answer))
+
+
+def pad_share(n_real: int, n_pads: int, layer: int, head: int, share: float, even: float) -> Question:
+    """A number: without the mask, the share of a real token's attention that goes to the pads.
+
+    share: the model's answer, even: an even spread's (both known before the commit, shown only after it): the
+    feedback states them, and the even share is named as a trap where it lies far enough from the answer."""
+    traps = [Trap(0.0, "Without the mask nothing marks a [PAD] as empty: it takes its share like any key.")]
+    if even_is_far(share, even):
+        traps.append(
+            Trap(
+                even,
+                "Attention is not shared out evenly: a head weighs each key by how well it matches the query. "
+                f"{n_pads} of the {n_real + n_pads} keys are pads, an even {even:.3f}, but this head gives them "
+                f"{share:.3f}.",
+            )
+        )
     return Question(
         "padding",
         "pad-share",
         f"Suppose nobody passes the mask. At layer {layer}, head {head}, what share of its attention does a real "
         f"token of the single sentence give its {n_pads} [PAD]s, on average over its {n_real} real tokens? "
-        "(0 is none, 1 is all of it)",
+        f"(0 is none, 1 is all of it; right within {percent(PAD_SHARE_TOLERANCE)})",
         concept="padding_pad_weight",
-        too_high="A [PAD] is an ordinary key, not a favoured one: the head weighs each key by how well it matches "
-        "the query, and [PAD] is often a poor match.",
+        idea="unmasked-pads-take-attention",
+        tolerance=PAD_SHARE_TOLERANCE,
+        traps=tuple(traps),
+        too_high="Each [PAD] is weighed like any other key, by how well it matches the query: here the real tokens "
+        f"keep {1 - share:.3f} of their attention for one another.",
         too_low="Without the mask nothing marks a [PAD] as empty: each one is a key with an embedding and a "
-        "position, and takes its share of every softmax row.",
+        f"position, and takes its share of every softmax row. Here the {n_pads} pads take {share:.3f} together.",
     )
 
 
@@ -34,7 +112,7 @@ LEAK_TREND_OPTIONS = {
     ),
     "same": Option(
         "They move by the same, however many",
-        "Each extra pad is one more key taking a share of every softmax row, so the pull on the real tokens "
+        "Each extra pad is one more key taking a share of the softmax rows, so the pull on the real tokens "
         "changes with the number of pads.",
     ),
     "still": Option(
@@ -44,7 +122,7 @@ LEAK_TREND_OPTIONS = {
     ),
     "shrinks": Option(
         "They move less as more pads are added",
-        "Extra pads do not cancel each other out: together they take more of the attention, not less.",
+        "Extra pads do not cancel each other out: each is one more key in every softmax row.",
     ),
 }
 
@@ -57,5 +135,24 @@ def leak_trend(most_pads: int) -> Question:
         f"Mask off. Append [PAD]s after the single sentence, 1 of them, then more, up to {most_pads}. "
         "Compared with the sentence run alone, what happens to its real tokens' final vectors?",
         tuple(LEAK_TREND_OPTIONS[code] for code in LEAK_TRENDS),
-        concept="padding_masked_gap",
+        concept="padding_leak_trend",
+        idea="unmasked-leak-with-more-pads",
     )
+
+
+def leak_fact(leak: PadLeak) -> str:
+    (few, first), (most, last) = leak_ends(leak)
+    return f" Here the gap is {first:.3g} with {few} pad{'s' if few != 1 else ''} and {last:.3g} with {most}."
+
+
+def leak_verdict(q: Question, leak: PadLeak, guess: int, answer: int) -> Verdict:
+    """Score a trend guess: right if it is among accepted_trends (a neighbour counts where the ratio sits on the
+    edge between two trends); a wrong guess's misconception is followed by this sentence's gaps."""
+    accepted = accepted_trends(leak)
+    if LEAK_TRENDS[int(guess)] in accepted:
+        if int(guess) == int(answer):
+            return Verdict(True, "Right.", "")
+        said = f"Right: the gap's change sits on the edge between “{q.options[int(answer)].label}” and this."
+        return Verdict(True, said + leak_fact(leak), "")
+    verdict = judge(q, guess, answer)
+    return Verdict(False, verdict.said, verdict.misconception + leak_fact(leak))

@@ -9,12 +9,21 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from encoder_core.lessons.attention import DropLastResult, MaskComparison, SeedReading, WordContrast
+from encoder_core.lessons.attention import (
+    ROW_MARGIN,
+    DropLastResult,
+    LookAhead,
+    MaskComparison,
+    RowFacts,
+    SeedReading,
+    WordContrast,
+)
 
 from .figures import (
     Chart,
     after_layer_names,
     as_array,
+    attention_heatmap,
     earlier_token_shifts,
     esc,
     grouped_bars,
@@ -36,9 +45,10 @@ def mask_pair_figures(cmp: MaskComparison, tokens: Sequence[str]) -> tuple[go.Fi
 
 
 def mask_pair_charts(cmp: MaskComparison, tokens: Sequence[str]) -> tuple[Chart, Chart]:
-    """(bidirectional, causal): one head under both masks, the same numbers behind both."""
+    """(bidirectional, causal): one head under both masks. The bidirectional chart, shown alone while the
+    student predicts what the causal mask does, has only its own numbers behind it; the causal one has both."""
     fig_bi, fig_causal = mask_pair_figures(cmp, tokens)
-    table, where = mask_pair_table(cmp, tokens), f"layer {cmp.layer}, head {cmp.head}"
+    where = f"layer {cmp.layer}, head {cmp.head}"
     alt_bi = (
         f"Bidirectional weights at {where}: every cell may be non-zero; "
         f"every row sums to 1 (largest error {cmp.max_row_sum_error:.1e})."
@@ -47,7 +57,19 @@ def mask_pair_charts(cmp: MaskComparison, tokens: Sequence[str]) -> tuple[Chart,
         f"Causal weights at {where}: everything above the diagonal is {cmp.causal_upper_max:.1f}; the last row "
         f"equals the bidirectional one (max difference {cmp.last_row_max_diff:.1f})."
     )
-    return Chart(fig_bi, alt_bi, table), Chart(fig_causal, alt_causal, table)
+    labels = token_labels(tokens)
+    return (
+        Chart(fig_bi, alt_bi, lambda: long_table(cmp.bidirectional, labels, "bidirectional")),
+        Chart(fig_causal, alt_causal, lambda: mask_pair_table(cmp, tokens)),
+    )
+
+
+def long_table(weights, query_labels: Sequence[str], name: str) -> pd.DataFrame:
+    """One (T, T) grid in long form: one line per (query, key) with its value."""
+    w = as_array(weights)
+    labels = np.asarray(query_labels, dtype=object)
+    n = len(labels)
+    return pd.DataFrame({"query": np.repeat(labels, n), "key": np.tile(labels, n), name: w.ravel()})
 
 
 def pair_long_table(a, b, query_labels: Sequence[str], names: tuple[str, str]) -> pd.DataFrame:
@@ -172,7 +194,6 @@ def seed001_charts(reading: SeedReading) -> tuple[Chart, Chart]:
     """(no mask, causal mask) for the worked example, the same numbers behind both."""
     ex = reading.example
     fig_bi, fig_causal = seed001_figures(reading)
-    table = seed001_table(reading)
     alt_bi = (
         f"Worked example without a mask: row 0 is {numbers_text(ex.row0)}, so {ex.future_mass_row0} of its weight "
         "is on later positions."
@@ -181,4 +202,52 @@ def seed001_charts(reading: SeedReading) -> tuple[Chart, Chart]:
         "The same example with the causal mask: row 0 puts all its weight on itself; the last row is "
         f"unchanged (difference {reading.last_row_max_diff:.1f})."
     )
-    return Chart(fig_bi, alt_bi, table), Chart(fig_causal, alt_causal, table)
+    bidirectional = long_table(ex.weights_bidirectional, SEED_LABELS, "bidirectional")
+    return Chart(fig_bi, alt_bi, bidirectional), Chart(fig_causal, alt_causal, seed001_table(reading))
+
+
+def head_chart(grid, tokens: Sequence[str], name: str, layer: int, head: int, where: str, alt: str) -> Chart:
+    """One trained head's grid on a sentence, its numbers in long form."""
+    title = f"{name}, layer {layer}, head {head}, {where}"
+    fig = attention_heatmap(grid, tokens, title=title, title_above_keys=True)
+    return Chart(fig, alt, lambda: long_table(grid, token_labels(tokens), "weight"))
+
+
+def look_ahead_example_chart(grid, tokens: Sequence[str], name: str, layer: int, head: int, next_mass: float) -> Chart:
+    """A trained head on an example sentence: the habit the student then applies to their own sentence."""
+    alt = (
+        f"Layer {layer}, head {head} of {name} on “{' '.join(tokens[1:-1])}”: on average a token gives "
+        f"{next_mass:.2f} of its attention to the token right after it."
+    )
+    return head_chart(grid, tokens, name, layer, head, "on an example", alt)
+
+
+def look_ahead_chart(grid, tokens: Sequence[str], la: LookAhead, name: str) -> Chart:
+    """The same head on the student's sentence: the word's row, and the token it attends to most."""
+    win = la.options[la.answer]
+    alt = (
+        f"On your sentence, “{tokens[la.query]}” (token {la.query}) gives “{tokens[win]}” (token {win}) "
+        f"{la.weights[la.answer]:.2f} of its attention, the most among "
+        + ", ".join(f"“{tokens[p]}” ({w:.2f})" for p, w in zip(la.options, la.weights))
+        + "."
+    )
+    return head_chart(grid, tokens, name, la.layer, la.head, "on your sentence", alt)
+
+
+def head_grid_chart(grid, tokens: Sequence[str], name: str, layer: int, head: int) -> Chart:
+    """The same head on the student's sentence, where no word has a clear favourite to ask about."""
+    alt = f"Layer {layer}, head {head} of {name} on your sentence: every row sums to 1."
+    return head_chart(grid, tokens, name, layer, head, "on your sentence", alt)
+
+
+def rows_not_asked(facts: RowFacts, n_tokens: int) -> str:
+    """Why the row question is not asked on this head (RowFacts.askable is False)."""
+    others = [str(i) for i in facts.unchanged if i != n_tokens - 1]
+    why = (
+        f"On this head rows {', '.join(others)} come out the same as well: they already put (almost) nothing on "
+        "later tokens."
+        if others
+        else f"On this head the first token puts only {facts.future[0]:.1e} of its attention on later tokens (under "
+        f"{ROW_MARGIN:g}), so its row barely changes either."
+    )
+    return why + " With no one clear answer, nothing is asked here: move the head slider to predict on another head."

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from encoder_core.lessons.padding import FastPathPads, PaddedAttention, PadLeak, ZeroKeyPadCheck
 from encoder_core.model.tokenizer import Batch
 
-from .attention import pair_long_table
+from .attention import long_table, pair_long_table
 from .figures import (
     Chart,
     as_array,
@@ -131,9 +131,9 @@ def padded_attention_table(pa: PaddedAttention, tokens: Sequence[str]) -> pd.Dat
 
 
 def padded_attention_charts(pa: PaddedAttention, tokens: Sequence[str]) -> tuple[Chart, Chart]:
-    """(with mask, without mask), the same numbers behind both."""
+    """(with mask, without mask). The masked chart, shown alone while the student predicts the pads' share
+    without the mask, has only its own numbers behind it; the unmasked one has both."""
     fig_m, fig_u = padded_attention_figures(pa, tokens)
-    table = padded_attention_table(pa, tokens)
     alt_m = (
         f"With the mask, the single sentence's {pa.n_real} real tokens put weight "
         f"{pa.masked_pad_column_max:.1f} on every pad key."
@@ -142,7 +142,10 @@ def padded_attention_charts(pa: PaddedAttention, tokens: Sequence[str]) -> tuple
         f"Without the mask, the real tokens put up to {max(pa.pad_mass_unmasked, default=0):.3f} of "
         "their attention on pads."
     )
-    return Chart(fig_m, alt_m, table), Chart(fig_u, alt_u, table)
+    return (
+        Chart(fig_m, alt_m, lambda: long_table(pa.masked, token_labels(tokens), "with mask")),
+        Chart(fig_u, alt_u, lambda: padded_attention_table(pa, tokens)),
+    )
 
 
 def pad_mass_figure(pa: PaddedAttention, tokens: Sequence[str]) -> go.Figure:

@@ -11,15 +11,28 @@ import torch
 from encoder_core import build_encoder, preset
 from encoder_core.lessons.attention import (
     DROP_OUTCOMES,
+    LOOK_EXAMPLES,
+    LOOK_MARGIN,
+    MOVE_MARGIN,
     ROUNDING,
+    ROW_MARGIN,
     DropLastResult,
+    ahead_head,
+    all_attention,
     compare_masks,
     contrast_word,
+    drop_is_clear,
     drop_last_token,
     drop_outcome,
     drop_token,
+    fewest_shared,
     last_word_position,
     layer_attention,
+    look_ahead,
+    look_ahead_run,
+    moved_count,
+    next_token_mass,
+    row_facts,
     row_outcome,
     seed001_reading,
     shared_prefix_word,
@@ -257,3 +270,112 @@ def test_the_rows_the_masks_share_are_the_last_and_the_backward_looking(lesson_m
             assert len(ids) - 1 in by_hand  # the last token has nothing later to hide
             if (layer, head) not in BACKWARD_HEADS[lesson_model.choice]:
                 assert row_outcome(cmp) == "last", (layer, head, by_hand)
+
+
+# ---- the facts the predictions' feedback states, and when a question has one clear answer ----
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_row_facts_by_hand_and_askable_only_with_one_clear_answer(lesson_model, sentence):
+    cfg = lesson_model.config
+    ids = lesson_model.tokenizer.encode(sentence).ids
+    asked = 0
+    for layer in range(cfg.n_layers):
+        for head in range(cfg.n_heads):
+            cmp = compare_masks(lesson_model.encoder, ids, layer, head)
+            facts = row_facts(cmp)
+            bi = cmp.bidirectional.double()
+            T = bi.shape[0]
+            future = [float(bi[i, i + 1 :].sum()) for i in range(T)]
+            assert facts.future == pytest.approx(future, abs=1e-6)
+            assert facts.future[-1] == 0.0 and facts.unchanged == unchanged_rows(cmp)
+            assert facts.busiest == max(range(T - 1), key=lambda i: future[i])
+            # The causal mask turns row 0 into a single 1 on the first token: it changes by all it gave away.
+            assert float(cmp.causal[0, 0]) == pytest.approx(1.0)
+            assert facts.change[0] == pytest.approx(future[0], abs=1e-6)
+            clear = facts.unchanged == [T - 1] and facts.change[0] >= ROW_MARGIN
+            assert facts.askable == clear
+            if facts.askable:  # then "the last row" is the one answer, and "first" or "every" are far from it
+                asked += 1
+                assert row_outcome(cmp) == "last" and facts.future[facts.busiest] >= ROW_MARGIN
+            if (layer, head) in BACKWARD_HEADS[lesson_model.choice]:
+                assert not facts.askable  # MiniLM's previous-token head: other rows stay the same too
+    assert asked >= cfg.n_layers * cfg.n_heads // 2  # most heads ask
+
+
+def test_drop_is_clear_and_moved_count():
+    def result(causal, bidirectional):
+        return DropLastResult(2, [causal, causal], bidirectional, causal, max(bidirectional))
+
+    assert drop_is_clear(result(0.0, [0.5, 0.2])) and moved_count(result(0.0, [0.5, 0.2])) == 2
+    assert not drop_is_clear(result(0.0, [5e-4, 1e-6]))  # a shift between rounding and MOVE_MARGIN
+    assert not drop_is_clear(result(5e-4, [0.5, 0.2]))
+    assert moved_count(result(0.0, [0.5, ROUNDING / 2])) == 1
+    assert MOVE_MARGIN >= 100 * ROUNDING
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_dropping_a_token_is_always_clear(lesson_model, sentence):
+    ids = lesson_model.tokenizer.encode(sentence).ids
+    for position in (len(ids) - 2, len(ids) - 1):
+        result = drop_token(lesson_model.encoder, ids, position)
+        assert drop_is_clear(result) and moved_count(result) == position  # every vector before it moves
+
+
+# Ordinary sentences a student might type: the look-ahead question's right option differs between them.
+EVERYDAY_SENTENCES = (
+    "the cat sat down",
+    "my brother fixed the old bicycle",
+    "we walked home after the film",
+    "the ferry was late because of fog over the harbour",
+    "she bought fresh bread at the market",
+    "the children played football in the park",
+)
+
+
+@pytest.mark.parametrize("lesson_model", ["mlm", "minilm"], indirect=True)
+def test_the_trained_look_ahead_head_and_its_question(lesson_model):
+    model, tok = lesson_model.encoder, lesson_model.tokenizer
+    first = tok.encode(LOOK_EXAMPLES[0])
+    attn = all_attention(model, first.ids)
+    T = len(first.tokens)
+    # By hand: each head's mean weight on key i + 1 over the rows that have one.
+    by_hand = attn[..., torch.arange(T - 1), torch.arange(1, T)].mean(-1)
+    torch.testing.assert_close(next_token_mass(attn, first.tokens), by_hand)
+    layer, head = ahead_head(attn, first.tokens)
+    assert (layer, head) == {"mlm": (0, 1), "minilm": (1, 8)}[lesson_model.choice]  # as docs/lessons.md names them
+    assert float(by_hand[layer, head]) == float(by_hand.max()) >= 0.4  # a head that mostly looks one token ahead
+    answers = set()
+    for sentence in EVERYDAY_SENTENCES:
+        run = look_ahead_run(model, tok, sentence)
+        assert (run.layer, run.head) == (layer, head)  # one head for every sentence
+        la = run.question
+        assert la is not None, sentence
+        tokens = run.tokens
+        row = run.grid[la.query]
+        assert la.options[:3] == (la.query - 1, la.query, la.query + 1)
+        assert all(tokens[p] not in ("[CLS]", "[SEP]") for p in la.options)
+        weights = [float(row[p]) for p in la.options]
+        ranked = sorted(weights, reverse=True)
+        assert la.weights == pytest.approx(weights) and ranked[0] - ranked[1] >= LOOK_MARGIN
+        assert la.answer == weights.index(ranked[0])
+        answers.add(tokens[la.options[la.answer]])
+        # The example it is shown on shares fewest tokens with the sentence, and the mass the feedback quotes.
+        examples = [tok.encode(e).tokens for e in LOOK_EXAMPLES]
+        shared = [len(set(tokens) & set(e) - {"[CLS]", "[SEP]"}) for e in examples]
+        assert run.example_tokens == examples[shared.index(min(shared))]
+        Te = len(run.example_tokens)
+        expected = float(run.example_grid[torch.arange(Te - 1), torch.arange(1, Te)].mean())
+        assert run.example_mass == pytest.approx(expected, abs=1e-6)
+    assert len(answers) >= 5, answers  # the right option comes from the sentence
+
+
+def test_look_ahead_needs_a_word_on_each_side_and_a_clear_favourite():
+    tokens = ["[CLS]", "a", "b", "c", "[SEP]"]
+    grid = torch.full((5, 5), 0.2)
+    assert look_ahead(grid, tokens, 0, 0) is None  # every option ties: no clear favourite anywhere
+    grid[2] = torch.tensor([0.0, 0.1, 0.1, 0.8, 0.0])
+    la = look_ahead(grid, tokens, 0, 0)
+    assert la.query == 2 and la.roles == ("before", "itself", "after") and la.winner_role == "after"
+    assert look_ahead(grid, ["[CLS]", "a", "b", "[SEP]", "[PAD]"], 0, 0) is None  # no word with a word each side
+    assert fewest_shared(["[CLS]", "a", "b", "[SEP]"], [["[CLS]", "a", "[SEP]"], ["[CLS]", "c", "[SEP]"]]) == 1

@@ -14,11 +14,19 @@ from encoder_core.data.examples import seed001_example
 from encoder_core.lessons.padding import (
     LEAK_MIN_PADS,
     LEAK_ROUNDING,
+    LEAK_TREND_MARGIN,
     LEAK_TRENDS,
+    PAD_SHARE_MIN,
+    PAD_SHARE_TOLERANCE,
     PadLeak,
+    accepted_trends,
+    even_is_far,
+    even_share,
     fast_path_pad_outputs,
+    leak_ends,
     leak_trend,
     mean_pad_share,
+    pad_count,
     pad_leak,
     padded_attention,
     seed001_tensors,
@@ -236,3 +244,71 @@ def test_leak_trend_names_each_case():
     assert leak_trend(leak([0, 0.0, 1.0])) == "grows"  # nothing at one pad, then a move
     with pytest.raises(ValueError):
         leak_trend(leak([0, 1.0]))  # one pad count: no trend to read
+
+
+def test_accepted_trends_count_a_neighbour_only_on_a_bands_edge():
+    def leak(curve):
+        counts = list(range(len(curve)))
+        return PadLeak(0, counts[-1], 0.0, curve[-1], [], [], counts, [0.0] * len(curve), curve)
+
+    assert accepted_trends(leak([0, 1.0, 2.0])) == {"grows"}  # clearly growing
+    assert accepted_trends(leak([0, 1.0, 1.0])) == {"same"}
+    assert accepted_trends(leak([0, 1.0, 1.12])) == {"grows", "same"}  # 1.12 is within 5 % of the edge at 1.1
+    assert accepted_trends(leak([0, 1.0, 0.88])) == {"shrinks", "same"}
+    assert accepted_trends(leak([0, 1e-9, 2e-9])) == {"still"}
+    assert leak_ends(leak([0, 1.0, 1.5, 2.0])) == ((1, 1.0), (3, 2.0))
+    assert LEAK_TREND_MARGIN > 0
+
+
+@pytest.mark.parametrize("text", ["the cat sat", "she slept"])
+def test_the_leak_trend_grows_and_counts_same_too_only_near_the_edge(lesson_model, text):
+    tok = lesson_model.tokenizer
+    leak = pad_leak(lesson_model.encoder, tok.pad([tok.encode(text)]), 0, min_pads=LEAK_MIN_PADS)
+    (_, first), (_, last) = leak_ends(leak)
+    near_edge = last / first < 1.1 * (1 + LEAK_TREND_MARGIN)  # the small model on "she slept": 1.14
+    assert accepted_trends(leak) == ({"grows", "same"} if near_edge else {"grows"})
+
+
+# (pair A, pair B, single, extra pads): ordinary inputs a student might type.
+EVERYDAY_BATCHES = (
+    ("the cat sat on the mat", "it was happy", "the cat sat", 0),
+    ("my brother fixed the old bicycle", "it works again", "we walked home", 0),
+    ("the ferry was late", "fog covered the harbour", "she slept", 2),
+    ("children played football in the park", "the sun was out", "rain fell all day long", 0),
+    ("a dog barked", "it was late", "the unbelievably fluffy cat sat on the doormat", 3),
+)
+
+
+def test_pad_count_by_counting_and_what_each_miscount_gives(tok):
+    answers = set()
+    for a, b, single, extra in EVERYDAY_BATCHES:
+        pair_enc, single_enc = tok.encode(a, b), tok.encode(single)
+        count = pad_count(pair_enc, single_enc, extra)
+        batch = tok.pad([pair_enc, single_enc], extra_pads=extra)
+        assert count.answer == int(batch.key_padding_mask[1].sum())  # the batch's own pads on the single row
+        # By hand: every word piece is a token; a pair adds [CLS] and two [SEP], a single sentence [CLS] and [SEP].
+        pieces = [len(tok.encode(w).tokens) - 2 for w in (a + " " + b).split()]
+        single_pieces = [len(tok.encode(w).tokens) - 2 for w in single.split()]
+        n_pair, n_single = sum(pieces) + 3, sum(single_pieces) + 2
+        assert count.answer == max(n_pair, n_single) + extra - n_single
+        expected = {
+            "one_sep": max(n_pair - 1, n_single) + extra - n_single,
+            "cls_each": max(n_pair + 1, n_single) + extra - n_single,
+            "words": max(len((a + " " + b).split()) + 3, len(single.split()) + 2) + extra - (len(single.split()) + 2),
+            "no_extra": max(n_pair, n_single) - n_single,
+        }
+        for name, n in count.miscounts.items():
+            assert n == expected[name] != count.answer
+        assert ("words" in count.miscounts) <= (count.split is not None)
+        if count.split is not None:
+            word, parts = count.split
+            assert len(tok.encode(word).tokens) - 2 == len(parts) > 1
+        answers.add(count.answer)
+    assert len(answers) >= 4, answers  # the right option comes from the sentences
+
+
+def test_even_share_and_when_it_is_far_enough_to_name(lesson_model):
+    pa = padded_attention(lesson_model.encoder, seed_batch(lesson_model.tokenizer), 1, 0, 0)
+    assert even_share(pa) == pytest.approx(7 / 12)
+    assert even_is_far(0.2, 0.6) and not even_is_far(0.5, 0.6) and not even_is_far(0.0, 0.6)
+    assert PAD_SHARE_MIN > 0 and PAD_SHARE_TOLERANCE == 0.25

@@ -10,7 +10,6 @@ from apptest_helpers import commit_prediction, figures, open_linked
 
 from encoder_core.lessons.attention import compare_masks
 from ui.models import lesson_model
-from ui.questions import attention as questions
 
 
 def shared_link(at) -> dict:
@@ -52,7 +51,7 @@ def test_a_page_control_still_reruns_the_whole_page():
 
 def test_a_committed_prediction_reruns_the_page_so_the_sidebar_counts_it():
     at = open_linked("attention", every_section=False, skip=False)
-    at = commit_prediction(at, questions.SAME_ROWS.key, guess=questions.SAME_ROWS.options[0].label)
+    at = commit_prediction(at, "attention-rows", guess="the first row ([CLS])")
     assert not at.exception and at.title  # the whole page ran: the sidebar's record is drawn anew
     record = " ".join(str(c.value) for c in at.sidebar.caption)
     assert "of 1 right" in record, record
@@ -68,7 +67,8 @@ def test_the_heads_sliders_rerun_only_the_open_section_and_it_reads_the_new_head
 
 
 def test_the_padding_head_slider_reruns_only_its_attention_section():
-    at = open_linked("padding", {"step": "1", "n_pads": "2"}, every_section=False)
+    at = open_linked("padding", {"n_pads": "2"}, every_section=False)  # the pad count, answered (skipped) first
+    at = at.button(key="section_next").click().run()
     before = figures(at)["padded_attention_masked"]["data"][0]["z"]
     at.slider(key="padding.head").set_value(1).run()
     assert not at.exception and not at.title

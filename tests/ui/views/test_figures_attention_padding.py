@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+import torch
 
-from encoder_core.lessons.attention import compare_masks, contrast_word, drop_last_token, seed001_reading
+from encoder_core.lessons.attention import compare_masks, contrast_word, drop_last_token, look_ahead, seed001_reading
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak, padded_attention, zero_key_pad_check
 from ui.views import attention as fa
 from ui.views import padding as fp
@@ -160,3 +161,39 @@ def test_user_markup_never_reaches_a_label_unescaped(small_model, tok):
     for fig in figs:
         for label in all_labels(fig):
             assert "<script" not in label and "<b>" not in label
+
+
+def test_the_grid_shown_before_a_prediction_carries_only_its_own_numbers(small_model, tok, batch):
+    enc = tok.encode("the cat sat")
+    bi, causal = fa.mask_pair_charts(compare_masks(small_model, enc.ids, 0, 0), enc.tokens)
+    assert list(bi.table.columns) == ["query", "key", "bidirectional"]  # no causal column before the commit
+    assert list(causal.table.columns) == ["query", "key", "bidirectional", "causal"]
+    seed_bi, seed_causal = fa.seed001_charts(seed001_reading())
+    assert "causal" not in seed_bi.table.columns and "causal" in seed_causal.table.columns
+    masked, unmasked = fp.padded_attention_charts(padded_attention(small_model, batch, 1, 0, 0), batch.tokens[1])
+    assert list(masked.table.columns) == ["query", "key", "with mask"]  # no unmasked column before the commit
+    assert "without mask" in unmasked.table.columns
+
+
+def test_the_look_ahead_charts(small_model, tok):
+    enc = tok.encode("the cat sat down")
+    grid = torch.softmax(torch.randn(len(enc.ids), len(enc.ids), generator=torch.Generator().manual_seed(0)), -1)
+    grid[2] = torch.tensor([0.0, 0.05, 0.05, 0.9, 0.0, 0.0])
+    la = look_ahead(grid, enc.tokens, 0, 1)
+    chart = fa.look_ahead_chart(grid, enc.tokens, la, "a trained model")
+    np.testing.assert_allclose(chart.figure.data[0].z, grid.numpy(), atol=1e-7)
+    assert "layer 0, head 1, on your sentence" in chart.figure.layout.title.text
+    assert chart.alt.startswith("On your sentence, “cat” (token 2) gives “sat” (token 3) 0.90 of its attention")
+    assert len(chart.table) == 36 and list(chart.table.columns) == ["query", "key", "weight"]
+    example = fa.look_ahead_example_chart(grid, enc.tokens, "a trained model", 0, 1, 0.876)
+    assert "on an example" in example.figure.layout.title.text and "0.88 of its attention" in example.alt
+    assert "on your sentence" in fa.head_grid_chart(grid, enc.tokens, "m", 0, 1).figure.layout.title.text
+
+
+def test_why_a_row_question_is_not_asked(small_model, tok):
+    from encoder_core.lessons.attention import RowFacts
+
+    backwards = RowFacts([0.5, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0, 0.0], [1, 2, 3])
+    assert "rows 1, 2 come out the same as well" in fa.rows_not_asked(backwards, 4)
+    still = RowFacts([1e-4, 0.2, 0.0], [1e-4, 0.2, 0.0], [2])
+    assert "only 1.0e-04 of its attention" in fa.rows_not_asked(still, 3)
