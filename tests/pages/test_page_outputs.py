@@ -45,7 +45,12 @@ def test_defaults_show_the_shapes_the_labels_and_a_train_button_per_head(trained
     ]
     assert core.labels[0] == core.labels[-1] == -100
     keys = {b.key for b in at.button}
-    assert {"train_sentence", "train_pair", "train_tagging", "train_qa", "train_starts", "train_pooling"} <= keys
+    for task in ("sentence", "pair", "tagging", "qa"):  # a button for each head nobody has trained yet
+        kept = ui.models.cached_fine_tune(task, "finetune", DEFAULT_STEPS[task], 0, "cls") is not None
+        assert (f"train_{task}" in keys) != kept, task
+    assert "train_pooling" in keys or ui.models.cached_fine_tune("sentence", "finetune", 150, 0, "mean")
+    assert "train_starts" not in keys  # the three starting points train on the prediction's commit (or skip)
+    assert ui.models.cached_fine_tune("sentence", "scratch", DEFAULT_STEPS["sentence"], 0, "cls")  # the skip did
     assert "quiz_outputs_submit" in keys  # Check yourself
 
 
@@ -129,7 +134,8 @@ def test_the_span_drawn_is_the_cores_and_stays_in_the_passage(trained_mlm):
 
 
 def test_the_three_starting_points_share_task_steps_and_seed():
-    at = trained_page("train_starts", {"out_compare": "tagging"})
+    at = open_page("outputs", {**SHORT, "out_compare": "tagging"})  # the skip trains them (or finds them kept)
+    assert not at.exception
     figs = figures(at)
     runs = {s: ui.models.cached_fine_tune("tagging", s, short_steps("tagging"), 0, "cls") for s in lesson.STARTS}
     for trace, start in zip(figs["starts_loss"]["data"], lesson.STARTS):
@@ -311,7 +317,7 @@ def test_a_new_sentence_asks_the_shape_again_and_skip_reveals(trained_mlm):
     at.text_input(key="outputs.out_sentence").input(new).run()
     assert not shapes_table_shown(at)  # a new batch: the question is back, with its own numbers
     labels_now, _, logits_now = shape_labels(trained_mlm, [(new, None), BATCH[1]])
-    assert labels_now[form] in at.radio(key=f"_predict_guess_{SHAPE}").options
+    assert any(o.endswith(labels_now[form]) for o in at.radio(key=f"_predict_guess_{SHAPE}").options)  # "B. ..."
     at.button(key=f"_predict_skip_{SHAPE}").click().run()
     assert shapes_table_shown(at) and str(logits_now) in all_text(at)
 
@@ -338,24 +344,28 @@ def probe_outcome(runs: dict) -> str:
     return "same" if abs(gap) <= 0.02 + 1e-9 else ("frozen" if gap > 0 else "scratch")
 
 
-def test_the_probe_question_comes_before_the_training_click():
+def test_the_probe_commit_starts_the_training_and_the_reveal_shows_the_result():
     at = open_asking({**SHORT, "out_compare": "pair"})  # settings no other test trains the three runs of
     assert not at.exception
     was_trained = probe_runs("pair") is not None
-    assert "train_starts" not in [b.key for b in at.button]  # asked first: the button waits for the prediction
+    assert "train_starts" not in [b.key for b in at.button]  # no button: the commit starts the runs
     assert f"_predict_guess_{PROBE}" in [r.key for r in at.radio]
     assert not {"starts_loss", "starts_scores"} & set(figures(at)) and "frozen probe **" not in all_text(at)
-    at = commit(at, PROBE, questions.PROBE_LABELS["frozen"])
     if not was_trained:
-        assert "Your prediction is in" in all_text(at) and "starts_scores" not in figures(at)
-        at.button(key="train_starts").click().run(timeout=TIMEOUT)
+        assert "Trains 3 models, one after the other" in all_text(at)  # says what the commit will start
+    at = commit(at, PROBE, questions.PROBE_LABELS["frozen"], timeout=TIMEOUT)  # one click: trained, revealed
     assert not at.exception
-    outcome = probe_outcome(probe_runs("pair"))
+    runs = probe_runs("pair")
+    assert runs is not None
+    outcome = probe_outcome(runs)
     assert {"starts_loss", "starts_scores"} <= set(figures(at))
+    assert "Your prediction is in" not in all_text(at)
     if outcome == "frozen":
         assert "Right." in [s.value for s in at.success]
     else:
         assert at.error and questions.PROBE_MISCONCEPTIONS["frozen"] in all_text(at)
+    shown = f"frozen probe **{runs['frozen'].held_out:.1%}**, random weights **{runs['scratch'].held_out:.1%}**"
+    assert shown in all_text(at)
 
 
 def test_the_probe_answer_is_the_models():
