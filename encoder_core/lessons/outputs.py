@@ -501,7 +501,7 @@ class ClosestSentence:
     sentence: str
     options: tuple[str, ...]  # the closest candidate first, then the closest of those trailing it by the margin
     cosine: dict[str, tuple[float, ...]]  # pooling ("mean", "cls") -> per option, its cosine with the sentence
-    shared: tuple[int, ...]  # per option: how many distinct words it shares with the sentence
+    shared: tuple[tuple[str, ...], ...]  # per option: the words it shares with the sentence, in its order
     left_out: tuple[str, ...] = ()  # candidates within the margin of the closest: not offered
     answer: int = 0  # the option whose mean-pooled vector is closest
 
@@ -512,8 +512,10 @@ class ClosestSentence:
         return mean[self.answer] - max(c for i, c in enumerate(mean) if i != self.answer)
 
 
-def words_of(text: str) -> set[str]:
-    return {w for w in text.lower().split() if w.isalpha()}
+def shared_words(text: str, other: str) -> tuple[str, ...]:
+    """The words of `other` that `text` also has, each once, in other's order (case ignored)."""
+    mine = set(text.lower().split())
+    return tuple(dict.fromkeys(w for w in other.lower().split() if w in mine and w.isalpha()))
 
 
 def closest_sentence(
@@ -541,12 +543,11 @@ def closest_sentence(
     picked = [best, *trailing[: n_options - 1]]
     if len(picked) < 2:
         return None
-    mine = words_of(sentence)
     return ClosestSentence(
         sentence,
         tuple(pool[i] for i in picked),
         {p: tuple(cosine[p][i] for i in picked) for p in cosine},
-        tuple(len(mine & words_of(pool[i])) for i in picked),
+        tuple(shared_words(sentence, pool[i]) for i in picked),
         tuple(pool[i] for i in order[1:] if cosine["mean"][i] > cosine["mean"][best] - margin),
     )
 

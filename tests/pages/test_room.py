@@ -280,7 +280,7 @@ def test_the_mask_mismatch_prediction_runs_on_the_trained_mlm_and_reveals_its_ch
     words = tradeoffs_core.eligible_positions(trained.tokenizer, ids)
     mm = tradeoffs_core.mask_mismatch(trained.model, trained.tokenizer, ids, words[len(words) // 2], 0)
     assert rnd.question.correct == tradeoffs_core.CASES.index(tradeoffs_core.likeliest_case(mm))
-    assert "the lab's trained MLM" in rnd.question.prompt and rnd.question.concept == "masking_split"
+    assert "the lab's trained MLM" in rnd.question.prompt and rnd.question.concept == "tradeoffs_mask_mismatch"
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
     assert any("Trade-offs and pitfalls, step 5" in p.label for p in teacher.get("page_link"))
     teacher = ok(teacher.button(key="room_reveal").click().run())

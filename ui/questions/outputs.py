@@ -70,11 +70,11 @@ def probe_question(task_name: str, steps: int) -> Question:
 def closest_misconception(c: ClosestSentence, i: int) -> str:
     """Why option i (wrong) is not the closest, from the numbers: shared words, or what the sentences are about."""
     best, mine, theirs = c.options[c.answer], c.cosine["mean"][c.answer], c.cosine["mean"][i]
-    if c.shared[i] > c.shared[c.answer]:
+    if len(c.shared[i]) > len(c.shared[c.answer]):
         return (
-            f"Shared words are not shared meaning: “{c.options[i]}” has {c.shared[i]} of your words, "
-            f"“{best}” {c.shared[c.answer]}, yet its vector is further from yours (cosine {theirs:.2f} against "
-            f"{mine:.2f})."
+            f"Shared words are not shared meaning: “{c.options[i]}” has more of your words "
+            f"({', '.join(c.shared[i])}) than “{best}”, yet its vector is further from yours (cosine {theirs:.2f} "
+            f"against {mine:.2f})."
         )
     return (
         "all-MiniLM-L6-v2 was trained to put sentences that mean the same close together, so what a sentence is "

@@ -731,7 +731,7 @@ def closest_table(c: ClosestSentence) -> pd.DataFrame:
             "sentence": list(c.options),
             "cosine, mean pooling": list(c.cosine["mean"]),
             "cosine, [CLS]": list(c.cosine["cls"]),
-            "words shared with yours": list(c.shared),
+            "words shared with yours": [", ".join(w) for w in c.shared],
         }
     )
 
