@@ -386,3 +386,103 @@ def test_the_probe_answer_is_the_models():
     assert at.error and questions.PROBE_MISCONCEPTIONS[wrong] in all_text(at)
     at.selectbox(key="outputs.out_compare").set_value("sentence").run()  # another task: asked again
     assert "starts_scores" not in figures(at)
+
+
+# ---- nothing on the page answers a prediction before its commit ----
+
+CLOSEST = "outputs-closest-sentence"
+DEFAULTS_SENTENCE = "the old dog was not happy"
+
+
+def evidence(at, *mine: str) -> str:
+    """Everything the page shows, every numbers panel open, less the prediction's own options (`mine`)."""
+    at = helpers.open_numbers(at, *figures(at))
+    assert not at.exception
+    text = helpers.page_evidence(at)
+    for label in sorted(mine, key=len, reverse=True):
+        text = text.replace(label, "")
+    return text
+
+
+def starts_evidence(runs: dict) -> list[str]:
+    cmp = lesson.compare_starts(runs)
+    return [views.probe_answer_text(cmp), views.starts_verdict(cmp), views.starts_scores_chart(cmp).alt]
+
+
+def closest_evidence(minilm, text: str = DEFAULTS_SENTENCE) -> list[str]:
+    """What answers the closest-sentence prediction: its answer's text, its chart's alternative, its feedback."""
+    c = lesson.closest_sentence(minilm, text)
+    q = questions.closest_question(c, escape_md(text))
+    wrong = [o.misconception for i, o in enumerate(q.options) if i != c.answer]
+    return [views.closest_answer_text(c, escape_md), views.closest_chart(c).alt, *wrong]
+
+
+def test_before_its_commit_no_prediction_is_answered_anywhere_on_the_page(trained_mlm, minilm):
+    labels, _, logits = shape_labels(trained_mlm)
+    runs = probe_runs("tagging", train=True)  # kept: the page could show them, and must hold them back
+    found = closest_evidence(minilm)
+    held = [
+        *views.TASK_SHAPES.values(),
+        "(B,T,6)",
+        "The tagging head's logits",
+        str(logits),
+        *starts_evidence(runs),
+        *found,
+    ]
+    at = open_asking({**SHORT, "out_compare": "tagging"})
+    assert {f"_predict_guess_{k}" for k in (SHAPE, PROBE, CLOSEST)} <= {r.key for r in at.radio}
+    text = evidence(at, *labels.values())  # the shape's own options hold the logits' shape: left out
+    assert not [e for e in held if e in text]
+    assert views.SHAPE_HELD in text and not shapes_table_shown(at)
+    assert not {"starts_loss", "starts_scores", "closest_sentence"} & set(figures(at))
+    shown = evidence(helpers.skip_predictions(at))  # the same strings, once answered
+    assert views.TASK_SHAPES["tagging"] in shown and str(logits) in shown
+    assert all(e in shown for e in starts_evidence(runs)) and all(e in shown for e in found[:2])
+    for step in (3, 4, 5, 6, 7):  # a later tab, opened before the commit, holds its give-away back too
+        at = helpers.open_linked("outputs", {**SHORT, "out_compare": "tagging", "step": str(step)}, every_section=False,
+                                 skip=False)  # fmt: skip
+        text = evidence(at, *labels.values())
+        assert not [e for e in held if e in text], step
+
+
+def test_after_the_shape_commit_the_tagging_tab_gives_its_shape(trained_mlm):
+    labels, form, _ = shape_labels(trained_mlm)
+    at = commit(open_asking(), SHAPE, labels[form])
+    text = all_text(at)
+    assert all(shape in text for shape in views.TASK_SHAPES.values()) and views.SHAPE_HELD not in text
+
+
+def test_the_closest_sentence_is_minilms_and_a_miss_names_its_numbers(minilm):
+    c = lesson.closest_sentence(minilm, DEFAULTS_SENTENCE)
+    at = commit(open_asking(), CLOSEST, c.options[c.answer])
+    assert not at.exception and "Right." in [s.value for s in at.success]
+    bars = figures(at)["closest_sentence"]["data"]
+    np.testing.assert_allclose(bars[0]["y"], c.cosine["mean"], rtol=1e-5)
+    np.testing.assert_allclose(bars[1]["y"], c.cosine["cls"], rtol=1e-5)
+    assert views.closest_answer_text(c, escape_md) in all_text(at)
+    wrong = next(i for i in range(len(c.options)) if i != c.answer)
+    at = commit(open_asking(), CLOSEST, c.options[wrong])
+    assert at.error and questions.closest_misconception(c, wrong) in all_text(at)
+
+
+def test_a_sentence_with_no_clear_closest_asks_about_the_students_next_text(minilm):
+    at = open_asking({"out_sentence": "i love listening to music"})
+    assert not at.exception
+    c = lesson.closest_for_any(minilm, ["i love listening to music", "the girl was hungry"])
+    assert c.sentence == "the girl was hungry"
+    assert views.closest_source_text(c, "i love listening to music", escape_md) in all_text(at)
+    assert "the girl was hungry" in at.radio(key=f"_predict_guess_{CLOSEST}").label
+
+
+def test_each_prediction_names_a_generator_that_practises_its_idea(trained_mlm, minilm):
+    from quiz_checks import assert_practised
+
+    forms = {form: (2, 12, 64) for form in lesson.SHAPE_FORMS}
+    c = lesson.closest_sentence(minilm, DEFAULTS_SENTENCE)
+    for q in (
+        questions.shape_question(forms, 64, 6),
+        questions.probe_question("tagging", 50),
+        questions.closest_question(c, DEFAULTS_SENTENCE),
+    ):
+        assert_practised(q)
+    assert questions.probe_question("tagging", 50).concept != "outputs_probe_parameters"  # a count: another idea
