@@ -168,7 +168,7 @@ def exercise_answers(**sizes) -> dict:
 def predicted(task: str, predict):
     """The task in words, its head fine-tuned (on request), and predict(run) on the student's text; None
     until the head is trained, or when predict found nothing to read (it says why)."""
-    narrative(figs.task_text(task, revealed(questions.SHAPE, fingerprint(batch))))
+    narrative(figs.task_text(task, trained is None or revealed(questions.SHAPE, fingerprint(batch))))
     run = fine_tuned(task)
     pred = predict(run) if run is not None else None
     if pred is not None:
