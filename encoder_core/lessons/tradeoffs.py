@@ -207,7 +207,7 @@ def first_cut(tokenizer: WordPieceTokenizer, text: str, copies: int, cap: int) -
     k, kept = len(pieces), len(enc) - 2
     words = [p for _, p in tokenizer.split_words(text)]
     by_words = sum(len(p) for p in words[: kept % len(words)])  # counting words: that word's first piece
-    wrong = {"specials": (kept + 2) % k, "sep": (kept + 1) % k, "words": by_words}
+    wrong = {"specials": (kept + 2) % k, "sep": (kept + 1) % k, "last": (kept - 1) % k, "words": by_words}
     misread: dict[str, int] = {}
     for name, i in wrong.items():  # each wrong piece once, under the first idea that leads to it
         if i != kept % k and i not in misread.values():

@@ -311,6 +311,7 @@ def tradeoffs_mask_mismatch(r: random.Random, g: torch.Generator) -> Question:
 CUT_MISTAKES = {
     "specials": "That forgets [CLS] and [SEP]: they take two of the positions, so fewer of the text's pieces fit.",
     "sep": "That keeps [CLS] but not [SEP]: truncation cuts the text, then still closes it with [SEP].",
+    "last": "That is the last piece the encoder still sees: the first one it never sees comes right after it.",
     "words": "That counts words: the cap counts word pieces, and a long word is several.",
 }
 

@@ -53,6 +53,7 @@ CUT_MISCONCEPTIONS = {
     "right": "",
     "specials": "[CLS] and [SEP] take two of the positions: only the cap less two of the text's pieces fit.",
     "sep": "Truncation cuts the text, then still closes it with [SEP]: that last position is not the text's.",
+    "last": "That is the last piece the model still sees: the first one it never sees comes right after it.",
     "words": "The cap counts word pieces, not words: a word the vocabulary cuts in two takes two positions.",
 }
 
