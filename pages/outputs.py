@@ -6,7 +6,8 @@ import streamlit as st
 
 from encoder_core.finetune.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
 from encoder_core.lessons import outputs as lesson
-from ui.frame.charts import show_chart, show_live_chart, show_table
+from ui.fine_tuning import NEEDS_TRAINED, runs_for, train_now
+from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, usable_sentence
 from ui.frame.modes import sidebar_seed
@@ -15,7 +16,7 @@ from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
 from ui.frame.state import ensure_valid, value
-from ui.models import cached_fine_tune, minilm_pooling_ranking, run_fine_tune, trained_mlm
+from ui.models import cached_fine_tune, minilm_closest, minilm_pooling_ranking, trained_mlm
 from ui.questions import outputs as questions
 from ui.views import outputs as figs
 
@@ -36,7 +37,6 @@ LABELS = {
     "out_passage": "Passage",
 }
 LENGTHS = {"short": 0.5, "default": 1.0, "long": 2.0}  # times each task's default number of steps
-REQUEST = "_outputs_train_request"  # set by a button's callback: which runs to train on this rerun
 
 P = LessonParams(
     "outputs",
@@ -75,6 +75,7 @@ with st.container(border=True):
 
 texts = {name: usable_sentence(value(P[name]), default) for name, default in DEFAULTS.items()}
 length = LENGTHS.get(value(P.out_length) or "default", 1.0)
+batch = [(texts["out_sentence"], None), (texts["out_pair_a"], texts["out_pair_b"])]  # "The shapes"' batch
 
 
 def steps_for(task: str) -> int:
@@ -97,46 +98,6 @@ def report_trust(pred, task: str) -> None:
         st.warning(guess)
 
 
-def request(keys: tuple) -> None:
-    st.session_state[REQUEST] = keys
-
-
-def runs_for(keys: list[tuple], label: str, button_key: str) -> list | None:
-    """The runs for these settings if trained already (by anyone); else a button, and the runs once clicked."""
-    found = [cached_fine_tune(*k) for k in keys]
-    if all(found):
-        return found
-    if trained is None:
-        st.info("This part needs the trained model (see the message at the top of the page).")
-        return None
-    pending = st.session_state.get(REQUEST) == tuple(keys)
-    st.caption(figs.request_text(keys))
-    st.button(
-        label, key=button_key, icon=":material/model_training:", type="primary", disabled=pending,
-        on_click=request, args=(tuple(keys),),
-    )  # fmt: skip
-    if not pending:
-        return None
-    st.session_state.pop(REQUEST)
-    bar, live = st.progress(0.0, text="starting..."), st.empty()
-    for i, key in enumerate(keys):
-        run_fine_tune(*key, progress=live_progress(bar, live, key, i, len(keys)))
-    st.rerun()  # draw the page again from the kept runs, without the button
-
-
-def live_progress(bar, live, key: tuple, i: int, n: int):
-    """Run i of n: the progress bar and the loss curve redrawn about a dozen times as it trains."""
-    losses: list[float] = []
-
-    def progress(step: int, total: int, loss: float) -> None:
-        losses.append(loss)
-        if step == total or step % max(1, total // 12) == 0:
-            bar.progress((i + step / total) / n, text=figs.progress_text(key, step, total, loss))
-            show_live_chart(figs.live_loss_chart(key, losses, step, total), f"live_{i}_{step}", live.container())
-
-    return progress
-
-
 def fine_tuned(task: str) -> object | None:
     runs = runs_for([(task, "finetune", steps_for(task), seed, "cls")], "Fine-tune", f"train_{task}")
     if runs is None:
@@ -151,9 +112,8 @@ def fine_tuned(task: str) -> object | None:
 # ---- sections ----
 def render_shapes() -> None:
     if trained is None:
-        st.info("This part needs the trained model (see the message at the top of the page).")
+        st.info(NEEDS_TRAINED)
         return
-    batch = [(texts["out_sentence"], None), (texts["out_pair_a"], texts["out_pair_b"])]
     shapes = lesson.head_shapes(trained.model.bert, tokenizer, batch)
     forms = lesson.shape_forms(shapes, "tagging")
     predict_then_see(
@@ -208,7 +168,7 @@ def exercise_answers(**sizes) -> dict:
 def predicted(task: str, predict):
     """The task in words, its head fine-tuned (on request), and predict(run) on the student's text; None
     until the head is trained, or when predict found nothing to read (it says why)."""
-    narrative(figs.TASK_TEXT[task])
+    narrative(figs.task_text(task, trained is None or revealed(questions.SHAPE, fingerprint(batch))))
     run = fine_tuned(task)
     pred = predict(run) if run is not None else None
     if pred is not None:
@@ -266,17 +226,16 @@ def render_starts() -> None:
     narrative(figs.STARTS_TEXT)
     keys = [(task, s, steps_for(task), seed, "cls") for s in STARTS]
     q, context = questions.probe_question(figs.TASK_NAMES[task], steps_for(task)), fingerprint(keys)
-    runs = [cached_fine_tune(*k) for k in keys]
-    if not all(runs):
-        if trained is not None and not revealed(q, context):  # ask before the click: training waits for it
+    if trained is None:
+        st.info(NEEDS_TRAINED)
+        return
+    if not all(cached_fine_tune(*k) for k in keys):
+        if not revealed(q, context):  # asked first: the commit (or a skip) starts the training
+            st.caption(figs.request_text(keys))
             predict_then_see(q, context, answer=lambda: None, reveal=lambda _: None)  # asks only: nothing committed
             return
-        if trained is not None:
-            st.markdown("**Your prediction is in.** Train the three runs to see the answer:")
-        runs = runs_for(keys, "Train all three", "train_starts")
-        if runs is None:
-            return
-    by_start = dict(zip(STARTS, runs))
+        train_now(keys)  # then the page is drawn again, from the kept runs
+    by_start = {s: cached_fine_tune(*k) for s, k in zip(STARTS, keys)}
     cmp = lesson.compare_starts(by_start)
     predict_then_see(
         q,
@@ -307,11 +266,26 @@ def render_pooling() -> None:
     if ranking is None:
         st.info("all-MiniLM-L6-v2 is not installed, so this comparison is skipped.")
         return
+    closest = minilm_closest(tuple(texts.values()))  # the first of your texts that allows a fair question
+    if closest is not None:
+        if note := figs.closest_source_text(closest, texts["out_sentence"], escape_md):
+            st.caption(note)
+        predict_then_see(
+            questions.closest_question(closest, escape_md(closest.sentence)),
+            fingerprint(closest.sentence, closest.options),
+            answer=lambda: closest.answer,
+            reveal=lambda _: reveal_closest(closest),
+        )
     st.markdown(figs.ranking_text(ranking))
     show_metrics(figs.ranking_metrics(ranking))
     show_chart(figs.ranking_chart(ranking), "pooling_ranking")
     st.markdown(figs.ranking_verdict(ranking))
     show_code(lesson.pooling_ranking)
+
+
+def reveal_closest(closest) -> None:
+    st.markdown(figs.closest_answer_text(closest, escape_md))
+    show_chart(figs.closest_chart(closest), "closest_sentence")
 
 
 sections = [

@@ -26,7 +26,7 @@ from ui.views import tradeoffs as figs
 from ui.views.figures import Chart, short_number
 
 DEFAULT_SENTENCE, DEFAULT_WORD = "the cat sat on the mat and the dog slept", "again"
-MAX_APPEND, PITFALL_PADS, LEAK_STEPS = 64, 16, 300
+MAX_APPEND, PITFALL_PADS, LEAK_STEPS, MAX_COPIES = 64, 16, 300, 200
 MEASURE, TRAIN = "_measure_lengths", "_train_leakage"  # set by the buttons' callbacks
 PITFALL_KEYS = {  # each pitfall's chart key
     1: "pitfall_mask",
@@ -46,7 +46,7 @@ P = LessonParams(
     Param("sentence", DEFAULT_SENTENCE, "text"),
     Param("next_word", DEFAULT_WORD, "text"),
     Param("n_append", 16, "int", 0, MAX_APPEND),
-    Param("copies", 60, "int", 1, 100),
+    Param("copies", 100, "int", 1, MAX_COPIES),
     Param("epochs", 40, "int", 1, 100),
     Param("word", 2, "int", 1, MAX_SENTENCE_TOKENS - 2),
     Param("mask_seed", 0, "int", 0, 10_000),
@@ -68,7 +68,7 @@ st.text_input("Sentence", key=P.sentence.key, help=f"The lesson reads its first 
 c1, c2, c3, c4, c5, c6 = st.columns(6)
 c1.text_input("Appended word", key=P.next_word.key, help="The token appended in 'No reuse of earlier work'.")
 c2.number_input("Tokens to append, N", 0, MAX_APPEND, key=P.n_append.key)
-c3.number_input("Copies of the sentence", 1, 100, key=P.copies.key, help="The long document in 'Length'.")
+c3.number_input("Copies of the sentence", 1, MAX_COPIES, key=P.copies.key, help="The long document in 'Length'.")
 c4.number_input("Epochs", 1, 100, key=P.epochs.key, help="For static vs dynamic masking.")
 c5.number_input("Position to hide", 1, MAX_SENTENCE_TOKENS - 2, key=P.word.key, help="For the [MASK] mismatch.")
 c6.number_input("Masking seed", 0, 10_000, key=P.mask_seed.key)
@@ -147,8 +147,23 @@ def reveal_costs(costs) -> None:
 
 
 def render_length() -> None:
-    document = " ".join([text] * int(value(P.copies)))
-    cap = lesson.length_cap(tokenizer, document, model.config.max_positions)
+    copies = int(value(P.copies))
+    cap = lesson.length_cap(tokenizer, " ".join([text] * copies), model.config.max_positions)
+    cut = lesson.first_cut(tokenizer, text, copies, cap.cap)
+    if cut is None:  # nothing is cut (or the sentence is one piece): nothing to predict
+        reveal_length(cap)
+        return
+    predict_then_see(  # the cut is drawn, and its arithmetic shown, once the student has committed
+        questions.cut_question(cut, copies, escape_md),
+        fingerprint(cap.cap, text, copies),
+        answer=lambda: cut.options.index(cut.index),
+        reveal=lambda _: reveal_length(cap, figs.cut_answer_text(cut, escape_md)),
+    )
+
+
+def reveal_length(cap, worked: str = "") -> None:
+    if worked:
+        st.markdown(worked)
     show_chart(figs.cap_chart(cap), "length_cap")
     st.code(figs.cap_cut_text(cap), language="text", wrap_lines=True)
     narrative(
@@ -199,10 +214,15 @@ def render_mismatch() -> None:
         st.info("The sentence has no word the model could be asked about: type a few words.")
         return
     asked = int(value(P.word))
-    position = min(positions, key=lambda p: abs(p - asked))
-    if position != asked:
-        st.caption(f"Position {asked} holds no word; using position {position}.")
-    mm = lesson.mask_mismatch(trained.model, tokenizer, ids, position, seed)
+    word_at = min(positions, key=lambda p: abs(p - asked))
+    mm = lesson.mask_mismatch(trained.model, tokenizer, ids, word_at, seed)
+    position = lesson.clear_position(mm, word_at)  # where one input wins by the margin: no coin toss
+    if moved := figs.mismatch_moved_text(asked, word_at, position):
+        st.caption(moved)
+    if position is None:
+        reveal_mismatch(mm)
+        return
+    mm = lesson.mask_mismatch(trained.model, tokenizer, ids, position, seed) if position != word_at else mm
     predict_then_see(
         questions.mismatch_question(position, escape_md(mm.original)),
         fingerprint(cache_key, position, seed),
@@ -292,59 +312,18 @@ def render_output_pitfalls() -> None:
     render_pitfall(6, figs.truncation_chart(trunc), keeps)
 
 
-sections = [
-    Section(
-        "No reuse of earlier work",
-        "Append a token: causal vectors stay put, bidirectional ones all move. What does a cache save?",
-        render_reuse,
-        tab="No reuse",
-    ),
-    Section(
-        "Length: a hard cap",
-        "Past the position table, tokens are cut; split long text into windows.",
-        render_length,
-        tab="Length cap",
-    ),
-    Section(
-        "Attention grows with T²",
-        "Double T, four times the weights; the rest of the pass only doubles.",
-        render_quadratic,
-        tab="T² cost",
-    ),
-    Section(
-        "Sample efficiency", "MLM scores ~15% of positions; next-token and ELECTRA score nearly all.", render_efficiency
-    ),
-    Section(
-        "The [MASK] mismatch",
-        "Fine-tuning never shows [MASK]: which input lets the model recover a word best?",
-        render_mismatch,
-        tab="[MASK] mismatch",
-    ),
-    Section(
-        "RoBERTa: dynamic masking",
-        "One fixed pattern vs a new one each epoch: many more distinct views.",
-        render_roberta,
-        tab="RoBERTa",
-    ),
-    Section(
-        "Pitfalls 1-2: the pads",
-        "Forget the mask and batch-mates leak in; never read a pad's output.",
-        render_pad_pitfalls,
-        tab="Pitfalls: pads",
-    ),
-    Section(
-        "Pitfalls 3-4: labels and the loss",
-        "Score only hidden positions, and average over those alone.",
-        render_label_pitfalls,
-        tab="Pitfalls: labels",
-    ),
-    Section(
-        "Pitfalls 5-6: reading the outputs",
-        "A raw [CLS] is no sentence vector; truncation can cut the answer out.",
-        render_output_pitfalls,
-        tab="Pitfalls: outputs",
-    ),
-]
+RENDERS = (
+    render_reuse,
+    render_length,
+    render_quadratic,
+    render_efficiency,
+    render_mismatch,
+    render_roberta,
+    render_pad_pitfalls,
+    render_label_pitfalls,
+    render_output_pitfalls,
+)
+sections = [Section(title, takeaway, render, tab) for (title, takeaway, tab), render in zip(figs.SECTIONS, RENDERS)]
 sections.append(check_yourself_section("tradeoffs"))
 render_sections(sections, P)
 finish(P)

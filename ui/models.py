@@ -288,6 +288,16 @@ def minilm_pooling_ranking():
     return pooling_ranking(pre) if pre is not None else None
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def minilm_closest(texts: tuple[str, ...]):
+    """Which of the lesson's sentences is closest to the first of the student's texts that allows a fair
+    question (encoder_core.lessons.outputs.closest_for_any); None when none does or MiniLM is unavailable."""
+    from encoder_core.lessons.outputs import closest_for_any
+
+    pre, _ = minilm()
+    return closest_for_any(pre, texts) if pre is not None else None
+
+
 # ---- the "Looking inside" lesson: its runs per sentence, and the fixed set's scores once per setting ----
 
 

@@ -460,3 +460,127 @@ def pooling_ranking(pretrained, triples=PARAPHRASES) -> PoolingRanking:
         n = len(triples)
         beats[name] = sum(p > q for p, q in zip(cosine[name][:n], cosine[name][n : 2 * n])) / n
     return PoolingRanking(pairs, cosine, ranked, top1, beats)
+
+
+# ---- which sentence is closest to the student's: mean-pooled all-MiniLM-L6-v2 ------------------------------
+
+# Everyday sentences on many topics, written for this question; none of them is among PARAPHRASES (whose
+# cosines the pooling section shows), so nothing drawn there answers the question.
+CLOSEST_CANDIDATES = (
+    "the puppy looked sad and lonely",
+    "a kitten chased a ball of wool",
+    "we cooked pasta for dinner",
+    "the bakery sells fresh bread every morning",
+    "a storm brought heavy rain and wind",
+    "the sun is shining on the beach",
+    "the bus to the airport was delayed",
+    "he drove his new truck to work",
+    "our team won the football match",
+    "she practises the violin every day",
+    "the nurse gave him some medicine",
+    "the students are studying for their exams",
+    "my laptop stopped working again",
+    "they bought a small house by the lake",
+    "the shop was closed on sunday",
+    "grandmother told the children a story",
+    "the garden is full of flowers",
+    "the police caught the thief",
+    "the kids ran around the playground",
+    "he reads a novel before bed",
+)
+# The closest candidate is asked about only when it beats every other option offered by CLOSEST_MARGIN in
+# cosine (candidates nearer than that to it are left out: no coin toss), and only when its own cosine is at
+# least CLOSEST_RELATED: below that, on this model, no candidate is about what the sentence is about.
+CLOSEST_MARGIN = 0.1
+CLOSEST_RELATED = 0.25
+CLOSEST_OPTIONS = 4
+
+
+@dataclass(frozen=True)
+class ClosestSentence:
+    sentence: str
+    options: tuple[str, ...]  # the closest candidate first, then the closest of those trailing it by the margin
+    cosine: dict[str, tuple[float, ...]]  # pooling ("mean", "cls") -> per option, its cosine with the sentence
+    shared: tuple[tuple[str, ...], ...]  # per option: the words it shares with the sentence, in its order
+    left_out: tuple[str, ...] = ()  # candidates within the margin of the closest: not offered
+    answer: int = 0  # the option whose mean-pooled vector is closest
+
+    @property
+    def gap(self) -> float:
+        """How far the closest option's mean-pooled cosine is ahead of the next option's."""
+        mean = self.cosine["mean"]
+        return mean[self.answer] - max(c for i, c in enumerate(mean) if i != self.answer)
+
+
+def shared_words(text: str, other: str) -> tuple[str, ...]:
+    """The words of `other` that `text` also has, each once, in other's order (case ignored)."""
+    mine = set(text.lower().split())
+    return tuple(dict.fromkeys(w for w in other.lower().split() if w in mine and w.isalpha()))
+
+
+def closest_sentence(
+    pretrained,
+    sentence: str,
+    candidates=CLOSEST_CANDIDATES,
+    *,
+    margin: float = CLOSEST_MARGIN,
+    related: float = CLOSEST_RELATED,
+    n_options: int = CLOSEST_OPTIONS,
+) -> ClosestSentence | None:
+    """Which candidate's mean-pooled vector is closest (cosine) to the sentence's, with the options to offer:
+    the closest, then the next closest of those at least `margin` behind it. None when the closest is below
+    `related`, or fewer than two options are left (no fair question on this sentence)."""
+    from ..pretrained.minilm import sentence_embeddings  # here: the lesson runs without MiniLM installed
+
+    pool = [c for c in candidates if c.strip().lower() != sentence.strip().lower()]
+    vectors = {p: sentence_embeddings(pretrained, [sentence, *pool], pooling=p) for p in ("mean", "cls")}
+    cosine = {p: (v[1:] @ v[0]).tolist() for p, v in vectors.items()}
+    order = sorted(range(len(pool)), key=lambda i: -cosine["mean"][i])
+    best = order[0]
+    if cosine["mean"][best] < related:
+        return None
+    trailing = [i for i in order[1:] if cosine["mean"][i] <= cosine["mean"][best] - margin]
+    picked = [best, *trailing[: n_options - 1]]
+    if len(picked) < 2:
+        return None
+    return ClosestSentence(
+        sentence,
+        tuple(pool[i] for i in picked),
+        {p: tuple(cosine[p][i] for i in picked) for p in cosine},
+        tuple(shared_words(sentence, pool[i]) for i in picked),
+        tuple(pool[i] for i in order[1:] if cosine["mean"][i] > cosine["mean"][best] - margin),
+    )
+
+
+def closest_for_any(pretrained, texts) -> ClosestSentence | None:
+    """closest_sentence of the first text that allows a fair question (texts: the student's, in order)."""
+    for text in dict.fromkeys(t for t in texts if t and t.strip()):
+        found = closest_sentence(pretrained, text)
+        if found is not None:
+            return found
+    return None
+
+
+# ---- a probe on frozen features: pre-trained against random weights -----------------------------------------
+
+
+@torch.inference_mode()
+def word_vectors(encoder, tokenizer, words, template: str = "the {} was there") -> torch.Tensor:
+    """Each word's final vector (its first piece's), read in the template sentence: (n, D), unit length."""
+    out = []
+    for word in words:
+        enc = tokenizer.encode(template.format(word))
+        first = len(tokenizer.encode(template.split("{}")[0]).ids) - 1  # after [CLS] and the words before it
+        out.append(encoder(torch.tensor([enc.ids]), need_weights=False).hidden[0, first])
+    return torch.nn.functional.normalize(torch.stack(out), dim=-1)
+
+
+def centroid_probe(encoder, tokenizer, train: dict[str, str], test: dict[str, str]) -> float:
+    """A probe on frozen vectors: the mean vector of each label's training words; a held-out word gets the label
+    whose mean is nearest (cosine). Its held-out accuracy, over the test words ({word: label})."""
+    labels = sorted(set(train.values()))
+    vectors = word_vectors(encoder, tokenizer, list(train))
+    means = torch.stack([vectors[[v == lab for v in train.values()]].mean(0) for lab in labels])
+    means = torch.nn.functional.normalize(means, dim=-1)
+    guessed = (word_vectors(encoder, tokenizer, list(test)) @ means.T).argmax(-1).tolist()
+    return sum(labels[g] == lab for g, lab in zip(guessed, test.values())) / len(test)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -144,6 +144,14 @@ def append_costs(model: Encoder, ids, n: int) -> AppendCosts:
     return AppendCosts(prefix, n, flops_bi, flops_c, append_flops_closed_form(model.config, prefix, n), sec_bi, sec_c)
 
 
+def cache_traps(prefix: int, n: int) -> dict[str, float]:
+    """What a student holding each named wrong idea answers to "how many times the cached FLOPs does the encoder
+    spend on n appends to a prefix of `prefix` tokens": the number of appends; the prefix's length T (every
+    step as long as the first); the final length T + N (every step as long as the last); T squared (the whole
+    cost taken to be attention's)."""
+    return {"appends": float(n), "length": float(prefix), "final": float(prefix + n), "square": float(prefix**2)}
+
+
 # ---- 2. length: the cap, truncation, windows ----------------------------------------------------
 
 
@@ -171,6 +179,40 @@ def length_cap(tokenizer: WordPieceTokenizer, text: str, cap: int, *, overlap: i
         after_cut=content[kept : kept + 6],
         windows=split_windows(len(content), kept, min(overlap, kept - 1)),
     )
+
+
+@dataclass(frozen=True)
+class FirstCut:
+    """The sentence repeated into a document longer than the cap: which of its pieces is the first one cut."""
+
+    pieces: list[str]  # one copy of the sentence as word pieces ([CLS] and [SEP] left out)
+    cap: int
+    kept: int  # the document's pieces truncation keeps: the cap less [CLS] and [SEP]
+    index: int  # into pieces: the first piece the model never sees
+    misread: dict[str, int]  # a wrong idea -> the index it leads to (only those that differ from `index`)
+
+    @property
+    def options(self) -> list[int]:
+        """The pieces to offer: the right one, then each wrong idea's, each once, in the sentence's order."""
+        return sorted({self.index, *self.misread.values()})
+
+
+def first_cut(tokenizer: WordPieceTokenizer, text: str, copies: int, cap: int) -> FirstCut | None:
+    """Truncate `copies` copies of text (joined by spaces) to `cap` positions; None when nothing is cut or the
+    sentence is a single piece (every wrong idea would then land on the right piece)."""
+    pieces = tokenizer.encode(text, max_length=None).tokens[1:-1]
+    enc = tokenizer.encode(" ".join([text] * copies), max_length=cap, truncate=True)
+    if not enc.truncated or len(pieces) < 2:
+        return None
+    k, kept = len(pieces), len(enc) - 2
+    words = [p for _, p in tokenizer.split_words(text)]
+    by_words = sum(len(p) for p in words[: kept % len(words)])  # counting words: that word's first piece
+    wrong = {"specials": (kept + 2) % k, "sep": (kept + 1) % k, "last": (kept - 1) % k, "words": by_words}
+    misread: dict[str, int] = {}
+    for name, i in wrong.items():  # each wrong piece once, under the first idea that leads to it
+        if i != kept % k and i not in misread.values():
+            misread[name] = i
+    return FirstCut(pieces, cap, kept, kept % k, misread)
 
 
 @dataclass
@@ -330,6 +372,8 @@ class MaskMismatch:
     cases: list[CaseOutcome]  # masked, random, kept: at `position`
     mean_p_original: dict[str, float]  # per case, averaged over every word position of the sentence
     n_positions: int  # how many positions that average covers
+    positions: list[int] = field(default_factory=list)  # every word position, in order
+    p_original_at: dict[str, list[float]] = field(default_factory=dict)  # per case, at each of `positions`
 
 
 def eligible_positions(tokenizer: WordPieceTokenizer, ids) -> list[int]:
@@ -383,12 +427,35 @@ def mask_mismatch(
         cases,
         {c: sum(v) / len(v) for c, v in p_orig.items()},
         len(positions),
+        positions,
+        p_orig,
     )
 
 
 def likeliest_case(mm: MaskMismatch) -> str:
     """The one of CASES under which the original word is likeliest at the chosen position."""
     return max(mm.cases, key=lambda c: c.p_original).case
+
+
+# The likeliest input is asked about only where it beats both others by MISMATCH_MARGIN in probability (a
+# tenth: a gap a student can see on the chart); elsewhere the question moves to the nearest word where it does.
+MISMATCH_MARGIN = 0.1
+
+
+def case_margins(mm: MaskMismatch) -> dict[int, float]:
+    """Per word position: how far p(original) under the likeliest input is ahead of the next input's."""
+    out = {}
+    for i, p in enumerate(mm.positions):
+        ranked = sorted((mm.p_original_at[c][i] for c in CASES), reverse=True)
+        out[p] = ranked[0] - ranked[1]
+    return out
+
+
+def clear_position(mm: MaskMismatch, asked: int, margin: float = MISMATCH_MARGIN) -> int | None:
+    """The word position nearest to `asked` (asked itself first, then the left one of two as near) where the
+    likeliest input wins by `margin`; None when no word of the sentence has such a winner."""
+    clear = [p for p, m in case_margins(mm).items() if m >= margin]
+    return min(clear, key=lambda p: (abs(p - asked), p)) if clear else None
 
 
 # ---- 5. RoBERTa: static vs dynamic masking ---------------------------------------------------------

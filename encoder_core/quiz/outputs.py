@@ -6,14 +6,15 @@ import random
 
 import torch
 
-from ..finetune.tasks import TAGS, TaskModel, best_spans, make_task
-from ..lessons.outputs import tagging_labels
+from ..finetune.tasks import TAG_OF, TAGS, TaskModel, best_spans, make_task
+from ..lessons.outputs import centroid_probe, tagging_labels
 from ..model.config import EncoderConfig
 from ..model.model import build_encoder
 from ..model.output_heads import mean_pool
 from ..objectives.mlm_masking import IGNORE_INDEX
-from .base import Mistake, Question, count_of, fmt_list, generator, sentence, signed_sum, tokenizer
-from .forms import count_question, numeric_question, position_question
+from .base import Mistake, Question, count_of, fmt_list, generator, sentence, signed_sum, small_model, tokenizer
+from .forms import choice_question, count_question, numeric_question, position_question
+from .inside import lab_mlm
 
 # Sentences ending in a word BERT's vocabulary cuts into two or more pieces, for the tagging questions.
 SPLIT_ENDINGS = (
@@ -28,7 +29,7 @@ SPLIT_ENDINGS = (
 HEAD_NAMES = {"sentence": "sentence-classification head on [CLS]", "tagging": "token-classification (tagging) head"}
 
 
-@generator("outputs")
+@generator("outputs", idea="head-output-shape")
 def outputs_head_shape(r: random.Random, g: torch.Generator) -> Question:
     task = r.choice(("sentence", "tagging", "qa"))
     B, T, D = r.randint(2, 8), r.randint(5, 16), r.choice((8, 16, 32))
@@ -282,4 +283,104 @@ def outputs_segment_of(r: random.Random, g: torch.Generator) -> Question:
             f"The segment ids read {''.join(str(s) for s in enc.segments)}: B starts at position {first_b}."
         ),
         inputs={"a": a, "b": b},
+    )
+
+
+PROBE_TAGS = ("person", "animal", "object", "place")
+PROBE_CHOICES = {
+    "pre-trained": "the lab's pre-trained MLM, frozen",
+    "random": "the same architecture with random weights, frozen",
+    "same": "about the same (within 10 points)",
+}
+PROBE_SAME = 0.1  # held-out accuracies within this count as about the same
+
+
+@generator("outputs", idea="frozen-probe-vs-random")
+def outputs_probe_features(r: random.Random, g: torch.Generator) -> Question:
+    model, tok = lab_mlm()
+    tags = sorted(r.sample(PROBE_TAGS, 2))
+    words = sorted(w for w, t in TAG_OF.items() if t in tags and w in tok.token_to_id)
+    r.shuffle(words)
+    train = {w: TAG_OF[w] for w in words[: len(words) // 2]}
+    test = {w: TAG_OF[w] for w in words[len(words) // 2 :]}
+    if set(train.values()) != set(tags):  # both tags must be learnt: move one word of the missing tag over
+        missing = next(w for w in test if test[w] not in train.values())
+        train[missing] = test.pop(missing)
+    seed = r.randint(0, 3)
+    acc = {
+        "pre-trained": centroid_probe(model.bert, tok, train, test),
+        "random": centroid_probe(small_model(seed), tok, train, test),
+    }
+    gap = acc["pre-trained"] - acc["random"]
+    answer = "same" if abs(gap) <= PROBE_SAME else "pre-trained" if gap > 0 else "random"
+    wrong = {
+        "pre-trained": "Pre-trained vectors are not always better: here they separate these tags no better.",
+        "random": "Random vectors give each word a vector unrelated to its meaning: a word never trained on lands "
+        "anywhere.",
+        "same": f"The gap is {abs(gap) * 100:.0f} points: the starting weights decide what a frozen probe can read.",
+    }
+    shown = lambda ws: ", ".join(list(ws)[:6]) + (", ..." if len(ws) > 6 else "")  # noqa: E731
+    return choice_question(
+        r,
+        prompt=(
+            f"A probe learns on frozen vectors only: it keeps the mean vector of each tag's training words, and a "
+            f"new word gets the tag whose mean is nearest. Each word is read in “the ___ was there”. It learns "
+            f"{tags[0]} against {tags[1]} from {len(train)} words ({shown(train)}) and is tested on {len(test)} "
+            f"words it never saw ({shown(test)}). Whose frozen vectors give the higher held-out accuracy?"
+        ),
+        correct=PROBE_CHOICES[answer],
+        candidates=list(PROBE_CHOICES.values()),
+        mistakes=tuple(Mistake(PROBE_CHOICES[k], v) for k, v in wrong.items() if k != answer),
+        explanation=(
+            f"Measured: {acc['pre-trained']:.0%} held-out accuracy on the pre-trained MLM's vectors, "
+            f"{acc['random']:.0%} on random weights' (small model, seed {seed}). Masked-word training put words "
+            "that are used alike close together, so a new word lands near its kind; random vectors hold no such "
+            "thing. Trained end to end, random weights can learn it, but only from the task's own examples."
+        ),
+        inputs={"train": train, "test": test, "seed": seed, "accuracy": acc},
+    )
+
+
+@generator("outputs", idea="closest-pooled-sentence")
+def outputs_closest_pooled(r: random.Random, g: torch.Generator) -> Question:
+    names = ("A", "B", "C", "D")
+    anchor = r.choice(names)
+    others = [n for n in names if n != anchor]
+    cos = torch.nn.functional.cosine_similarity
+    for _ in range(100):  # a clear winner: its cosine ahead of the others by 0.05 at least
+        vectors = {n: torch.round(torch.randn(r.randint(2, 4), 2, generator=g) * 10) / 10 for n in names}
+        pooled = {n: v.mean(0) for n, v in vectors.items()}
+        cosine = {n: float(cos(pooled[anchor], pooled[n], dim=0)) for n in others}
+        ranked = sorted(cosine, key=cosine.get, reverse=True)
+        if cosine[ranked[0]] - cosine[ranked[1]] >= 0.05 and float(pooled[anchor].norm()) > 0.1:
+            break
+    best = ranked[0]
+    first = max(others, key=lambda n: float(cos(vectors[anchor][0], vectors[n][0], dim=0)))
+    nearest = min(others, key=lambda n: float((pooled[n] - pooled[anchor]).norm()))
+    rows = tuple(
+        (n, i, f"{float(v[i, 0]):.1f}", f"{float(v[i, 1]):.1f}") for n, v in vectors.items() for i in range(len(v))
+    )
+    why = {first: "That compares position 0 (the [CLS] vector) only: mean pooling averages all."}
+    why.setdefault(nearest, "That is the nearest by distance; cosine compares directions only.")
+    mistakes = [
+        Mistake(n, why.get(n, f"Its mean points further from {anchor}'s: cosine {cosine[n]:.3f}, not the highest."))
+        for n in ranked[1:]
+    ]
+    return choice_question(
+        r,
+        prompt=(
+            "An encoder's output vectors (D = 2) for four sentences are in the table, one row per token, positions "
+            "counted from 0. Each sentence's vector is the mean of its tokens' vectors. Whose sentence vector is "
+            f"closest to {anchor}'s by cosine similarity?"
+        ),
+        correct=best,
+        candidates=others,
+        mistakes=tuple(mistakes),
+        explanation=(
+            f"Means: {'; '.join(f'{n} {fmt_list(p, 2)}' for n, p in pooled.items())}. Cosine with {anchor}'s: "
+            f"{', '.join(f'{n} {cosine[n]:.3f}' for n in others)}: {best} is closest. Sentence encoders such as "
+            "all-MiniLM-L6-v2 are trained so that this cosine is high for sentences that mean the same."
+        ),
+        table=(("sentence", "position", "coordinate 1", "coordinate 2"), rows),
+        inputs={"vectors": {n: v.tolist() for n, v in vectors.items()}, "anchor": anchor},
     )

@@ -8,18 +8,31 @@ import random
 import torch
 
 from ..lessons.attention import ROUNDING
-from ..lessons.tradeoffs import append_one_token, attention_scaling, expected_distinct, rtd_labels
+from ..lessons.tradeoffs import (
+    CASES,
+    MISMATCH_MARGIN,
+    append_one_token,
+    attention_scaling,
+    case_margins,
+    eligible_positions,
+    expected_distinct,
+    first_cut,
+    likeliest_case,
+    mask_mismatch,
+    rtd_labels,
+)
 from ..model.config import EncoderConfig
 from ..model.costs import append_flops_closed_form, split_windows
 from ..objectives.loss import loss_breakdown
 from ..objectives.mlm_masking import IGNORE_INDEX, exact_counts
 from .base import Mistake, Question, count_of, generator, sentence, small_model, tokenizer
-from .forms import choice_question, count_question, numeric_question
+from .forms import choice_question, count_question, numeric_question, position_question
+from .inside import lab_mlm
 
 MB = 1024 * 1024
 
 
-@generator("tradeoffs")
+@generator("tradeoffs", idea="cache-saving")
 def tradeoffs_append_flops(r: random.Random, g: torch.Generator) -> Question:
     d = r.choice([64, 128, 256])
     cfg = EncoderConfig(vocab_size=100, d_model=d, n_heads=4, n_layers=r.randint(1, 4))
@@ -248,4 +261,87 @@ def tradeoffs_append_moves(r: random.Random, g: torch.Generator) -> Question:
             "input, so appending one token means recomputing all of them."
         ),
         inputs={"model_seed": model_seed, "text": text, "extra": extra, "causal": causal},
+    )
+
+
+MISMATCH_CHOICES = {"masked": "[MASK] in its place", "random": "a random word in its place", "kept": "the word itself"}
+MISMATCH_MISTAKES = {
+    "masked": "Seeing [MASK] most often in training does not make it the best clue: the word itself is one.",
+    "random": "A random word is no clue to the word that belongs there: the model has only the context left.",
+    "kept": "The word itself is not always read as the answer: the 10% random case taught the model that a "
+    "visible word can be wrong.",
+}
+
+
+@generator("tradeoffs", idea="mask-mismatch")
+def tradeoffs_mask_mismatch(r: random.Random, g: torch.Generator) -> Question:
+    model, tok = lab_mlm()
+    for _ in range(50):  # a word where one input wins by the lesson's margin
+        text = sentence(r, r.randint(4, 8))
+        ids = tok.encode(text).ids
+        seed = r.randrange(1000)
+        mm = mask_mismatch(model, tok, ids, eligible_positions(tok, ids)[0], seed)
+        clear = [p for p, m in case_margins(mm).items() if m >= MISMATCH_MARGIN]
+        if clear:
+            break
+    position = r.choice(clear)
+    mm = mask_mismatch(model, tok, ids, position, seed)
+    answer = likeliest_case(mm)
+    word = mm.original
+    shown = ", ".join(f"{MISMATCH_CHOICES[c.case]} {c.p_original:.3f}" for c in mm.cases)
+    return choice_question(
+        r,
+        prompt=(
+            f"The lab's trained MLM reads “{text}” three times: with “{word}” (position {position}, counted from 0) "
+            f"replaced by [MASK], replaced by a random word, or left as it is. Under which input does it give "
+            f"“{word}” the highest probability at that position?"
+        ),
+        correct=MISMATCH_CHOICES[answer],
+        candidates=list(MISMATCH_CHOICES.values()),
+        mistakes=tuple(Mistake(MISMATCH_CHOICES[c], MISMATCH_MISTAKES[c]) for c in CASES if c != answer),
+        explanation=(
+            f"Measured, p(“{word}”): {shown}. BERT shows the model [MASK] at 80% of its chosen positions, a random "
+            "word at 10% and the word itself at 10%: fine-tuning inputs never hold [MASK], so the model must also "
+            "make good use of a visible word, and not trust it blindly."
+        ),
+        inputs={"text": text, "position": position, "seed": seed},
+    )
+
+
+CUT_MISTAKES = {
+    "specials": "That forgets [CLS] and [SEP]: they take two of the positions, so fewer of the text's pieces fit.",
+    "sep": "That keeps [CLS] but not [SEP]: truncation cuts the text, then still closes it with [SEP].",
+    "last": "That is the last piece the encoder still sees: the first one it never sees comes right after it.",
+    "words": "That counts words: the cap counts word pieces, and a long word is several.",
+}
+
+
+@generator("tradeoffs", idea="truncation-cap")
+def tradeoffs_first_cut(r: random.Random, g: torch.Generator) -> Question:
+    tok = tokenizer()
+    for _ in range(50):
+        text = sentence(r, r.randint(3, 9))
+        cap = r.choice((32, 64, 128, 512))
+        k = len(tok.encode(text).ids) - 2
+        copies = cap // k + r.randint(1, 3)
+        cut = first_cut(tok, text, copies, cap)
+        if cut is not None and cut.misread:
+            break
+    mistakes = [(i, CUT_MISTAKES[name]) for name, i in cut.misread.items()]
+    return position_question(
+        kind="token",
+        prompt=(
+            f"A document is “{text}” written {copies} times in a row. An encoder with {cap} positions reads it, "
+            "truncated as BERT's tokenizer does: [CLS], as many of the text's pieces as fit, [SEP]. Which piece of "
+            "the sentence (counted from 0, as below) is the first one the encoder never sees?"
+        ),
+        tokens=cut.pieces,
+        answer=cut.index,
+        mistakes=mistakes,
+        explanation=(
+            f"{cap} positions less [CLS] and [SEP] leave {cut.kept} for the text. The sentence is {len(cut.pieces)} "
+            f"pieces, so {cut.kept} = {cut.kept // len(cut.pieces)} × {len(cut.pieces)} + "
+            f"{cut.kept % len(cut.pieces)}: the first piece cut is piece {cut.index}, “{cut.pieces[cut.index]}”."
+        ),
+        inputs={"text": text, "copies": copies, "cap": cap},
     )

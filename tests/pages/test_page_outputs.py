@@ -45,7 +45,12 @@ def test_defaults_show_the_shapes_the_labels_and_a_train_button_per_head(trained
     ]
     assert core.labels[0] == core.labels[-1] == -100
     keys = {b.key for b in at.button}
-    assert {"train_sentence", "train_pair", "train_tagging", "train_qa", "train_starts", "train_pooling"} <= keys
+    for task in ("sentence", "pair", "tagging", "qa"):  # a button for each head nobody has trained yet
+        kept = ui.models.cached_fine_tune(task, "finetune", DEFAULT_STEPS[task], 0, "cls") is not None
+        assert (f"train_{task}" in keys) != kept, task
+    assert "train_pooling" in keys or ui.models.cached_fine_tune("sentence", "finetune", 150, 0, "mean")
+    assert "train_starts" not in keys  # the three starting points train on the prediction's commit (or skip)
+    assert ui.models.cached_fine_tune("sentence", "scratch", DEFAULT_STEPS["sentence"], 0, "cls")  # the skip did
     assert "quiz_outputs_submit" in keys  # Check yourself
 
 
@@ -129,7 +134,8 @@ def test_the_span_drawn_is_the_cores_and_stays_in_the_passage(trained_mlm):
 
 
 def test_the_three_starting_points_share_task_steps_and_seed():
-    at = trained_page("train_starts", {"out_compare": "tagging"})
+    at = open_page("outputs", {**SHORT, "out_compare": "tagging"})  # the skip trains them (or finds them kept)
+    assert not at.exception
     figs = figures(at)
     runs = {s: ui.models.cached_fine_tune("tagging", s, short_steps("tagging"), 0, "cls") for s in lesson.STARTS}
     for trace, start in zip(figs["starts_loss"]["data"], lesson.STARTS):
@@ -311,7 +317,7 @@ def test_a_new_sentence_asks_the_shape_again_and_skip_reveals(trained_mlm):
     at.text_input(key="outputs.out_sentence").input(new).run()
     assert not shapes_table_shown(at)  # a new batch: the question is back, with its own numbers
     labels_now, _, logits_now = shape_labels(trained_mlm, [(new, None), BATCH[1]])
-    assert labels_now[form] in at.radio(key=f"_predict_guess_{SHAPE}").options
+    assert any(o.endswith(labels_now[form]) for o in at.radio(key=f"_predict_guess_{SHAPE}").options)  # "B. ..."
     at.button(key=f"_predict_skip_{SHAPE}").click().run()
     assert shapes_table_shown(at) and str(logits_now) in all_text(at)
 
@@ -338,24 +344,28 @@ def probe_outcome(runs: dict) -> str:
     return "same" if abs(gap) <= 0.02 + 1e-9 else ("frozen" if gap > 0 else "scratch")
 
 
-def test_the_probe_question_comes_before_the_training_click():
+def test_the_probe_commit_starts_the_training_and_the_reveal_shows_the_result():
     at = open_asking({**SHORT, "out_compare": "pair"})  # settings no other test trains the three runs of
     assert not at.exception
     was_trained = probe_runs("pair") is not None
-    assert "train_starts" not in [b.key for b in at.button]  # asked first: the button waits for the prediction
+    assert "train_starts" not in [b.key for b in at.button]  # no button: the commit starts the runs
     assert f"_predict_guess_{PROBE}" in [r.key for r in at.radio]
     assert not {"starts_loss", "starts_scores"} & set(figures(at)) and "frozen probe **" not in all_text(at)
-    at = commit(at, PROBE, questions.PROBE_LABELS["frozen"])
     if not was_trained:
-        assert "Your prediction is in" in all_text(at) and "starts_scores" not in figures(at)
-        at.button(key="train_starts").click().run(timeout=TIMEOUT)
+        assert "Trains 3 models, one after the other" in all_text(at)  # says what the commit will start
+    at = commit(at, PROBE, questions.PROBE_LABELS["frozen"], timeout=TIMEOUT)  # one click: trained, revealed
     assert not at.exception
-    outcome = probe_outcome(probe_runs("pair"))
+    runs = probe_runs("pair")
+    assert runs is not None
+    outcome = probe_outcome(runs)
     assert {"starts_loss", "starts_scores"} <= set(figures(at))
+    assert "Your prediction is in" not in all_text(at)
     if outcome == "frozen":
         assert "Right." in [s.value for s in at.success]
     else:
         assert at.error and questions.PROBE_MISCONCEPTIONS["frozen"] in all_text(at)
+    shown = f"frozen probe **{runs['frozen'].held_out:.1%}**, random weights **{runs['scratch'].held_out:.1%}**"
+    assert shown in all_text(at)
 
 
 def test_the_probe_answer_is_the_models():
@@ -376,3 +386,103 @@ def test_the_probe_answer_is_the_models():
     assert at.error and questions.PROBE_MISCONCEPTIONS[wrong] in all_text(at)
     at.selectbox(key="outputs.out_compare").set_value("sentence").run()  # another task: asked again
     assert "starts_scores" not in figures(at)
+
+
+# ---- nothing on the page answers a prediction before its commit ----
+
+CLOSEST = "outputs-closest-sentence"
+DEFAULTS_SENTENCE = "the old dog was not happy"
+
+
+def evidence(at, *mine: str) -> str:
+    """Everything the page shows, every numbers panel open, less the prediction's own options (`mine`)."""
+    at = helpers.open_numbers(at, *figures(at))
+    assert not at.exception
+    text = helpers.page_evidence(at)
+    for label in sorted(mine, key=len, reverse=True):
+        text = text.replace(label, "")
+    return text
+
+
+def starts_evidence(runs: dict) -> list[str]:
+    cmp = lesson.compare_starts(runs)
+    return [views.probe_answer_text(cmp), views.starts_verdict(cmp), views.starts_scores_chart(cmp).alt]
+
+
+def closest_evidence(minilm, text: str = DEFAULTS_SENTENCE) -> list[str]:
+    """What answers the closest-sentence prediction: its answer's text, its chart's alternative, its feedback."""
+    c = lesson.closest_sentence(minilm, text)
+    q = questions.closest_question(c, escape_md(text))
+    wrong = [o.misconception for i, o in enumerate(q.options) if i != c.answer]
+    return [views.closest_answer_text(c, escape_md), views.closest_chart(c).alt, *wrong]
+
+
+def test_before_its_commit_no_prediction_is_answered_anywhere_on_the_page(trained_mlm, minilm):
+    labels, _, logits = shape_labels(trained_mlm)
+    runs = probe_runs("tagging", train=True)  # kept: the page could show them, and must hold them back
+    found = closest_evidence(minilm)
+    held = [
+        *views.TASK_SHAPES.values(),
+        "(B,T,6)",
+        "The tagging head's logits",
+        str(logits),
+        *starts_evidence(runs),
+        *found,
+    ]
+    at = open_asking({**SHORT, "out_compare": "tagging"})
+    assert {f"_predict_guess_{k}" for k in (SHAPE, PROBE, CLOSEST)} <= {r.key for r in at.radio}
+    text = evidence(at, *labels.values())  # the shape's own options hold the logits' shape: left out
+    assert not [e for e in held if e in text]
+    assert views.SHAPE_HELD in text and not shapes_table_shown(at)
+    assert not {"starts_loss", "starts_scores", "closest_sentence"} & set(figures(at))
+    shown = evidence(helpers.skip_predictions(at))  # the same strings, once answered
+    assert views.TASK_SHAPES["tagging"] in shown and str(logits) in shown
+    assert all(e in shown for e in starts_evidence(runs)) and all(e in shown for e in found[:2])
+    for step in (3, 4, 5, 6, 7):  # a later tab, opened before the commit, holds its give-away back too
+        at = helpers.open_linked("outputs", {**SHORT, "out_compare": "tagging", "step": str(step)}, every_section=False,
+                                 skip=False)  # fmt: skip
+        text = evidence(at, *labels.values())
+        assert not [e for e in held if e in text], step
+
+
+def test_after_the_shape_commit_the_tagging_tab_gives_its_shape(trained_mlm):
+    labels, form, _ = shape_labels(trained_mlm)
+    at = commit(open_asking(), SHAPE, labels[form])
+    text = all_text(at)
+    assert all(shape in text for shape in views.TASK_SHAPES.values()) and views.SHAPE_HELD not in text
+
+
+def test_the_closest_sentence_is_minilms_and_a_miss_names_its_numbers(minilm):
+    c = lesson.closest_sentence(minilm, DEFAULTS_SENTENCE)
+    at = commit(open_asking(), CLOSEST, c.options[c.answer])
+    assert not at.exception and "Right." in [s.value for s in at.success]
+    bars = figures(at)["closest_sentence"]["data"]
+    np.testing.assert_allclose(bars[0]["y"], c.cosine["mean"], rtol=1e-5)
+    np.testing.assert_allclose(bars[1]["y"], c.cosine["cls"], rtol=1e-5)
+    assert views.closest_answer_text(c, escape_md) in all_text(at)
+    wrong = next(i for i in range(len(c.options)) if i != c.answer)
+    at = commit(open_asking(), CLOSEST, c.options[wrong])
+    assert at.error and questions.closest_misconception(c, wrong) in all_text(at)
+
+
+def test_a_sentence_with_no_clear_closest_asks_about_the_students_next_text(minilm):
+    at = open_asking({"out_sentence": "i love listening to music"})
+    assert not at.exception
+    c = lesson.closest_for_any(minilm, ["i love listening to music", "the girl was hungry"])
+    assert c.sentence == "the girl was hungry"
+    assert views.closest_source_text(c, "i love listening to music", escape_md) in all_text(at)
+    assert "the girl was hungry" in at.radio(key=f"_predict_guess_{CLOSEST}").label
+
+
+def test_each_prediction_names_a_generator_that_practises_its_idea(trained_mlm, minilm):
+    from quiz_checks import assert_practised
+
+    forms = {form: (2, 12, 64) for form in lesson.SHAPE_FORMS}
+    c = lesson.closest_sentence(minilm, DEFAULTS_SENTENCE)
+    for q in (
+        questions.shape_question(forms, 64, 6),
+        questions.probe_question("tagging", 50),
+        questions.closest_question(c, DEFAULTS_SENTENCE),
+    ):
+        assert_practised(q)
+    assert questions.probe_question("tagging", 50).concept != "outputs_probe_parameters"  # a count: another idea

@@ -10,6 +10,7 @@ from encoder_core.finetune.tasks import make_task
 from encoder_core.lessons import tradeoffs as lesson
 from encoder_core.training.checkpoint import load_small_mlm
 from ui.questions import tradeoffs as questions
+from ui.views import tradeoffs as views
 from ui.views.tradeoffs import CASE_NAMES
 
 TOK = english_tokenizer()
@@ -227,3 +228,89 @@ def test_the_mismatch_answer_is_the_trained_mlms():
     assert at.error and questions.CASE_MISCONCEPTIONS[wrong] in all_text(at)
     at.number_input(key="tradeoffs.word").set_value(3).run()  # another word: asked again
     assert "mask_mismatch" not in figures(at)
+
+
+# ---- nothing on the page answers a prediction before its commit ----
+
+CUT = "tradeoffs-first-cut"
+
+
+def evidence(at) -> str:
+    """Everything the page shows, with every numbers panel open."""
+    at = helpers.open_numbers(at, *figures(at))
+    assert not at.exception
+    return helpers.page_evidence(at)
+
+
+def held_back(text=DEFAULT, n=16, copies=100, position=2) -> dict[str, list[str]]:
+    """Per prediction, what would answer it, computed from encoder_core."""
+    costs = lesson.append_costs(teaching_model(0), ids_of(text), n)
+    cap = lesson.length_cap(TOK, " ".join([text] * copies), 512)
+    cut = lesson.first_cut(TOK, text, copies, 512)
+    mm = mismatch(text, position)
+    return {
+        CACHE: [views.saving_text(costs), f"{costs.flops_bidirectional[-1]:,}", views.append_costs_alt(costs)],
+        CUT: [views.cap_cut_text(cap), views.cap_alt(cap), views.length_text(cap), views.cut_answer_text(cut, str)],
+        MISMATCH: [views.mismatch_alt(mm), "Likeliest:"],
+    }
+
+
+def test_before_its_commit_no_prediction_is_answered_anywhere_on_the_page():
+    held = held_back()
+    at = open_asking()
+    assert {f"_predict_guess_{k}" for k in (CUT, MISMATCH)} <= {r.key for r in at.radio}
+    text = evidence(at)
+    assert not {k: e for k, es in held.items() for e in es if e in text}
+    assert not {"append_flops", "append_time", "length_cap", "mask_mismatch"} & set(figures(at))
+    for step in (1, 2, 5, 7, 8):  # a later tab, opened before the commit, holds its give-away back too
+        text = evidence(helpers.open_linked("tradeoffs", {"step": str(step)}, every_section=False, skip=False))
+        assert not {k: e for k, es in held.items() for e in es if e in text}, step
+    shown = evidence(helpers.skip_predictions(at))  # once answered, the same strings are there
+    assert all(e in shown for es in held.values() for e in es)
+
+
+def test_the_first_piece_cut_is_the_tokenizers_and_a_miss_names_its_idea():
+    cut = lesson.first_cut(TOK, DEFAULT, 100, 512)
+    q = questions.cut_question(cut, 100, str)
+    right = q.options[cut.options.index(cut.index)]
+    at = commit(open_asking(), CUT, right.label)
+    assert not at.exception and "Right." in [s.value for s in at.success]
+    assert views.cut_answer_text(cut, str) in all_text(at) and "length_cap" in figures(at)
+    wrong = next(i for i, o in enumerate(q.options) if o is not right)
+    at = commit(open_asking(), CUT, q.options[wrong].label)
+    assert at.error and q.options[wrong].misconception in all_text(at)
+    assert questions.CUT_MISCONCEPTIONS["specials"] in {o.misconception for o in q.options}
+
+
+def test_the_cut_question_changes_with_the_sentence_and_waits_for_a_cut():
+    at = open_asking({"sentence": "my sister bought a new car yesterday"})
+    cut = lesson.first_cut(TOK, "my sister bought a new car yesterday", 100, 512)
+    default = lesson.first_cut(TOK, DEFAULT, 100, 512)
+    assert (cut.index, cut.pieces[cut.index]) == (6, "yesterday") and (default.index, default.pieces[0]) == (0, "the")
+    assert any(f"piece {cut.index}:" in o for o in at.radio(key=f"_predict_guess_{CUT}").options)
+    at = open_asking({"copies": "3"})  # nothing is cut: nothing to predict, the chart is drawn
+    assert f"_predict_guess_{CUT}" not in {r.key for r in at.radio} and "length_cap" in figures(at)
+
+
+def test_the_mismatch_question_moves_off_a_near_tie_and_says_so():
+    at = open_asking({"word": "5"})  # the second "the": [MASK] and the word itself are both near 1
+    assert not at.exception
+    assert "no input beats both others by 0.1" in all_text(at) and "asked at position 4" in all_text(at)
+    assert "position 4 (“on”)" in at.radio(key=f"_predict_guess_{MISMATCH}").label
+
+
+def test_a_cache_guess_of_n_times_is_judged_wrong_and_named():
+    at = commit(open_asking(), CACHE, 16)  # N = 16 appends: the naive answer, within 25 % of the model's
+    assert at.error and questions.CACHE_TRAPS["appends"] in all_text(at)
+    assert "right is within" in " ".join(e.value for e in at.error)
+
+
+def test_each_prediction_names_a_generator_that_practises_its_idea():
+    from quiz_checks import assert_practised
+
+    cut = lesson.first_cut(TOK, DEFAULT, 100, 512)
+    for q in (questions.cache_question(12, 16), questions.cut_question(cut, 100, str)):
+        assert_practised(q)
+    for q in (questions.mismatch_question(2, "cat"),):
+        assert_practised(q)
+    assert questions.mismatch_question(2, "cat").concept != "masking_split"  # 80/10/10 counting: another idea

@@ -286,7 +286,7 @@ def test_the_mask_mismatch_prediction_runs_on_the_trained_mlm_and_reveals_its_ch
     from ui.questions.tradeoffs import CASE_LABELS
 
     assert rnd.question.options[rnd.question.correct] == CASE_LABELS[tradeoffs_core.likeliest_case(mm)]
-    assert "the lab's trained MLM" in rnd.question.prompt and rnd.question.concept == "masking_split"
+    assert "the lab's trained MLM" in rnd.question.prompt and rnd.question.concept == "tradeoffs_mask_mismatch"
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
     assert any("Trade-offs and pitfalls, step 5" in p.label for p in teacher.get("page_link"))
     teacher = ok(teacher.button(key="room_reveal").click().run())

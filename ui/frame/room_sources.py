@@ -255,6 +255,11 @@ def from_prediction(key: str, sentence: str, model: str, seed: int) -> RoomQuest
         if not words:
             raise CannotAsk("The sentence has no word the model could be asked about: type a few words.")
         proof["position"] = words[len(words) // 2]  # a word in the middle has context on both sides
+        if key == "tradeoffs-mismatch":  # the lesson's rule: only a word whose likeliest input wins clearly
+            clear = tradeoffs_core.clear_position(_mismatch(run), proof["position"])
+            if clear is None:
+                raise CannotAsk("On this sentence no word's likeliest input wins clearly: try another sentence.")
+            proof["position"] = clear
     else:
         proof["position"] = core.last_word_position(run.tokens)
     question = p.ask(run)

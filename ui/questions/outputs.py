@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from encoder_core.lessons.outputs import PROBE_OUTCOMES, SAME_MARGIN, SHAPE_FORMS
+from encoder_core.lessons.outputs import PROBE_OUTCOMES, SAME_MARGIN, SHAPE_FORMS, ClosestSentence
 from ui.frame.predict import Option, Question
 
 LESSON = "outputs"
@@ -25,7 +25,11 @@ def shape_question(forms: dict[str, tuple[int, ...]], d_model: int, n_tags: int)
         f"D = {d_model} numbers per token. The tagging head scores C = {n_tags} tags. What shape are its logits?",
         tuple(Option(f"{form} = {forms[form]}", SHAPE_MISCONCEPTIONS[form]) for form in SHAPE_FORMS),
         concept="outputs_head_shape",
+        idea="head-output-shape",
     )
+
+
+SHAPE = Question(LESSON, "tag-shape", "")  # its key, for revealed(): has the student answered it on this batch?
 
 
 PROBE_LABELS = {  # short: ui.frame.predict keeps the first 40 characters of a choice
@@ -53,10 +57,39 @@ def probe_question(task_name: str, steps: int) -> Question:
     return Question(
         LESSON,
         "probe-or-scratch",
-        f"Three runs on {task_name}, {steps} steps each, from three starting points (they train once you commit, "
-        "unless someone already has). Which will score higher on held-out data: the frozen probe (the pre-trained "
-        "encoder kept fixed, only the head learns) or random weights (the same architecture, every weight trained "
-        "on this task)?",
+        f"Three runs on {task_name}, {steps} steps each, from three starting points (your commit starts their "
+        "training, unless someone has trained them already). Which will score higher on held-out data: the frozen "
+        "probe (the pre-trained encoder kept fixed, only the head learns) or random weights (the same "
+        "architecture, every weight trained on this task)?",
         tuple(Option(PROBE_LABELS[o], PROBE_MISCONCEPTIONS[o]) for o in PROBE_OUTCOMES),
-        concept="outputs_probe_parameters",
+        concept="outputs_probe_features",
+        idea="frozen-probe-vs-random",
+    )
+
+
+def closest_misconception(c: ClosestSentence, i: int) -> str:
+    """Why option i (wrong) is not the closest, from the numbers: shared words, or what the sentences are about."""
+    best, mine, theirs = c.options[c.answer], c.cosine["mean"][c.answer], c.cosine["mean"][i]
+    if len(c.shared[i]) > len(c.shared[c.answer]):
+        return (
+            f"Shared words are not shared meaning: “{c.options[i]}” has more of your words "
+            f"({', '.join(c.shared[i])}) than “{best}”, yet its vector is further from yours (cosine {theirs:.2f} "
+            f"against {mine:.2f})."
+        )
+    return (
+        "all-MiniLM-L6-v2 was trained to put sentences that mean the same close together, so what a sentence is "
+        f"about decides: “{best}” is closer to yours (cosine {mine:.2f}) than “{c.options[i]}” ({theirs:.2f})."
+    )
+
+
+def closest_question(c: ClosestSentence, sentence: str) -> Question:
+    """sentence: the student's, as the page shows it (escaped for markdown)."""
+    return Question(
+        LESSON,
+        "closest-sentence",
+        f"all-MiniLM-L6-v2 turns “{sentence}” and each sentence below into one vector, the mean of its tokens' "
+        "final vectors. Which sentence's vector is closest to yours (the highest cosine)?",
+        tuple(Option(o, "" if i == c.answer else closest_misconception(c, i)) for i, o in enumerate(c.options)),
+        concept="outputs_closest_pooled",
+        idea="closest-pooled-sentence",
     )

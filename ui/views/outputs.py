@@ -20,10 +20,12 @@ from encoder_core.finetune.tasks import (
     FineTuneRun,
 )
 from encoder_core.lessons.outputs import (
+    CLOSEST_MARGIN,
     CONFIDENT,
     PAIR_KINDS,
     SAME_MARGIN,
     ClassPrediction,
+    ClosestSentence,
     HeadShapes,
     PoolingRanking,
     ShapeCheck,
@@ -531,7 +533,7 @@ TASK_TEXT = {
     ),
     "tagging": (
         "**The task.** A tag for every word: person, animal, object, place, verb or other, taken from the grammar's "
-        "word lists, so every answer is known. The head is a linear layer on *every* token, (B, T, D) -> (B, T, 6). "
+        "word lists, so every answer is known. The head is a linear layer on *every* token, {shape}. "
         "Labels are −100 at [CLS], [SEP], pads and at the pieces after a word's first, so the loss reads each word "
         "once; a word cut into pieces is tagged at its first piece. On this grammar the task is nearly a word "
         "lookup, so even a frozen encoder does well."
@@ -539,12 +541,22 @@ TASK_TEXT = {
     "qa": (
         "**The task.** Extractive question answering: the question is segment A, a two-clause passage segment B, "
         "and the answer is a span of the passage (“where did the cat sleep ?” -> “the mat”). The head gives every "
-        "token a start score and an end score, (B, T, D) -> (B, T, 2); outside the passage they are −∞, so each "
+        "token a start score and an end score, {shape}; outside the passage they are −∞, so each "
         "softmax is a distribution over the passage. The answer is the span with the best start + end score, "
         f"end ≥ start, at most {MAX_ANSWER_TOKENS} tokens. **Exact match** counts an answer right only if both "
         "ends are."
     ),
 }
+TASK_SHAPES = {"tagging": "(B, T, D) -> (B, T, 6)", "qa": "(B, T, D) -> (B, T, 2)"}
+SHAPE_HELD = "its output's shape held back until you answer the prediction in “The shapes”"
+
+
+def task_text(task: str, shapes_shown: bool) -> str:
+    """The task in words; the tagging and span heads' shapes only once the shape prediction is answered (they
+    would answer it)."""
+    return TASK_TEXT[task].replace("{shape}", TASK_SHAPES.get(task, "") if shapes_shown else SHAPE_HELD)
+
+
 STARTS_TEXT = (
     "The same task, the same steps, the same seed (the same head and batches), from three starting points: "
     "**(1)** the lab's pre-trained MLM with its encoder **frozen**, so only the head learns (a linear probe of "
@@ -693,4 +705,71 @@ def ranking_verdict(pr: PoolingRanking) -> str:
         f"A paraphrase beats the same-words, other-meaning sentence for {pr.beats_same_words['cls']:.0%} of the "
         f"sentences with [CLS] and {pr.beats_same_words['mean']:.0%} with mean pooling: shared words pull "
         "either vector close, whatever they mean."
+    )
+
+
+# ---- which sentence is closest to yours ---------------------------------------------------------------------
+
+
+def closest_figure(c: ClosestSentence) -> go.Figure:
+    fig = grouped_bars(
+        list(c.options),
+        {"mean pooling (the question)": c.cosine["mean"], "raw [CLS] vector": c.cosine["cls"]},
+        title="Cosine with your sentence's vector, all-MiniLM-L6-v2",
+        x_title="sentence",
+        y_title="cosine similarity",
+        numbered=False,
+        text_format=".2f",
+    )
+    fig.update_layout(yaxis={"range": [min(0.0, *c.cosine["mean"], *c.cosine["cls"]) - 0.05, 1.05]})
+    return fig
+
+
+def closest_table(c: ClosestSentence) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "sentence": list(c.options),
+            "cosine, mean pooling": list(c.cosine["mean"]),
+            "cosine, [CLS]": list(c.cosine["cls"]),
+            "words shared with yours": [", ".join(w) for w in c.shared],
+        }
+    )
+
+
+def closest_alt(c: ClosestSentence) -> str:
+    shown = "; ".join(f"“{o}”: {m:.2f} (mean), {k:.2f} ([CLS])" for o, m, k in zip(c.options, *c.cosine.values()))
+    return f"Cosine with “{esc(c.sentence)}”, mean pooling and raw [CLS]: {shown}."
+
+
+def closest_chart(c: ClosestSentence) -> Chart:
+    return Chart(closest_figure(c), closest_alt(c), closest_table(c))
+
+
+def closest_answer_text(c: ClosestSentence, escape) -> str:
+    """The prediction's answer: the closest sentence, by how much, and what was left out as too close to call."""
+    cls_best = max(range(len(c.options)), key=lambda i: c.cosine["cls"][i])
+    text = (
+        f"Closest to “{escape(c.sentence)}” by mean pooling: **“{c.options[c.answer]}”**, cosine "
+        f"{c.cosine['mean'][c.answer]:.2f}, {c.gap:.2f} ahead of the next. "
+    )
+    if c.left_out:
+        text += (
+            f"Left out of the options as too close to call (within {CLOSEST_MARGIN:.1f} of it): "
+            + ", ".join(f"“{s}”" for s in c.left_out)
+            + ". "
+        )
+    spread = max(c.cosine["cls"]) - min(c.cosine["cls"])
+    return text + (
+        f"The raw [CLS] vectors crowd together (cosines within {spread:.2f} of each other)"
+        + (f" and would pick “{c.options[cls_best]}”." if cls_best != c.answer else ".")
+    )
+
+
+def closest_source_text(c: ClosestSentence, asked: str, escape) -> str:
+    """When the question is not about the sentence the student typed first: which of their texts it uses."""
+    if c.sentence == asked:
+        return ""
+    return (
+        f"None of the lesson's sentences is clearly closest to “{escape(asked)}”, so this asks about your text "
+        f"“{escape(c.sentence)}”."
     )

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from encoder_core.lessons.padding import FastPathPads, PadLeak
 from encoder_core.lessons.tradeoffs import (
     CASES,
+    MISMATCH_MARGIN,
     OBJECTIVES,
     ROBERTA_CHANGES,
     SCHEDULES,
@@ -17,6 +18,7 @@ from encoder_core.lessons.tradeoffs import (
     AppendCosts,
     AppendReuse,
     AttentionScaling,
+    FirstCut,
     LengthCap,
     LengthTimings,
     LossAveraging,
@@ -42,6 +44,34 @@ from .figures import (
 MB = 1024 * 1024
 MODES = ("causal mask, keys and values cached", "bidirectional, recomputed")
 CASE_NAMES = {"masked": "[MASK] (80%)", "random": "a random word (10%)", "kept": "the word itself (10%)"}
+
+SECTIONS = (  # the page's sections, in order: title, the one line it shows, its tab's label
+    (
+        "No reuse of earlier work",
+        "Append a token: causal vectors stay put, bidirectional ones all move. What does a cache save?",
+        "No reuse",
+    ),
+    ("Length: a hard cap", "Past the position table the text is cut: which of your pieces goes first?", "Length cap"),
+    ("Attention grows with T²", "Double T, four times the weights; the rest of the pass only doubles.", "T² cost"),
+    ("Sample efficiency", "MLM scores ~15% of positions; next-token and ELECTRA score nearly all.", None),
+    (
+        "The [MASK] mismatch",
+        "Fine-tuning never shows [MASK]: which input lets the model recover a word best?",
+        "[MASK] mismatch",
+    ),
+    ("RoBERTa: dynamic masking", "One fixed pattern vs a new one each epoch: many more distinct views.", "RoBERTa"),
+    ("Pitfalls 1-2: the pads", "Forget the mask and batch-mates leak in; never read a pad's output.", "Pitfalls: pads"),
+    (
+        "Pitfalls 3-4: labels and the loss",
+        "Score only hidden positions, and average over those alone.",
+        "Pitfalls: labels",
+    ),
+    (
+        "Pitfalls 5-6: reading the outputs",
+        "A raw [CLS] is no sentence vector; truncation can cut the answer out.",
+        "Pitfalls: outputs",
+    ),
+)
 
 
 def _log_axes(fig: go.Figure, x_title: str, y_title: str, lengths: Sequence[int]) -> go.Figure:
@@ -637,6 +667,32 @@ def flops_text(c: AppendCosts) -> str:
         f"cached L[(8D² + 4D·d_ff)N + 4DΣT] = {c.closed_form[1]:,}. The times are one run's, on a "
         "shared server."
     ) + clock
+
+
+def cut_answer_text(cut: FirstCut, escape) -> str:
+    """The first-cut prediction's answer, worked: the cap less [CLS] and [SEP], in copies of the sentence."""
+    k = len(cut.pieces)
+    return (
+        f"[CLS] and [SEP] take 2 of the {cut.cap} positions, so {cut.kept} of the document's pieces fit. Your "
+        f"sentence is {k} pieces: {cut.kept} = {cut.kept // k} × {k} + {cut.kept % k}, so the first piece the "
+        f"model never sees is piece {cut.index}, “{escape(cut.pieces[cut.index])}”."
+    )
+
+
+def mismatch_moved_text(asked: int, word_at: int, clear: int | None) -> str:
+    """Why the [MASK] mismatch question is not on the position the student chose ("" when it is)."""
+    said = [] if word_at == asked else [f"Position {asked} holds no word; using position {word_at}."]
+    if clear is None:
+        said.append(
+            f"At no word of this sentence does one input beat both others by {MISMATCH_MARGIN:.1f} in probability, "
+            "so the chart is shown without a question."
+        )
+    elif clear != word_at:
+        said.append(
+            f"At position {word_at} no input beats both others by {MISMATCH_MARGIN:.1f} in probability: the question "
+            f"is asked at position {clear}, the nearest word where one does."
+        )
+    return " ".join(said)
 
 
 def length_text(cap: LengthCap) -> str:

@@ -296,3 +296,92 @@ def test_a_head_flags_answers_outside_its_training_as_guesses(mlm, quick_runs):
     assert span.confidence == pytest.approx(span.start_probs[span.start] * span.end_probs[span.end])
     known = lesson.answer_span(quick_runs["qa"], tok, "where did the cat sleep ?", "the cat slept on the mat")
     assert known.unseen == [] and known.guess == (known.confidence < lesson.CONFIDENT)
+
+
+# ---- which of the lesson's sentences is closest to the student's: mean-pooled all-MiniLM-L6-v2 ----
+
+ORDINARY = (
+    "the old dog was not happy",
+    "the weather was cold and wet all week",
+    "we ate bread and cheese in the kitchen",
+    "the train to london was late again",
+    "the children played in the park after school",
+    "he felt sick and went to bed early",
+    "the football match ended in a draw",
+    "the old man read the book on the sofa",
+)
+
+
+def pooled_by_hand(minilm, texts):
+    """Unit vectors: the mean of every real token's final vector ([CLS] and [SEP] included), and [CLS]'s."""
+    out = {"mean": [], "cls": []}
+    with torch.inference_mode():
+        for text in texts:
+            hidden = minilm.model(torch.tensor([minilm.tokenizer.encode(text).ids])).hidden[0]
+            out["mean"].append(torch.nn.functional.normalize(hidden.mean(0), dim=0))
+            out["cls"].append(torch.nn.functional.normalize(hidden[0], dim=0))
+    return {k: torch.stack(v) for k, v in out.items()}
+
+
+def test_the_closest_sentence_wins_by_the_margin_and_changes_with_the_sentence(minilm):
+    from encoder_core.lessons.outputs import (
+        CLOSEST_CANDIDATES,
+        CLOSEST_MARGIN,
+        CLOSEST_RELATED,
+        PARAPHRASES,
+        closest_sentence,
+    )
+
+    assert not set(CLOSEST_CANDIDATES) & {s for t in PARAPHRASES for s in t}  # nothing the pooling chart shows
+    answers = set()
+    for text in ORDINARY:
+        c = closest_sentence(minilm, text)
+        assert c is not None, text
+        v = pooled_by_hand(minilm, [text, *CLOSEST_CANDIDATES])
+        cosine = {p: dict(zip(CLOSEST_CANDIDATES, (v[p][1:] @ v[p][0]).tolist())) for p in v}
+        best = max(CLOSEST_CANDIDATES, key=cosine["mean"].get)
+        assert c.options[c.answer] == best and cosine["mean"][best] >= CLOSEST_RELATED
+        for i, option in enumerate(c.options):
+            assert c.cosine["mean"][i] == pytest.approx(cosine["mean"][option], abs=1e-5)
+            assert c.cosine["cls"][i] == pytest.approx(cosine["cls"][option], abs=1e-5)
+            if i != c.answer:
+                assert cosine["mean"][best] - cosine["mean"][option] >= CLOSEST_MARGIN - 1e-6
+        assert set(c.left_out) == {o for o in CLOSEST_CANDIDATES if 0 < cosine["mean"][best] - cosine["mean"][o] < 0.1}
+        assert len(c.options) == 4 and c.gap >= CLOSEST_MARGIN
+        answers.add(best)
+    assert len(answers) >= 6  # the right option differs between ordinary sentences
+    assert closest_sentence(minilm, "i love listening to music") is None  # nothing clearly closest: not asked
+    from encoder_core.lessons.outputs import closest_for_any
+
+    fallback = closest_for_any(minilm, ["i love listening to music", "", "the train to london was late again"])
+    assert fallback.sentence == "the train to london was late again"
+
+
+def test_the_closest_feedback_states_this_inputs_numbers(minilm):
+    from encoder_core.lessons.outputs import closest_sentence
+    from ui.frame.quiz_widget import escape_md
+    from ui.questions.outputs import closest_question
+    from ui.views.outputs import closest_answer_text
+
+    for text in ORDINARY:
+        c = closest_sentence(minilm, text)
+        q = closest_question(c, text)
+        v = pooled_by_hand(minilm, [text, *c.options])
+        mean, cls = (v["mean"][1:] @ v["mean"][0]).tolist(), (v["cls"][1:] @ v["cls"][0]).tolist()
+        shared = [[w for w in o.split() if w in text.split()] for o in c.options]  # a plain loop
+        for i, option in enumerate(q.options):
+            if i == c.answer:
+                continue
+            said = option.misconception
+            assert f"{mean[c.answer]:.2f}" in said and f"{mean[i]:.2f}" in said  # the chart's numbers
+            assert mean[c.answer] > mean[i]  # "is closer" / "further" as the chart shows
+            if "Shared words" in said:
+                assert len(set(shared[i])) > len(set(shared[c.answer]))
+                assert f"has more of your words ({', '.join(dict.fromkeys(shared[i]))}) than" in said
+            else:
+                assert len(set(shared[i])) <= len(set(shared[c.answer]))
+        answer = closest_answer_text(c, escape_md)
+        assert f"cosine {mean[c.answer]:.2f}, {mean[c.answer] - sorted(mean)[-2]:.2f} ahead" in answer
+        assert f"within {max(cls) - min(cls):.2f} of each other" in answer
+        picks = max(range(len(cls)), key=cls.__getitem__)
+        assert (f"would pick “{c.options[picks]}”" in answer) == (picks != c.answer)

@@ -14,7 +14,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from encoder_core import exact_counts, teaching_model
+from encoder_core import english_tokenizer, exact_counts, teaching_model
 from encoder_core.lessons.attention import ROUNDING
 from encoder_core.lessons.tradeoffs import (
     CASES,
@@ -360,3 +360,88 @@ def test_likeliest_case_is_the_argmax_of_three_independent_runs(lesson_model, tr
                 p[case.case] = float(probs[ids[position]])
             assert likeliest_case(mm) == max(p, key=p.get)
             assert likeliest_case(mm) in CASES
+
+
+# ---- the predictions' fairness: margins, traps, answers that change with the sentence ----
+
+ORDINARY = (
+    "the cat sat on the mat and the dog slept",
+    "my sister bought a new car yesterday",
+    "the children played in the park after school",
+    "the weather was cold and wet all week",
+    "we ate bread and cheese in the kitchen",
+    "the train to london was late again",
+    "unbelievably , the snowman melted before lunch",
+)
+
+
+def test_the_mismatch_question_moves_to_a_word_where_one_input_wins_by_the_margin(trained_mlm):
+    from encoder_core.lessons.tradeoffs import MISMATCH_MARGIN, case_margins, clear_position
+
+    mlm, tok, _ = trained_mlm
+    for text in ORDINARY:
+        ids = tok.encode(text).ids
+        words = eligible_positions(tok, ids)
+        mm = mask_mismatch(mlm, tok, ids, words[0], 0)
+        margins = case_margins(mm)
+        assert sorted(margins) == words
+        chosen = set()
+        for asked in words:
+            at = clear_position(mm, asked)
+            assert at is not None and margins[at] >= MISMATCH_MARGIN
+            nearer = [p for p in words if abs(p - asked) < abs(at - asked)]
+            assert all(margins[p] < MISMATCH_MARGIN for p in nearer)  # the nearest such word
+            chosen.add(at)
+        for at in sorted(chosen)[:3]:  # the values are the same whichever word is asked
+            p = sorted((c.p_original for c in mask_mismatch(mlm, tok, ids, at, 0).cases), reverse=True)
+            assert p[0] - p[1] == pytest.approx(margins[at], abs=1e-6) and p[0] - p[1] >= MISMATCH_MARGIN
+    # the default sentence's fifth token, "the", is a near tie: the question moves to the left neighbour
+    ids = tok.encode(SENTENCE).ids
+    mm = mask_mismatch(mlm, tok, ids, 5, 0)
+    assert case_margins(mm)[5] < MISMATCH_MARGIN and clear_position(mm, 5) == 4
+
+
+def test_the_cache_traps_are_each_wrong_idea_computed_and_judged_wrong():
+    from encoder_core.lessons.tradeoffs import cache_traps
+    from ui.frame.predict import judge
+    from ui.questions.tradeoffs import CACHE_TRAPS, cache_question
+
+    model = teaching_model(0)
+    tok = english_tokenizer()
+    for text in ORDINARY[:4]:
+        ids = tok.encode(text).ids
+        for n in (4, 16, 40):
+            prefix = len(ids)
+            ratio = append_costs(model, ids, n).ratio
+            traps = cache_traps(prefix, n)
+            assert traps == {"appends": n, "length": prefix, "final": prefix + n, "square": prefix**2}
+            q = cache_question(prefix, n)
+            assert judge(q, ratio, ratio).right
+            for name, value in traps.items():
+                verdict = judge(q, value, ratio)
+                assert not verdict.right, (text, n, name, value, ratio)
+                assert verdict.misconception == CACHE_TRAPS[name] or name == "square"
+            assert "within" in judge(q, ratio * 1.01, ratio).said  # the frame says "within X %"
+
+
+def test_the_first_piece_cut_is_the_truncated_documents_and_changes_with_the_sentence():
+    from encoder_core.lessons.tradeoffs import first_cut
+
+    tok = english_tokenizer()
+    answers = set()
+    for text in ORDINARY:
+        cut = first_cut(tok, text, 100, 512)
+        assert cut is not None and len(cut.options) >= 2
+        whole = length_cap(tok, " ".join([text] * 100), 512)
+        assert cut.pieces[cut.index] == whole.after_cut[0]  # what the tokenizer really dropped first
+        assert cut.kept == 510 and cut.index == 510 % len(cut.pieces)
+        assert set(cut.options) == {cut.index, *cut.misread.values()} and cut.index not in cut.misread.values()
+        assert cut.misread["specials"] == (512 % len(cut.pieces))
+        answers.add((cut.index, cut.pieces[cut.index]))
+    assert len(answers) >= 5 and len({i for i, _ in answers}) >= 2  # the right piece differs between sentences
+    snowman = first_cut(tok, ORDINARY[-1], 100, 512)  # "unbelievably" and "snowman" are cut into pieces
+    words = ORDINARY[-1].split()
+    first_pieces = [len(tok.encode(" ".join(words[:i])).ids) - 2 for i in range(len(words))]
+    assert snowman.misread["words"] == first_pieces[510 % len(words)] != snowman.index  # counting words misleads
+    assert first_cut(tok, "the cat sat", 3, 512) is None  # nothing cut: no question
+    assert first_cut(tok, "hello", 600, 512) is None  # one piece: every wrong idea lands on it

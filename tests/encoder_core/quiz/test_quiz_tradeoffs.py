@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from quiz_checks import checked_questions, lesson_checks, lesson_generators
 
+from encoder_core.quiz.tradeoffs import MISMATCH_CHOICES
+
 GENS = lesson_generators("tradeoffs")
 
 
@@ -58,6 +60,37 @@ def check_wrong_mean(q):
 def check_append_moves(q):
     moves = q.inputs["causal"] == "bidirectional"
     assert ("Every one" in q.answer) == moves and ("None of them" in q.answer) != moves
+
+
+def check_mask_mismatch(q):
+    import torch
+
+    from encoder_core.lessons.tradeoffs import eligible_positions, ordinary_word_ids
+    from encoder_core.quiz.inside import lab_mlm
+
+    model, tok = lab_mlm()
+    ids = tok.encode(q.inputs["text"]).ids
+    words, position = eligible_positions(tok, ids), q.inputs["position"]
+    pool = ordinary_word_ids(tok)
+    randoms = pool[torch.randint(len(pool), (len(words),), generator=torch.Generator().manual_seed(q.inputs["seed"]))]
+    p, random_id = {}, int(randoms[words.index(position)])
+    for case, token in (("masked", tok.mask_id), ("random", random_id), ("kept", ids[position])):
+        row = list(ids)
+        row[position] = token
+        with torch.inference_mode():
+            logits, _ = model(torch.tensor([row]))
+        p[case] = float(torch.softmax(logits[0, position], -1)[ids[position]])
+    ranked = sorted(p, key=p.get, reverse=True)
+    assert q.answer == MISMATCH_CHOICES[ranked[0]] and p[ranked[0]] - p[ranked[1]] >= 0.1
+
+
+def check_first_cut(q):
+    from encoder_core import english_tokenizer
+
+    pieces = english_tokenizer().encode(q.inputs["text"]).tokens[1:-1]
+    room = q.inputs["cap"] - 2  # [CLS] and [SEP] keep their places
+    assert len(pieces) * q.inputs["copies"] > room
+    assert q.answer == f"{room % len(pieces)} {pieces[room % len(pieces)]}"
 
 
 CHECKS = lesson_checks("tradeoffs", globals())
