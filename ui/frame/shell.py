@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.views.figures import PHONE_HIDDEN_CELL_FONT
+
 from .state import ALL_SECTIONS, CONTRAST, LECTURE, STEP, current_link
 
 CURRENT_PAGE_KEY = "_current_page"  # the page of the previous run, to tell a move to another lesson
@@ -27,6 +29,57 @@ LESSON_ICONS = {
 }
 
 # Our own stylesheets, never user text. Selectors are Streamlit's stable data-testids.
+
+# On every page, at every width. A prediction's targets (its options, "sure" / "a guess", the number or word
+# box, Commit and Skip) are at least 44 px tall: a thumb's width, WCAG 2.5.5's target size.
+# A heatmap's cell text: plotly shrinks it to fit its cells (to 2 px on a phone) and writes the size it chose
+# in the text's own style. Text it had to shrink below FIT_CELL_TEXT_PX is hidden: pointing at (tapping) a
+# cell shows its value and tokens, and the chart's numbers panel has them all. Text fitted at FIT_CELL_TEXT_PX
+# is written at READABLE_CELL_TEXT_PX: plotly allows 0.65 of the type size per character, and a character of
+# the app's type takes about 0.5, so the larger text still fits the cell plotly measured.
+TARGET_PX = 44
+FIT_CELL_TEXT_PX = 10  # the smallest size plotly may fit a cell's text to and have it shown ...
+READABLE_CELL_TEXT_PX = 11  # ... and the size it is then written at
+_PREDICT = '[class*="st-key-predict-"]'
+_OPTION = f'{_PREDICT} [data-testid="stRadioOption"]'
+_CELL_TEXT = '.heatmap-label text[style*="font-size: {}px;"]'  # "1px;" does not match "11px;"
+EVERY_SCREEN_CSS = (
+    f"""
+{_OPTION} {{min-height: {TARGET_PX}px; min-width: {TARGET_PX}px; display: flex; align-items: center;}}
+{_OPTION} {{width: 100%; padding-right: 0.75rem; cursor: pointer;}}
+{_PREDICT} [role="radiogroup"] > div {{align-self: stretch;}}
+{_PREDICT} [data-baseweb="input"] {{min-height: {TARGET_PX}px;}}
+{_PREDICT} button {{min-height: {TARGET_PX}px;}}
+"""
+    + ", ".join(_CELL_TEXT.format(px) for px in range(1, FIT_CELL_TEXT_PX))
+    + " {display: none;}\n"
+    + _CELL_TEXT.format(FIT_CELL_TEXT_PX)
+    + f" {{font-size: {READABLE_CELL_TEXT_PX}px !important;}}\n"
+)
+
+# On a phone (Streamlit stacks columns below 640 px): a chart is at most 45 % of the screen's height, so the
+# question under it starts within the first screen; cell text plotly does not fit to its cells and that would
+# overrun them (ui.views.figures.styled marks it) is hidden; and the chart's toolbar (zoom, PNG, full screen)
+# sits in a strip of its own above the chart, not over its title. Plotly draws a chart at the height of its
+# element (Streamlit measures it), so a capped chart is redrawn smaller, not cut. Full screen (its toolbar
+# then shows "Close fullscreen") keeps the whole screen, its toolbar lifted into the room above the chart.
+PHONE_WIDTH_PX = 640
+PHONE_CHART_SHARE = 45  # per cent of the screen's height (svh: of the height the browser's own bars leave)
+TOOLBAR_STRIP_PX = 32
+_ANY_CHART = '[data-testid="stPlotlyChart"]'
+_CHART = f'{_ANY_CHART}:not(:has([data-title="Close fullscreen"]))'
+NARROW_SCREEN_CSS = f"""
+@media (max-width: {PHONE_WIDTH_PX}px) {{
+[data-testid="stElementContainer"]:has(> [data-testid="stFullScreenFrame"] > {_ANY_CHART})
+  {{flex: 0 0 auto !important; height: auto !important; padding-top: {TOOLBAR_STRIP_PX}px;}}
+{_CHART} {{max-height: {PHONE_CHART_SHARE}vh; max-height: {PHONE_CHART_SHARE}svh;}}
+{_ANY_CHART}, {_ANY_CHART} .js-plotly-plot, {_ANY_CHART} .plot-container, {_ANY_CHART} .svg-container
+  {{overflow: visible !important;}}
+{_ANY_CHART} .modebar-container {{top: -{TOOLBAR_STRIP_PX}px !important;}}
+{_CELL_TEXT.format(PHONE_HIDDEN_CELL_FONT)} {{display: none;}}
+}}
+"""
+
 # The room below the page in lecture mode lets a short step's heading scroll to the top of the window.
 LECTURE_CSS = """
 [data-testid="stMainBlockContainer"] {padding-top: 2.5rem; padding-bottom: 70vh;}
@@ -113,12 +166,15 @@ def presenting_controls():
 
 
 def page_style() -> None:
-    """Larger type for a projector in lecture mode; black-on-white with strong outlines in high contrast."""
-    css = (LECTURE_CSS if st.session_state.get(LECTURE.key) else "") + (
-        HIGH_CONTRAST_CSS if st.session_state.get(CONTRAST.key) else ""
+    """Big enough targets and readable cell text everywhere, a phone's charts capped (EVERY_SCREEN_CSS,
+    NARROW_SCREEN_CSS); larger type for a projector in lecture mode; black-on-white in high contrast."""
+    css = (
+        EVERY_SCREEN_CSS
+        + NARROW_SCREEN_CSS
+        + (LECTURE_CSS if st.session_state.get(LECTURE.key) else "")
+        + (HIGH_CONTRAST_CSS if st.session_state.get(CONTRAST.key) else "")
     )
-    if css:
-        st.html(f"<style>{css}</style>")
+    st.html(f"<style>{css}</style>")
 
 
 def enter_page(page_id: str) -> None:

@@ -30,6 +30,18 @@ LECTURE_FONT, LECTURE_TITLE_FONT, LECTURE_TICK_FONT = 20, 24, 18
 LECTURE_CELL_FONT = 18  # a heatmap's numbers, written in its cells up to LECTURE_MAX_CELL_COLUMNS columns
 LECTURE_MAX_CELL_COLUMNS = 12  # beyond that an 18-px number no longer fits its cell: the numbers panel has them
 
+# A phone's chart: the narrowest common phone screen (360 px) less the page's side padding; at most 45 % of an
+# 844-px screen tall (the phone stylesheet's cap, ui.frame.shell). Plotly fits a heatmap's cell text to its cells
+# only in a grid of two rows and two columns or more and only when no size is given; other cell text (one row,
+# or a size a view chose) is written at its size however narrow the cells. Where that would overrun the cells
+# of a phone's chart, styled writes it at PHONE_HIDDEN_CELL_FONT: a size no view uses (it looks the same as 12),
+# which the phone stylesheet hides. Pointing at (tapping) a cell shows its text, and the numbers panel has it.
+PHONE_FIGURE_WIDTH, PHONE_FIGURE_HEIGHT = 328, 380
+PHONE_HIDDEN_CELL_FONT = 11.99
+CHAR_EM = 0.6  # a character's width in type sizes: generous for the app's type (a digit takes about 0.5)
+LINE_EM = 1.3  # plotly's line spacing
+PLOTLY_MARGIN = {"l": 80, "r": 80, "t": 100, "b": 80}  # plotly's own, where a figure sets none
+
 
 @dataclass(frozen=True)
 class Chart:
@@ -377,6 +389,10 @@ def styled(fig: go.Figure, *, lecture: bool = False, high_contrast: bool = False
             trace.colorbar.x = COLORBAR_X
     if lecture:
         _lecture_type(fig)
+    else:
+        for trace in fig.data:
+            if trace.type == "heatmap" and trace.texttemplate and _overruns_phone_cells(fig, trace):
+                trace.textfont.size = PHONE_HIDDEN_CELL_FONT
     if high_contrast:
         axis = {
             "showline": True,
@@ -403,6 +419,57 @@ def styled(fig: go.Figure, *, lecture: bool = False, high_contrast: bool = False
         fig.update_traces(line_width=4, selector={"type": "scatter"})
         fig.update_traces(xgap=1, ygap=1, selector={"type": "heatmap"})
     return fig
+
+
+_PLACEHOLDER = re.compile(r"%\{([a-z]+)(?:\[\d+\])?(?::([^}]*))?\}")
+
+
+def cell_lines(trace) -> list[list[str]]:
+    """A heatmap's cell text as plotly writes it from its texttemplate: per cell, its lines, markup removed.
+    Placeholders other than text, z, x and y (customdata, say) count as empty."""
+    z = [list(row) if hasattr(row, "__len__") else [row] for row in (trace.z if trace.z is not None else ())]
+    text = trace.text if trace.text is not None else ()
+    xs, ys = list(trace.x) if trace.x is not None else [], list(trace.y) if trace.y is not None else []
+
+    def value(name: str, r: int, c: int):
+        if name == "text":
+            row = text[r] if r < len(text) else ()
+            return row[c] if hasattr(row, "__len__") and not isinstance(row, str) and c < len(row) else ""
+        if name == "z":
+            return z[r][c]
+        return {"x": xs[c] if c < len(xs) else c, "y": ys[r] if r < len(ys) else r}.get(name, "")
+
+    def written(match: re.Match, r: int, c: int) -> str:
+        v, spec = value(match.group(1), r, c), match.group(2)
+        try:
+            return format(v, spec) if spec else str(v)
+        except (TypeError, ValueError):
+            return str(v)
+
+    cells = []
+    for r, row in enumerate(z):
+        for c in range(len(row)):
+            shown = _PLACEHOLDER.sub(lambda m, r=r, c=c: written(m, r, c), trace.texttemplate)
+            cells.append([html.unescape(re.sub(r"<[^>]+>", "", line)) for line in re.split(r"<br\s*/?>", shown)])
+    return cells
+
+
+def _overruns_phone_cells(fig: go.Figure, trace) -> bool:
+    """Would plotly write this heatmap's cell text past its cells on a phone? (False where plotly fits it.)"""
+    rows = len(trace.z) if trace.z is not None else 0
+    columns = max((len(row) for row in trace.z if hasattr(row, "__len__")), default=1) if rows else 0
+    given = trace.textfont.size
+    if not rows or (given is None and rows >= 2 and columns >= 2):
+        return False  # plotly fits it to the cells (and the stylesheet hides what it had to shrink too far)
+    size = given or fig.layout.font.size or 12
+    cells = cell_lines(trace)
+    chars = max((len(line) for lines in cells for line in lines), default=0)
+    lines = max((len(lines) for lines in cells), default=1)
+    margin = {side: getattr(fig.layout.margin, side) for side in PLOTLY_MARGIN}
+    margin = {side: PLOTLY_MARGIN[side] if px is None else px for side, px in margin.items()}
+    width = (PHONE_FIGURE_WIDTH - margin["l"] - margin["r"]) / columns - (trace.xgap or 0)
+    height = (min(fig.layout.height or 450, PHONE_FIGURE_HEIGHT) - margin["t"] - margin["b"]) / rows - (trace.ygap or 0)
+    return chars * size * CHAR_EM > width or lines * size * LINE_EM > height
 
 
 def plain_title(fig: go.Figure) -> str:

@@ -3,7 +3,9 @@
 import io
 import itertools
 import json
+import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,6 +14,14 @@ import pytest
 from plotly.subplots import make_subplots
 
 from ui.frame.export import ExportedFigure, figure_html, figures_html, table_csv
+from ui.frame.shell import (
+    EVERY_SCREEN_CSS,
+    FIT_CELL_TEXT_PX,
+    NARROW_SCREEN_CSS,
+    PHONE_CHART_SHARE,
+    PHONE_WIDTH_PX,
+    READABLE_CELL_TEXT_PX,
+)
 from ui.views.figures import (
     CATEGORICAL,
     COLORBAR_ROOM,
@@ -19,9 +29,11 @@ from ui.views.figures import (
     HIGH_CONTRAST_PAIR,
     LABEL_CHAR_PX,
     PAIR,
+    PHONE_HIDDEN_CELL_FONT,
     SEQUENTIAL,
     attention_heatmap,
     bar_chart,
+    cell_lines,
     colorbar_room,
     label_room,
     line_chart,
@@ -265,3 +277,63 @@ def test_heatmap_margins_grow_with_their_labels_and_colour_bar_digits():
     assert colorbar_room(0.03) > colorbar_room(1.0) == COLORBAR_ROOM
     fig = attention_heatmap(np.eye(3), ["[CLS]", "extraordinarily", "[SEP]"])
     assert fig.layout.margin.l == label_room(["1 extraordinarily"]) and fig.layout.margin.r == COLORBAR_ROOM
+
+
+def one_row(words, *, size=None):
+    """A row of cells with a word written in each, as the outputs lesson's label rows are drawn."""
+    fig = go.Figure(
+        go.Heatmap(z=[list(range(len(words)))], text=[words], texttemplate="%{text}", textfont={"size": size}),
+        layout={"margin": {"l": 40, "r": 10, "t": 60, "b": 40}, "height": 190},
+    )
+    return fig
+
+
+def test_cell_text_is_read_as_plotly_writes_it():
+    fig = go.Figure(go.Heatmap(z=[[0.5, 0.25]], text=[["a&amp;b<br>→ <b>cat</b>", "x"]], texttemplate="%{text}"))
+    assert cell_lines(fig.data[0]) == [["a&b", "→ cat"], ["x"]]
+    numbers = go.Figure(go.Heatmap(z=[[0.123456, 1.0]], texttemplate="%{z:.2f} (%{x})", x=["a", "b"]))
+    assert cell_lines(numbers.data[0]) == [["0.12 (a)"], ["1.00 (b)"]]
+
+
+def test_cell_text_plotly_cannot_fit_is_hidden_on_a_phone_where_it_would_overrun():
+    # One row: plotly writes it at the figure's type size however narrow the cells. Eleven five-letter words
+    # do not fit a phone's chart; three do.
+    crowded = styled(one_row(["other"] * 11))
+    assert crowded.data[0].textfont.size == PHONE_HIDDEN_CELL_FONT
+    assert styled(one_row(["cat", "dog", "owl"])).data[0].textfont.size is None
+    # A size the view chose is kept where it fits, marked where it would not.
+    assert styled(one_row(["cat", "dog", "owl"], size=12)).data[0].textfont.size == 12
+    assert styled(one_row(["person"] * 12, size=12)).data[0].textfont.size == PHONE_HIDDEN_CELL_FONT
+    # A grid plotly fits itself is left to plotly (and to the stylesheet, which hides what it shrank too far).
+    grid = styled(attention_heatmap(np.full((12, 12), 0.05), [str(i) for i in range(12)]))
+    assert grid.data[0].textfont.size is None
+    # Lecture mode writes its own 18-px numbers, or none (test_lecture_mode_keeps_cell_numbers_inside_their_cells).
+    assert styled(one_row(["other"] * 11), lecture=True).data[0].textfont.size == 18
+
+
+def test_the_marked_size_looks_like_the_figure_type_and_no_view_uses_it():
+    assert abs(PHONE_HIDDEN_CELL_FONT - 12) < 0.05
+    views = Path(__file__).resolve().parents[3] / "ui" / "views"
+    assert not [f.name for f in views.glob("*.py") if f.name != "figures.py" and "11.99" in f.read_text()]
+
+
+def test_the_stylesheet_hides_cell_text_plotly_shrank_too_far_and_enlarges_the_rest():
+    hidden = re.findall(r'font-size: (\d+)px;"\]', EVERY_SCREEN_CSS.split("{display: none;}")[0])
+    assert sorted(map(int, hidden)) == list(range(1, FIT_CELL_TEXT_PX))
+    # An attribute selector matches a substring: "font-size: 1px;" must not also match 11 px, 21 px, ...
+    written = {px: f"font-family: x; font-size: {px}px; fill: red;" for px in range(1, 40)}
+    matched = {px for px, style in written.items() for h in hidden if f"font-size: {h}px;" in style}
+    assert matched == set(range(1, FIT_CELL_TEXT_PX))
+    enlarged = f'font-size: {FIT_CELL_TEXT_PX}px;"] {{font-size: {READABLE_CELL_TEXT_PX}px !important;}}'
+    assert enlarged in EVERY_SCREEN_CSS
+    assert f'font-size: {PHONE_HIDDEN_CELL_FONT}px;"] {{display: none;}}' in NARROW_SCREEN_CSS
+
+
+def test_on_a_phone_every_chart_is_capped_below_half_the_screen_except_in_full_screen():
+    assert NARROW_SCREEN_CSS.strip().startswith(f"@media (max-width: {PHONE_WIDTH_PX}px)")
+    assert PHONE_CHART_SHARE < 50
+    cap = re.search(r"^(.*)\{max-height: (\d+)vh; max-height: (\d+)svh;\}", NARROW_SCREEN_CSS, re.M)
+    assert cap and int(cap[2]) == int(cap[3]) == PHONE_CHART_SHARE
+    assert ':not(:has([data-title="Close fullscreen"]))' in cap[1]
+    for target in ('[data-testid="stRadioOption"] {min-height: 44px;', "button {min-height: 44px;}"):
+        assert f'[class*="st-key-predict-"] {target}' in EVERY_SCREEN_CSS
