@@ -50,14 +50,13 @@ from classroom.store import DATABASE_URL_VAR, RoomStore
 from scripts.streamlit_protocol import Session, connect
 from ui.frame.learner import COOKIE, RECORDS_VAR
 from ui.frame.predict import CONFIDENCE
-from ui.questions.attention import SAME_ROWS
 
 MAX_LEARNERS = 300
 MAX_WINDOW_S = 60.0
 FIRST_VISIT_TIMEOUT_S = 300.0  # 200 first visits at once queue on two cores
 RUN_TIMEOUT_S = 120.0  # any later rerun
 WARM_UP = 8  # learners before the load: with two processes, nginx's ip_hash sends some to each
-GUESS, SURE, COMMIT = (f"_predict_{part}_{SAME_ROWS.key}" for part in ("guess", "sure", "commit"))
+GUESS, SURE, COMMIT = (f"_predict_{part}_attention-rows" for part in ("guess", "sure", "commit"))
 COOKIE_ID = re.compile(rf"{COOKIE}=([0-9a-f]{{32}})\.")
 VERDICTS = ("Right", "Not quite")  # how the reveal's first line starts (predict.judge)
 
@@ -69,6 +68,13 @@ class Learner:
     revealed: bool = False  # that rerun drew the verdict on the guess: the commit was taken
     learner_id: str | None = None  # the record's id the app's cookie carries after that rerun (records on)
     errors: int = 0
+
+
+def options(session: Session, key: str) -> list[str]:
+    """The options of this radio as the last run drew them, without their letters."""
+    widget_id = session.widget_ids[key][0]
+    radio = next(e.radio for e in session.elements if e.WhichOneof("type") == "radio" and e.radio.id == widget_id)
+    return [o.split(". ", 1)[1] if o[1:3] == ". " else o for o in radio.options]
 
 
 def choose(session: Session, key: str, label: str) -> WidgetState:
@@ -98,7 +104,7 @@ async def learner(url: str, i: int, window: float, crowd: Crowd) -> Learner:
             started = time.perf_counter()
             out.errors += not await asyncio.wait_for(session.run([]), FIRST_VISIT_TIMEOUT_S)
             out.first_visit = time.perf_counter() - started
-            guess = choose(session, GUESS, r.choice(SAME_ROWS.options).label)
+            guess = choose(session, GUESS, r.choice(sorted(options(session, GUESS))))
             sure = choose(session, SURE, r.choice(CONFIDENCE))
             joined = True
             crowd.join()
