@@ -33,7 +33,10 @@ NEW_SENTENCE = "the dog ran to the park"
 
 
 # A lesson whose first section asks before it draws anything: padding's pad count, answered before the batch.
-OPENS_ON_A_QUESTION = {"padding": ".st-key-predict-padding-pad-count"}
+OPENS_ON_A_QUESTION = {
+    "padding": ".st-key-predict-padding-pad-count",
+    "inside": ".st-key-predict-inside-token",  # Looking inside asks which knockout matters before its charts
+}
 
 
 def open_lesson(page, app_url: str, lesson: str, query: str = ""):

@@ -29,18 +29,21 @@ def test_every_lesson_asks_twice_and_sends_no_answer_before_a_commit(browser, ap
     page = context.new_page()
     open_all_sections(page, app_url, lesson)
     asked = page.locator(PREDICT).count()
-    assert asked >= 2, f"{lesson} asks {asked} prediction(s)"
     assert page.locator(REVEAL).count() == 0  # not hidden: not there
     first = page.locator(PREDICT).first
     first.scroll_into_view_if_needed()
     out = screenshots_dir / "predictions"
     out.mkdir(exist_ok=True)
     page.screenshot(path=str(out / f"{lesson}-asking.png"))
-    first.get_by_role("button", name="Skip: just show me").click()
+    page.get_by_role("button", name="Skip: just show me").first.click()
     page.locator(REVEAL).first.wait_for(timeout=LOAD_MS)
     wait_idle(page, LOAD_MS)
     assert_no_exception(page)
     assert page.locator(REVEAL).count() == 1
+    # A lesson may hold its later questions back until the first is answered (padding's pad count gates the
+    # rest): count again once it is.
+    asked = max(asked, page.locator(PREDICT).count())
+    assert asked >= 2, f"{lesson} asks {asked} prediction(s)"
     context.close()
 
 
