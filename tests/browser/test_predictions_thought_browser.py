@@ -32,6 +32,14 @@ def page_evidence(page) -> str:
     )
 
 
+def context(found: re.Match | None) -> str:
+    """The text around a match, to say where on the page a value was."""
+    if found is None:
+        return ""
+    text = found.string
+    return repr(text[max(0, found.start() - 80) : found.end() + 80])
+
+
 def answer(question) -> str:
     """Answer an open prediction as a student would: the first option shown, or a number, or a word; sure."""
     groups = question.get_by_role("radiogroup")
@@ -72,7 +80,10 @@ def commit_every_prediction(page, limit: int = 12) -> list[str]:
         verdict = reveal.inner_text()
         for value in MODELS_VALUE.findall(verdict):
             if len(value.replace(",", "").replace(".", "").lstrip("-0")) >= 2:  # a number, not a bare 1 or 0
-                assert value not in before, f"{key}: the model's value {value} was on the page before the commit"
+                shown = re.search(rf"(?<![\d.]){re.escape(value)}(?!\.?\d)", before)  # the number, not a digit run
+                assert not shown, (
+                    f"{key}: the model's value {value} was on the page before its commit: {context(shown)}"
+                )
         done.append(key)
     return done
 
