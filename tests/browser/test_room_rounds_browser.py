@@ -19,7 +19,6 @@ from .room_processes import lecturer_and_phone_processes
 LOAD_MS = 90_000
 PHONE = {"width": 390, "height": 844}
 VOTE = ".st-key-room-vote button"
-RIGHT = 1  # "the last row": what the causal mask leaves alone, on any sentence (a test of the core checks it)
 
 
 def count_shown(page, vote: int) -> str:
@@ -106,11 +105,18 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     layout = phone_layout(phones[0])
     assert min(layout["heights"]) >= 44 and layout["overflow"] <= 0, layout
     assert layout["questionBottom"] <= PHONE["height"] and not layout["inExpander"], layout
+    # The round draws its options' order: the right one (the causal mask leaves the last row alone) is found
+    # by its text, the same on every phone.
+    labels = [phone.locator(VOTE).all_inner_texts() for phone in phones]
+    assert labels[0] == labels[1] == labels[2], labels
+    right = next(i for i, text in enumerate(labels[0]) if "the last row" in text)
+    letter = "ABCDEF"[right]
+    wrong = [i for i in range(len(labels[0])) if i != right]
     kinds = phones[0].locator(VOTE).evaluate_all("bs => bs.map(b => b.getAttribute('data-testid'))")
     assert len(set(kinds)) == 1, kinds  # every option drawn alike before a tap: the right one is not marked
     shot(phones[0], "phone_vote1.png")
 
-    for phone, option in zip(phones, (RIGHT, 0, 2), strict=True):
+    for phone, option in zip(phones, (right, wrong[0], wrong[1]), strict=True):
         tap(phone, option, 1)
     wait_count(lecturer, 1, 3)
     titles = lecturer.evaluate(
@@ -133,24 +139,24 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
         lambda: lecturer.get_by_role("button", name="Open vote 2").click(),
         lambda: lecturer.get_by_text("Votes in vote 2"),
     )
-    for phone, option in zip(phones, (RIGHT, RIGHT, 0), strict=True):
+    for phone, option in zip(phones, (right, right, wrong[0]), strict=True):
         tap(phone, option, 2)
     wait_count(lecturer, 2, 3)
     press(
         lecturer,
         lambda: lecturer.get_by_role("button", name="Close vote 2 and reveal").click(),
-        lambda: lecturer.get_by_text("The answer: B"),
+        lambda: lecturer.get_by_text(f"The answer: {letter}"),
     )
     wait_charts(lecturer, 3)  # the shift, and the lesson's two heatmaps
     shift = chart_data(lecturer, 0)
     assert [t["name"] for t in shift] == ["vote 1 (3 votes)", "vote 2 (3 votes)"]
-    assert [t["text"][RIGHT] for t in shift] == ["1 (33%)", "2 (67%)"]
+    assert [t["text"][right] for t in shift] == ["1 (33%)", "2 (67%)"]
     assert_no_exception(lecturer)
     shot(lecturer, "lecturer_reveal.png")
-    phones[2].get_by_text("The answer: B").wait_for(timeout=60_000)
+    phones[2].get_by_text(f"The answer: {letter}").wait_for(timeout=60_000)
     shot(phones[2], "phone_reveal.png")
     if shots:
-        lecture_mode_reveal(lecturer_context, app_url, code, shots)
+        lecture_mode_reveal(lecturer_context, app_url, code, shots, letter)
 
     press(
         lecturer,
@@ -166,8 +172,8 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     rows = list(csv.DictReader(io.StringIO(download.value.path().read_text())))
     first = [r for r in rows if r["round"] == "1"]
     assert [(r["vote"], r["option"], r["count"]) for r in first if r["right option"] == "yes"] == [
-        ("1", "B", "1"),
-        ("2", "B", "2"),
+        ("1", letter, "1"),
+        ("2", letter, "2"),
     ]
     assert sum(int(r["count"]) for r in rows if r["round"] == "2") == 1
     assert {r["transfer of round"] for r in rows if r["round"] == "2"} == {"1"}
@@ -178,12 +184,12 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     lecturer_context.close()
 
 
-def lecture_mode_reveal(context, app_url: str, code: str, shots: Path) -> None:
+def lecture_mode_reveal(context, app_url: str, code: str, shots: Path, letter: str) -> None:
     """The same lecturer's reveal in lecture mode on a projector (1920 x 1080): no text under 18 px."""
     hall = context.new_page()
     hall.set_viewport_size({"width": 1920, "height": 1080})
     hall.goto(f"{app_url}/room?room={code}&lecture=1")
-    hall.get_by_text("The answer: B").wait_for(timeout=LOAD_MS)
+    hall.get_by_text(f"The answer: {letter}").wait_for(timeout=LOAD_MS)
     wait_charts(hall, 3)
     smallest = hall.evaluate(
         """() => Math.min(...[...document.querySelectorAll('[data-testid=stMain] .stMarkdown p,'
