@@ -3,11 +3,12 @@
     .venv/bin/python -m scripts.prediction_slots [--visits 2]
 
 Each lesson page runs in AppTest (no browser, no server) with every section shown, on each of
-SENTENCES; each open choice prediction is answered with the first option shown, sure, and its verdict
-names the model's answer. Printed per prediction: how many different right answers the sentences gave
-(1: the answer never depends on the sentence), and how often the right option was shown first,
-second, ...; then the share of right answers in each slot over all predictions. With options drawn in
-a fresh order per visit, every slot should hold about its share (1/4 for four options).
+SENTENCES; each open choice prediction is skipped, and the reveal names the model's answer. Printed per
+prediction: how many different right answers (labels) the sentences gave (1 where the labels are
+generic, such as "the token after", or the answer never depends on the sentence), and how often the
+right option was shown first, second, ...; then the share of right answers in each slot over all
+predictions. With options drawn in a fresh order per visit, every slot should hold about its share
+(1/4 for four options).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-GUESS, SURE, COMMIT = "_predict_guess_", "_predict_sure_", "_predict_commit_"
+GUESS, SKIP = "_predict_guess_", "_predict_skip_"
 # Each lesson's own link parameter for its sentence.
 SENTENCE_PARAMS = {
     "attention": "sentence",
@@ -39,7 +40,7 @@ SENTENCES = (
     "my sister sold her car to a neighbour last week",
     "the river rose quickly after three days of rain",
 )
-MODELS_ANSWER = re.compile(r"the model says “(.+)”")
+MODELS_ANSWER = re.compile(r"The model's answer: \*\*(.+)\*\*\.")
 
 
 def inside_sentence(sentence: str) -> str:
@@ -61,25 +62,20 @@ def open_choices(at: AppTest) -> list[str]:
     return [str(r.key).removeprefix(GUESS) for r in at.radio if str(r.key or "").startswith(GUESS)]
 
 
-def verdicts(at: AppTest) -> Counter:
-    return Counter(e.value for e in (*at.success, *at.error))
+def infos(at: AppTest) -> Counter:
+    return Counter(e.value for e in at.info)
 
 
-def answer_first(at: AppTest, key: str) -> tuple[list[str], str | None]:
-    """Commit the first option shown; (the options in the order shown, the model's right one)."""
+def skip_and_read(at: AppTest, key: str) -> tuple[list[str], str | None]:
+    """Skip the prediction, as a student may: (its options in the order shown, the model's answer, which a
+    skip states as "The model's answer: **label**.")."""
     radio = at.radio(key=f"{GUESS}{key}")
     shown = [label.split(". ", 1)[1] for label in radio.options]  # "A. label" -> label
-    before = verdicts(at)
-    radio.set_value(shown[0])
-    at.radio(key=f"{SURE}{key}").set_value("sure")
-    at.button(key=f"{COMMIT}{key}").click().run()
-    new = list((verdicts(at) - before).elements())  # this commit's verdict
-    if len(new) != 1:
-        return shown, None
-    if new[0].startswith("Right"):
-        return shown, shown[0]
-    said = MODELS_ANSWER.search(new[0])
-    return shown, said.group(1) if said else None
+    before = infos(at)
+    at.button(key=f"{SKIP}{key}").click().run()
+    said = [MODELS_ANSWER.search(v) for v in (infos(at) - before).elements()]
+    said = [m.group(1) for m in said if m]
+    return shown, said[0] if len(said) == 1 else None
 
 
 def survey(visits: int) -> dict[str, dict]:
@@ -96,7 +92,7 @@ def survey(visits: int) -> dict[str, dict]:
                         break
                     key = todo[0]
                     done.add(key)
-                    shown, right = answer_first(at, key)
+                    shown, right = skip_and_read(at, key)
                     if right is None or right not in shown:
                         continue
                     entry = found[key]
