@@ -66,10 +66,10 @@ def start_server(port: int, extra_env: dict | None = None, root: Path = ROOT) ->
 
 
 @contextmanager
-def serving(root: Path = ROOT):
-    """The app from `root` on a free loopback port, healthy: yields its URL."""
+def serving(root: Path = ROOT, extra_env: dict | None = None):
+    """The app from `root` (with extra_env in its environment) on a free loopback port, healthy: yields its URL."""
     port = free_port()
-    proc = start_server(port, root=root)
+    proc = start_server(port, extra_env, root=root)
     try:
         wait_healthy(port)
         yield f"http://127.0.0.1:{port}"

@@ -4,8 +4,6 @@ an app restart; another browser starts empty until the record is moved to it by 
 
 from __future__ import annotations
 
-import subprocess
-from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -17,7 +15,7 @@ from encoder_core.quiz import generators
 from ui.frame.learner import COOKIE
 from ui.frame.review import first_unseen_seed
 
-from .conftest import free_port, start_server
+from .conftest import serving
 from .driver import assert_no_exception, wait_idle
 
 LOAD_MS = 90_000
@@ -27,22 +25,9 @@ REVIEW_LINK = "Review what I missed"
 RIGHT = {"attention-rows": "the last row", "attention-drop": "only the bidirectional one"}
 
 
-@contextmanager
 def app(database: str, days_later: float = 0):
     """The app on its own port and database; days_later moves its clock (the test setting)."""
-    from scripts.streamlit_protocol import wait_healthy
-
-    port = free_port()
-    proc = start_server(port, {DATABASE_URL_VAR: database, clock.SHIFT_VAR: str(days_later)})
-    try:
-        wait_healthy(port)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    return serving(extra_env={DATABASE_URL_VAR: database, clock.SHIFT_VAR: str(days_later)})
 
 
 def open_lesson(page, url: str) -> None:
