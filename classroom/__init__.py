@@ -2,5 +2,5 @@
 
 No streamlit here: codes.py makes and checks room codes and lecturer keys, store.py keeps rooms and
 answers (SQLite by default, PostgreSQL when ENCODER_LAB_DATABASE_URL is set), limits.py slows down
-anyone guessing room codes. The pages reach it through ui/frame/room_session.py.
+anyone guessing room codes. The pages reach it through ui/room/session.py.
 """

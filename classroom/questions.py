@@ -2,7 +2,7 @@
 and what the reveal draws to prove the answer. Stored with its round as JSON, so every app process
 behind a proxy reads the same question. No UI here.
 
-Three sources: the quiz engine (from_quiz), a lesson's prediction (built in ui/frame/room_sources.py,
+Three sources: the quiz engine (from_quiz), a lesson's prediction (built in ui/room/sources.py,
 where the lessons' models are), and the lecturer's own typed question (typed). A numeric quiz question
 becomes a choice between its answer and the wrong answers its generator diagnoses, each of which is a
 known misconception: the best distractors a peer-instruction question can have.

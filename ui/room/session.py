@@ -23,8 +23,7 @@ from classroom.links import Base, lan_address, public_base
 from classroom.results import answer_option
 from classroom.store import Room, StoreUnavailable, get_store
 from encoder_core.quiz import Grade, Question, question_for
-
-from .params import Param, snippet
+from ui.frame.params import Param, snippet
 
 ROOM = Param("room", "", "text", max_len=40)
 LINK_KEY = "key"  # the lecturer link's parameter: taken out of the URL as soon as the page reads it

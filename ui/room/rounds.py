@@ -18,13 +18,13 @@ from classroom.questions import BadQuestion, RoomQuestion, transfer, typed
 from classroom.rounds import Round
 from classroom.store import StoreUnavailable, get_store
 from encoder_core.lessons import LESSON_TITLES
+from ui.frame.charts import show_chart, show_table
+from ui.frame.modes import sidebar_model, sidebar_seed
+from ui.frame.quiz_widget import escape_md
 from ui.views import room as view
 
-from . import room_session as rooms
-from . import room_sources as sources
-from .charts import show_chart, show_table
-from .modes import sidebar_model, sidebar_seed
-from .quiz_widget import escape_md
+from . import session as rooms
+from . import sources
 
 COUNT_REFRESH_S = 1.0  # the lecturer's count of votes: within a second of a tap
 SOURCES = {"quiz": "the room's quiz", "lesson": "a lesson's prediction", "typed": "my own question"}
