@@ -14,7 +14,7 @@ import secrets
 import streamlit as st
 
 from classroom.peer import MOVE_ON_ABOVE, RETEACH_BELOW, export_rows, suggest
-from classroom.questions import BadQuestion, RoomQuestion, transfer, typed
+from classroom.questions import BadQuestion, RoomQuestion, typed
 from classroom.rounds import Round
 from classroom.store import StoreUnavailable, get_store
 from encoder_core.lessons import LESSON_TITLES
@@ -25,6 +25,7 @@ from ui.views import room as view
 
 from . import session as rooms
 from . import sources
+from .quiz import transfer
 
 COUNT_REFRESH_S = 1.0  # the lecturer's count of votes: within a second of a tap
 SOURCES = {"quiz": "the room's quiz", "lesson": "a lesson's prediction", "typed": "my own question"}

@@ -1,6 +1,6 @@
 """Where a room's questions come from, and the chart that proves each answer at the reveal.
 
-- the quiz engine: question i of the room's quiz number, offered as a choice (classroom.questions);
+- the quiz engine: question i of the room's quiz number, offered as a choice (ui/room/quiz.py);
 - a lesson's prediction, the same question the lesson asks ("predict, then see"), answered here by the
   same encoder_core function on the lecturer's sentence and model, its proof the lesson's own chart;
 - the lecturer's typed question (no chart: the lecturer is the proof).
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from classroom.questions import RoomQuestion, from_quiz, quiz_question
+from classroom.questions import RoomQuestion
 from encoder_core.lessons import attention as core
 from encoder_core.lessons import block as block_core
 from encoder_core.lessons import inside as inside_core
@@ -37,6 +37,8 @@ from ui.views import padding as padding_figs
 from ui.views import room as view
 from ui.views import tradeoffs as tradeoffs_figs
 from ui.views.figures import Chart
+
+from .quiz import from_quiz, quiz_question
 
 MAX_QUIZ_LOOKAHEAD = 30  # questions skipped at most to find one a room can vote on
 TRADEOFFS_MISMATCH_STEP = 4  # "The [MASK] mismatch" is the trade-offs lesson's fifth section
