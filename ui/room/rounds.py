@@ -87,7 +87,7 @@ def ask_quiz(code: str, quiz_seed: int) -> None:
 
 def ask_prediction(code: str) -> None:
     sentence = " ".join(str(st.session_state.get("room_sentence", "")).split())[:200] or sources.DEFAULT_SENTENCE
-    key = st.session_state.get("room_prediction", next(iter(sources.PREDICTIONS)))
+    key = st.session_state.get("room_prediction", next(iter(sources.predictions())))
     try:
         question = sources.from_prediction(key, sentence, sidebar_model(), sidebar_seed())
     except sources.CannotAsk as err:
@@ -125,7 +125,7 @@ def pose_form(code: str, quiz_seed: int) -> None:
             "Ask it: vote 1 opens", key="room_ask_quiz", type="primary", on_click=ask_quiz, args=(code, quiz_seed)
         )
     elif source == "lesson":
-        names = {k: p.title for k, p in sources.PREDICTIONS.items()}
+        names = {k: p.title for k, p in sources.predictions().items()}
         st.selectbox("Prediction", list(names), format_func=names.get, key="room_prediction")
         st.text_input("On the sentence", value=sources.DEFAULT_SENTENCE, max_chars=200, key="room_sentence")
         st.caption(
