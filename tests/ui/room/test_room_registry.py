@@ -41,9 +41,12 @@ def test_a_key_belongs_to_one_lesson_and_a_lesson_must_exist():
         register_room_question("block", "padding-leak", "x", ask=p.ask, step=0, answer=p.answer, charts=p.charts)
     with pytest.raises(ValueError, match="not a lesson"):
         register_room_question("no-such-lesson", "x", "x", ask=p.ask, step=0, answer=p.answer, charts=p.charts)
-    again = register_room_question("padding", p.key, p.title, ask=p.ask, step=p.step, answer=p.answer, charts=p.charts)
-    assert predictions()["padding-leak"] is again  # a module run twice replaces its own
-    registry._registered["padding-leak"] = p
+    try:
+        again = register_room_question("padding", p.key, p.title, ask=p.ask, step=0, answer=p.answer, charts=p.charts)
+        assert predictions()["padding-leak"] is again  # a module run twice replaces its own
+    finally:
+        registry._registered["padding-leak"] = p
+    assert predictions()["padding-leak"] is p
 
 
 @pytest.mark.parametrize("sentence", ["the cat sat on the mat", "[CLS] [SEP]", "one"])
