@@ -43,7 +43,7 @@ from scripts.streamlit_protocol import connect
 from tests.browser.conftest import free_port, start_server, wait_healthy
 
 MAX_PHONES = 300
-POLL_S = 2.0  # ui.frame.room_phone.PHONE_REFRESH_S
+POLL_S = 2.0  # ui.room.phone.PHONE_REFRESH_S
 OPTIONS = 4
 QUESTION = typed("Which mask hides later tokens from earlier ones?", "none\ncausal\npadding\nboth", 2)
 

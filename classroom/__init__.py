@@ -1,6 +1,10 @@
-"""The class room: a lecturer's room of students answering one quiz, stored in a database.
+"""The class room's and the learner records' database layer: plain Python and SQLAlchemy, no UI, no model.
 
-No streamlit here: codes.py makes and checks room codes and lecturer keys, store.py keeps rooms and
-answers (SQLite by default, PostgreSQL when ENCODER_LAB_DATABASE_URL is set), limits.py slows down
-anyone guessing room codes. The pages reach it through ui/frame/room_session.py.
+store.py keeps rooms, joins, quiz answers, peer-instruction rounds and their votes (rounds.py) and the
+learners' records (learners.py), in SQLite by default or PostgreSQL when ENCODER_LAB_DATABASE_URL is set;
+questions.py is a round's question as stored; results.py and peer.py turn answers and votes into what
+the lecturer sees; codes.py, limits.py and links.py make room codes, slow down guessing and find the
+address phones open; schedule.py says which idea is due again. Nothing here imports torch or
+encoder_core (tests/classroom/test_no_torch.py): the quiz's questions become room questions in
+ui/room/quiz.py, and the pages reach the store through ui/room/ and ui/frame/learner.py.
 """

@@ -1,12 +1,16 @@
 """A room's answers turned into what the lecturer sees: per question, how many answered, how many got
-it right, and the share choosing each option; the most-missed question first. Plain Python, no UI."""
+it right, and the share choosing each option; the most-missed question first. Plain Python, no UI.
+
+A stored answer is already an option's text (ui/room/quiz.answer_option makes it from a quiz answer), so
+nothing here needs the quiz engine: a question is anything with its options (`choices`, empty when the
+answer is typed) and its `answer`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-from encoder_core.quiz import CHOICE_KINDS, Grade, Question
+from typing import Protocol
 
 from .store import OptionCount
 
@@ -35,23 +39,18 @@ class QuestionResult:
         return (self.answered - self.right) / self.answered if self.answered else 0.0
 
 
-def answer_option(question: Question, response: object, graded: Grade) -> str:
-    """What a room stores as the chosen option: the choice itself, or a typed answer as the grader read it
-    (so "0.50" and ".5" count as one option)."""
-    if question.kind in CHOICE_KINDS:
-        return str(response)
-    parsed = graded.parsed
-    if isinstance(parsed, float):
-        return f"{parsed:g}"
-    if isinstance(parsed, tuple):
-        return "(" + ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in parsed) + ")"
-    return str(parsed)
+class Asked(Protocol):
+    """What summarize needs of a question (encoder_core.quiz.Question has it): a choice question's options
+    in their shown order, none for a typed answer, and the right answer."""
+
+    choices: tuple[str, ...]
+    answer: object
 
 
-def summarize(counts: Sequence[OptionCount], questions: Mapping[int, Question] | None = None) -> list[QuestionResult]:
+def summarize(counts: Sequence[OptionCount], questions: Mapping[int, Asked] | None = None) -> list[QuestionResult]:
     """One result per answered question, most missed first (then more answers, then lower number).
 
-    questions (index -> Question) lists a choice question's options that nobody chose, with 0.
+    questions (index -> question) lists a choice question's options that nobody chose, with 0.
     """
     questions = questions or {}
     by_index: dict[int, list[OptionCount]] = {}
@@ -67,7 +66,7 @@ def summarize(counts: Sequence[OptionCount], questions: Mapping[int, Question] |
             entry[0] += r.count
             entry[1] = entry[1] or r.correct
         q = questions.get(index)
-        if q is not None and q.kind in CHOICE_KINDS:
+        if q is not None and q.choices:  # a choice question (a typed answer has no choices)
             order = list(q.choices) + sorted(o for o in chosen if o not in q.choices)
             picked = {o: chosen.get(o, [0, False]) for o in order}
             options = [OptionShare(o, n, n / answered, o == q.answer or ok) for o, (n, ok) in picked.items()]

@@ -4,9 +4,9 @@ import streamlit as st
 
 from ui.frame import quiz_widget as quiz
 from ui.frame import review
-from ui.frame import room_session as rooms
 from ui.frame.predict import REVIEW_STEP
 from ui.frame.sections import Section, finish, narrative, render_sections, start
+from ui.room import session as rooms
 
 PARAMS = [quiz.QUIZ_SEED, quiz.QUIZ_QUESTION, rooms.ROOM]
 quiz.repair_link_seed()

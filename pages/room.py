@@ -10,13 +10,13 @@ from classroom.codes import shown_code
 from classroom.limits import PER_SESSION
 from classroom.results import summarize
 from classroom.store import StoreUnavailable, get_store
-from ui.frame import room_session as rooms
 from ui.frame.charts import show_live_chart
 from ui.frame.quiz_widget import QUIZ_SEED, current_quiz_seed, escape_md, fresh_quiz_seed
-from ui.frame.room_phone import phone_view
-from ui.frame.room_rounds import lecturer_rounds, settings
 from ui.frame.sections import narrative, start
 from ui.frame.state import write_url
+from ui.room import session as rooms
+from ui.room.phone import phone_view
+from ui.room.rounds import lecturer_rounds, settings
 from ui.views import room as view
 
 PARAMS = [rooms.ROOM]

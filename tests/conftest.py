@@ -83,7 +83,7 @@ ROOM_TABLES = "room, room_student, room_answer, room_round, room_vote, learner_e
 def fresh_limiter(monkeypatch):
     """Nobody has guessed a lecturer key yet (AppTest gives every test the same session id)."""
     from classroom.limits import GuessLimiter
-    from ui.frame import room_session
+    from ui.room import session as room_session
 
     monkeypatch.setattr(room_session, "LIMITER", GuessLimiter())
 

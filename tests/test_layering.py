@@ -4,7 +4,10 @@
 - ui/views never imports streamlit (figures and tables are pure functions);
 - a page holds controls, narrative and layout: no torch, no DataFrame built, at most MAX_PAGE_LINES lines;
 - one Chart type (ui/views/figures.py) and one show_chart (ui/frame/charts.py); no page draws a chart itself;
-- every lesson in the registry has its page, its view and its core module; every page is in the navigation.
+- every lesson in the registry has its page, its view and its core module; every page is in the navigation;
+- classroom/ (the database layer) imports no torch, no encoder_core and no UI;
+- the class room's UI lives in ui/room/, not in ui/frame/, and names no lesson (each lesson registers its own
+  room questions).
 """
 
 from __future__ import annotations
@@ -55,6 +58,41 @@ def top_level(modules: set[str]) -> set[str]:
 @pytest.mark.parametrize("path", python_files("encoder_core"), ids=lambda p: str(p.relative_to(ROOT)))
 def test_encoder_core_imports_no_ui_library(path):
     assert not top_level(imported_modules(path)) & {"streamlit", "plotly", "pandas", "ui", "pages"}
+
+
+@pytest.mark.parametrize("path", python_files("classroom"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_classroom_imports_no_model_and_no_ui(path):
+    """At any depth, function-level imports included (tests/classroom/test_no_torch.py imports each module)."""
+    assert not top_level(imported_modules(path)) & {"torch", "encoder_core", "streamlit", "plotly", "ui", "pages"}
+
+
+def test_the_class_room_ui_lives_in_ui_room():
+    assert not sorted((ROOT / "ui" / "frame").glob("*room*")), "the class room's UI lives in ui/room/"
+    for path in python_files("ui/frame"):
+        assert not {m for m in imported_modules(path) if m == "ui.room" or m.startswith("ui.room.")}, (
+            f"{path.relative_to(ROOT)} imports the class room: the frame sits below it"
+        )
+    assert (ROOT / "ui" / "room" / "session.py").is_file() and (ROOT / "ui" / "room" / "registry.py").is_file()
+
+
+def lesson_modules(lesson: str) -> set[str]:
+    return {f"encoder_core.lessons.{lesson}", f"ui.questions.{lesson}", f"ui.views.{lesson}", f"pages.{lesson}"}
+
+
+@pytest.mark.parametrize("path", python_files("ui/room"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_class_room_names_no_lesson(path):
+    """A lesson registers its own room questions (ui/room/registry.py), so no room file imports a lesson."""
+    imported = imported_modules(path)
+    for lesson in LESSON_IDS:
+        named = {m for m in imported if any(m == x or m.startswith(x + ".") for x in lesson_modules(lesson))}
+        assert not named, f"{path.relative_to(ROOT)} imports {sorted(named)}: let the lesson register it"
+
+
+def test_the_lesson_rule_can_fail(tmp_path):
+    bad = tmp_path / "sources.py"
+    bad.write_text("from encoder_core.lessons import attention as core\nfrom ui.views.padding import leak\n")
+    imported = imported_modules(bad)
+    assert "encoder_core.lessons.attention" in imported and "ui.views.padding.leak" in imported
 
 
 @pytest.mark.parametrize("path", python_files("ui/views"), ids=lambda p: str(p.relative_to(ROOT)))

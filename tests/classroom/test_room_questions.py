@@ -1,39 +1,11 @@
-"""Room questions: a quiz question offered as a choice (its diagnosed mistakes as the other options), a
-transfer question on the same idea, the lecturer's typed question and what is wrong with a bad one."""
+"""Room questions: the lecturer's typed question and what is wrong with a bad one, and the order a round
+draws for its options. (A quiz question offered as a choice: tests/ui/room/test_room_quiz.py.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from classroom.questions import BadQuestion, RoomQuestion, from_quiz, quiz_question, transfer, typed
-from encoder_core.quiz import CHOICE_KINDS, grade, question_for
-
-
-def test_quiz_questions_become_choices_whose_right_option_grades_right():
-    offered = numeric = 0
-    for i in range(40):
-        q = question_for(None, 7, i)
-        rq = from_quiz(q)
-        if rq is None:
-            assert q.kind not in CHOICE_KINDS and not q.mistakes
-            continue
-        offered += 1
-        assert 2 <= len(rq.options) <= 6 and len(set(rq.options)) == len(rq.options)
-        assert grade(q, rq.options[rq.correct]).correct, (q.id, rq.options)
-        assert all(not grade(q, o).correct for i, o in enumerate(rq.options) if i != rq.correct), q.id
-        assert rq.concept == q.id.split(":")[0] and rq.lesson == q.lesson
-        assert RoomQuestion.from_json(rq.to_json()) == rq
-        assert quiz_question(rq.proof["id"]) == q
-        assert "decimal place" not in rq.prompt and rq.prompt in q.prompt  # a room picks, it does not type
-        numeric += q.kind == "numeric" and "decimal place" in q.prompt
-    assert offered >= 20 and numeric >= 3
-
-
-def test_a_transfer_question_asks_the_same_idea_anew():
-    original = from_quiz(question_for(None, 7, 0)) or from_quiz(question_for(None, 7, 1))
-    again = transfer(original.concept, seed=12345)
-    assert again.concept == original.concept and again.prompt != original.prompt
-    assert transfer("no_such_generator", 1) is None
+from classroom.questions import BadQuestion, RoomQuestion, typed
 
 
 def test_a_typed_question_keeps_its_options_in_order():

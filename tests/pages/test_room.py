@@ -17,7 +17,7 @@ from classroom.codes import new_student_id, shown_code
 from classroom.links import PUBLIC_URL_VAR
 from classroom.questions import typed
 from encoder_core.lessons import attention as core
-from ui.frame.room_phone import BETWEEN, WAITING
+from ui.room.phone import BETWEEN, WAITING
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_limiter")]
 QUESTION = typed("Which mask hides later tokens?", "bidirectional\ncausal\nnone\nboth", 2)  # B is right
@@ -212,7 +212,7 @@ def test_the_transfer_question_asks_the_same_idea_anew_and_phones_follow(databas
 
 
 def test_the_export_counts_every_vote_per_option_and_names_no_student(database):
-    from ui.frame.room_rounds import rounds_csv
+    from ui.room.rounds import rounds_csv
 
     room, _, rnd = open_round(database)
     votes(database, room.code, rnd, 1, [0, 2, 2])

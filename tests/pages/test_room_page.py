@@ -150,7 +150,7 @@ def test_a_database_that_is_down_gives_notices_and_the_quiz_still_works(monkeypa
 
 def test_guessing_past_the_limit_gets_a_wait_notice(monkeypatch):
     from classroom.limits import GuessLimiter
-    from ui.frame import room_session
+    from ui.room import session as room_session
 
     limiter = GuessLimiter(per_session=5, per_address=5, per_process=1)
     limiter.failed("someone else", "somewhere else")

@@ -7,8 +7,11 @@ states this input's facts (a test recomputes them); none of it is shown before t
 
 from __future__ import annotations
 
+from encoder_core.lessons import attention as core
 from encoder_core.lessons.attention import DropLastResult, LookAhead, RowFacts, moved_count
 from ui.frame.predict import Option, Question
+from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.views import attention as figs
 
 
 def same_rows(facts: RowFacts, tokens: list[str]) -> Question:
@@ -118,3 +121,55 @@ def look_ahead(la: LookAhead, tokens: list[str], example_mass: float) -> Questio
         concept="attention_look_ahead",
         idea="a-head-looks-ahead",
     )
+
+
+# ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+
+def _comparison(run: Run):
+    return core.compare_masks(run.model, run.ids, run.proof["layer"], run.proof["head"])
+
+
+def _rows_question(run: Run) -> Question:
+    """The lesson's own question, asked only where its answer stands clear (core.row_facts(...).askable)."""
+    facts = core.row_facts(_comparison(run))
+    if not facts.askable:
+        raise CannotAsk("On this head the causal mask leaves more than the last row alone: try another sentence.")
+    return same_rows(facts, run.tokens)
+
+
+def _dropped(run: Run):
+    return core.drop_token(run.model, run.ids, run.proof["position"])
+
+
+def _last_word(run: Run) -> int:
+    return core.last_word_position(run.tokens)
+
+
+register_room_question(
+    "attention",
+    "attention-rows",
+    "Attention: which row does the causal mask leave alone?",
+    ask=_rows_question,
+    step=0,
+    answer=lambda run: core.ROW_OUTCOMES.index(core.row_outcome(_comparison(run))),
+    charts=lambda run: list(figs.mask_pair_charts(_comparison(run), run.tokens)),
+    # the lesson's worked half: the bidirectional grid alone, which the question asks about
+    asked_with=lambda run: list(figs.mask_pair_charts(_comparison(run), run.tokens))[:1],
+    lead=lambda run: f"Layer {run.proof['layer']}, head {run.proof['head']}, drawn on the screen. ",
+    position=_last_word,
+)
+register_room_question(
+    "attention",
+    "attention-drop",
+    "Attention: drop the last word; whose vectors move?",
+    ask=lambda run: drop(_dropped(run)),
+    step=1,
+    answer=lambda run: core.DROP_OUTCOMES.index(core.drop_outcome(_dropped(run))),
+    charts=lambda run: [figs.drop_last_chart(_dropped(run), run.tokens)],
+    lead=lambda run: (
+        f"The token dropped is the last word piece, “{run.tokens[run.proof['position']]}” "
+        f"(token {run.proof['position']}). "
+    ),
+    position=_last_word,
+)

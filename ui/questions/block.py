@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from encoder_core.lessons import block as core
 from encoder_core.lessons.block import (
     BERT_BASE_LOUDNESS,
     GROWTH_OUTCOMES,
@@ -17,6 +18,8 @@ from encoder_core.lessons.block import (
     FfnTokenChoice,
 )
 from ui.frame.predict import Option, Question, Trap, percent, tolerance_for
+from ui.room.registry import Run, register_room_question
+from ui.views import block as figs
 
 NORM_STD_TOLERANCE = 0.1  # a spread within 10 % of the model's: the LayerNorm's own eps and γ move it less
 # What a student holding each misconception of encoder_core.lessons.block.norm_std_traps would type, and why.
@@ -150,3 +153,43 @@ def ffn_token(choice: FfnTokenChoice, tokens: list[str], model_name: str, margin
         concept="block_ffn_per_token",
         idea="ffn-per-token",
     )
+
+
+# ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+STAGE_STEP = 2  # "Inside the block, one stage at a time" is the block lesson's third section
+
+
+def _ffn_hidden(run: Run):
+    """The lesson's walk through layer 0 on this sentence: (the walk, the FFN's hidden layer u)."""
+    enc = run.tokenizer.encode(run.proof["sentence"], max_length=run.model.config.max_positions, truncate=True)
+    walk = core.walk_block(run.model, enc.ids, enc.segments, 0)
+    return walk, walk.trace["ffn_hidden"]
+
+
+def _ffn_question(run: Run) -> Question:
+    walk, _ = _ffn_hidden(run)
+    return ffn_shape(len(run.tokens), walk.d_model, walk.d_ff)
+
+
+def _ffn_answer(run: Run) -> int:
+    walk, hidden = _ffn_hidden(run)
+    return core.shape_choice(hidden.shape, len(run.tokens), walk.d_model, walk.d_ff)
+
+
+def _ffn_chart(run: Run):
+    walk, hidden = _ffn_hidden(run)
+    return figs.stage_chart(walk, "ffn_hidden", run.tokens, core.summarize(hidden))
+
+
+register_room_question(
+    "block",
+    "block-ffn-shape",
+    "The block: what shape is the FFN's hidden layer?",
+    ask=_ffn_question,
+    step=STAGE_STEP,
+    answer=_ffn_answer,
+    charts=lambda run: [_ffn_chart(run)],
+    block=True,
+    lead=lambda run: "Layer 0 of the block lesson's small model. ",
+)

@@ -3,6 +3,7 @@ wrong answer."""
 
 from __future__ import annotations
 
+from encoder_core.lessons import inside as core
 from encoder_core.lessons.inside import (
     EXPLANATION_MARGIN,
     KNOCKOUT_MARGIN,
@@ -12,6 +13,8 @@ from encoder_core.lessons.inside import (
     best_methods,
 )
 from ui.frame.predict import Option, Question, Verdict, judge
+from ui.room.registry import CannotAsk, Run, middle_word, register_room_question
+from ui.views import inside as figs
 from ui.views.inside import md
 
 # Why a head offered for the wrong reason is not the one that matters most, by that reason; each sentence
@@ -145,3 +148,44 @@ def explanation_score(scores: dict[str, float]):
         )
 
     return score
+
+
+# ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+HEADS_STEP = 0  # "Knock it out" opens the lesson
+
+
+def _head_knockouts(run: Run):
+    """(cloze, knockouts, the four heads offered) as the lesson computes them: the sentence's first [MASK],
+    or its last whole word hidden when none was typed."""
+    cloze = core.prepare_cloze(run.tokenizer, run.proof["sentence"])
+    knock = core.knockouts(run.model, run.tokenizer, cloze)
+    attentions = core.attention_maps(run.model, cloze)
+    return cloze, knock, core.head_choice(knock, attentions, cloze.position)
+
+
+def _head_question(run: Run) -> Question:
+    """The lesson's own question, asked only where one head stands apart by the lesson's margin."""
+    cloze, knock, choice = _head_knockouts(run)
+    if not choice.asked:
+        raise CannotAsk("On this sentence no head's knockout stands apart from the others': try another sentence.")
+    return most_important_head(choice, knock.answer, cloze.tokens)
+
+
+def _head_lead(run: Run) -> str:
+    cloze, _, _ = _head_knockouts(run)
+    return f"The model reads “{cloze.text}” and fills in the [MASK] (token {cloze.position}). "
+
+
+register_room_question(
+    "inside",
+    "inside-head",
+    "Looking inside: which head, knocked out, costs the answer most?",
+    ask=_head_question,
+    step=HEADS_STEP,
+    answer=lambda run: _head_knockouts(run)[2].answer,
+    charts=lambda run: [figs.head_knockout_chart(_head_knockouts(run)[1])],
+    trained=True,
+    lead=_head_lead,
+    position=middle_word,
+)

@@ -7,6 +7,7 @@ that input's numbers (a test recomputes them); none of it is shown before the co
 
 from __future__ import annotations
 
+from encoder_core.lessons import padding as core
 from encoder_core.lessons.padding import (
     LEAK_TRENDS,
     PAD_SHARE_TOLERANCE,
@@ -17,6 +18,8 @@ from encoder_core.lessons.padding import (
     leak_ends,
 )
 from ui.frame.predict import Option, Question, Trap, Verdict, judge, percent
+from ui.room.registry import Run, register_room_question
+from ui.views import padding as figs
 
 N_COUNT_OPTIONS = 4
 COUNT_AGAIN = (
@@ -156,3 +159,26 @@ def leak_verdict(q: Question, leak: PadLeak, guess: int, answer: int) -> Verdict
         return Verdict(True, said + leak_fact(leak), "")
     verdict = judge(q, guess, answer)
     return Verdict(False, verdict.said, verdict.misconception + leak_fact(leak))
+
+
+# ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+LEAK_STEP = 2  # "The pad-leak gap" is the padding lesson's third section
+
+
+def _leak(run: Run):
+    """The sentence alone, then with 1 up to LEAK_MIN_PADS [PAD]s appended and no mask (the lesson's curve)."""
+    room = run.model.config.max_positions - core.LEAK_MIN_PADS  # the pads must fit too
+    batch = run.tokenizer.pad([run.tokenizer.encode(run.proof["sentence"], max_length=room, truncate=True)])
+    return core.pad_leak(run.model, batch, 0, min_pads=core.LEAK_MIN_PADS)
+
+
+register_room_question(
+    "padding",
+    "padding-leak",
+    "Padding: mask off, pads appended; how do the real outputs move?",
+    ask=lambda run: leak_trend(core.LEAK_MIN_PADS),
+    step=LEAK_STEP,
+    answer=lambda run: core.LEAK_TRENDS.index(core.leak_trend(_leak(run))),
+    charts=lambda run: [figs.leak_curve_chart(_leak(run), mask_on=False)],
+)

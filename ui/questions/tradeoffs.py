@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from encoder_core.lessons import tradeoffs as core
 from encoder_core.lessons.tradeoffs import CASES, FirstCut, cache_traps
 from ui.frame.predict import Option, Question, Trap
+from ui.room.registry import CannotAsk, Run, middle_word, register_room_question
+from ui.views import tradeoffs as figs
 
 LESSON = "tradeoffs"
 
@@ -101,3 +106,34 @@ def mismatch_question(position: int, word: str) -> Question:
         concept="tradeoffs_mask_mismatch",
         idea="mask-mismatch",
     )
+
+
+# ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+MISMATCH_STEP = 4  # "The [MASK] mismatch" is the lesson's fifth section
+
+
+def _mismatch(run: Run):
+    return core.mask_mismatch(run.model, run.tokenizer, run.ids, run.proof["position"], 0)
+
+
+def _mismatch_position(run: Run) -> int:
+    """The lesson's rule: a word in the middle, asked only if its likeliest input wins clearly."""
+    middle = middle_word(run)
+    clear = core.clear_position(_mismatch(replace(run, proof={**run.proof, "position": middle})), middle)
+    if clear is None:
+        raise CannotAsk("On this sentence no word's likeliest input wins clearly: try another sentence.")
+    return clear
+
+
+register_room_question(
+    "tradeoffs",
+    "tradeoffs-mismatch",
+    "Trade-offs: [MASK], a random word or the word itself: under which is it likeliest?",
+    ask=lambda run: mismatch_question(run.proof["position"], run.tokens[run.proof["position"]]),
+    step=MISMATCH_STEP,
+    answer=lambda run: core.CASES.index(core.likeliest_case(_mismatch(run))),
+    charts=lambda run: [figs.mismatch_chart(_mismatch(run))],
+    trained=True,
+    position=_mismatch_position,
+)

@@ -13,10 +13,10 @@ import streamlit as st
 from classroom.codes import shown_code
 from classroom.rounds import Round
 from classroom.store import StoreUnavailable, get_store
+from ui.frame.quiz_widget import escape_md
 from ui.views.room import letter
 
-from . import room_session as rooms
-from .quiz_widget import escape_md
+from . import session as rooms
 
 PHONE_REFRESH_S = 2.0
 # Big targets on a phone (at least 44 px tall), the question's type large enough to read at arm's length.

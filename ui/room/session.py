@@ -20,11 +20,11 @@ import streamlit as st
 from classroom.codes import key_shape_ok, new_student_id, parse_code, parse_student_id, shown_code
 from classroom.limits import LIMITER
 from classroom.links import Base, lan_address, public_base
-from classroom.results import answer_option
 from classroom.store import Room, StoreUnavailable, get_store
 from encoder_core.quiz import Grade, Question, question_for
+from ui.frame.params import Param, snippet
 
-from .params import Param, snippet
+from .quiz import answer_option
 
 ROOM = Param("room", "", "text", max_len=40)
 LINK_KEY = "key"  # the lecturer link's parameter: taken out of the URL as soon as the page reads it

@@ -14,17 +14,18 @@ import secrets
 import streamlit as st
 
 from classroom.peer import MOVE_ON_ABOVE, RETEACH_BELOW, export_rows, suggest
-from classroom.questions import BadQuestion, RoomQuestion, transfer, typed
+from classroom.questions import BadQuestion, RoomQuestion, typed
 from classroom.rounds import Round
 from classroom.store import StoreUnavailable, get_store
 from encoder_core.lessons import LESSON_TITLES
+from ui.frame.charts import show_chart, show_table
+from ui.frame.modes import sidebar_model, sidebar_seed
+from ui.frame.quiz_widget import escape_md
 from ui.views import room as view
 
-from . import room_session as rooms
-from . import room_sources as sources
-from .charts import show_chart, show_table
-from .modes import sidebar_model, sidebar_seed
-from .quiz_widget import escape_md
+from . import session as rooms
+from . import sources
+from .quiz import transfer
 
 COUNT_REFRESH_S = 1.0  # the lecturer's count of votes: within a second of a tap
 SOURCES = {"quiz": "the room's quiz", "lesson": "a lesson's prediction", "typed": "my own question"}
@@ -86,7 +87,7 @@ def ask_quiz(code: str, quiz_seed: int) -> None:
 
 def ask_prediction(code: str) -> None:
     sentence = " ".join(str(st.session_state.get("room_sentence", "")).split())[:200] or sources.DEFAULT_SENTENCE
-    key = st.session_state.get("room_prediction", next(iter(sources.PREDICTIONS)))
+    key = st.session_state.get("room_prediction", next(iter(sources.predictions())))
     try:
         question = sources.from_prediction(key, sentence, sidebar_model(), sidebar_seed())
     except sources.CannotAsk as err:
@@ -124,7 +125,7 @@ def pose_form(code: str, quiz_seed: int) -> None:
             "Ask it: vote 1 opens", key="room_ask_quiz", type="primary", on_click=ask_quiz, args=(code, quiz_seed)
         )
     elif source == "lesson":
-        names = {k: p.title for k, p in sources.PREDICTIONS.items()}
+        names = {k: p.title for k, p in sources.predictions().items()}
         st.selectbox("Prediction", list(names), format_func=names.get, key="room_prediction")
         st.text_input("On the sentence", value=sources.DEFAULT_SENTENCE, max_chars=200, key="room_sentence")
         st.caption(

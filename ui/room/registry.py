@@ -1,0 +1,131 @@
+"""The lessons' questions a class room can vote on, each registered by its own lesson.
+
+A lesson's prediction module, ui/questions/<lesson>.py (the questions its page asks), calls
+register_room_question for each prediction a lecturer may put to a room: how to ask it on the lecturer's
+sentence, its right option from the same encoder_core function the lesson uses, and the lesson's chart
+that proves it at the reveal. predictions() imports ui.questions.<id> for each id of the one lesson
+registry (encoder_core.lessons.LESSONS), so no file of the room names a lesson, and a new lesson's room
+questions appear once its module registers them.
+
+ui/room/sources.py runs them: it picks the model, encodes the sentence and stores the round's question.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from encoder_core.lessons import LESSON_IDS
+
+if TYPE_CHECKING:
+    from ui.frame.predict import Question as Prediction
+    from ui.views.figures import Chart
+
+QUESTIONS_PACKAGE = "ui.questions"  # ui.questions.<lesson id>: where a lesson registers its room questions
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a prediction is answered on: a model, its tokenizer, the encoded sentence and the proof's inputs."""
+
+    model: object
+    name: str  # how a sentence names the model
+    tokenizer: object
+    ids: list[int]
+    tokens: list[str]
+    proof: dict
+
+
+class CannotAsk(ValueError):
+    """A prediction that this sentence or this machine cannot answer; the message says why."""
+
+
+@dataclass(frozen=True)
+class LessonPrediction:
+    lesson: str  # the lesson's id (encoder_core.lessons.LESSON_IDS)
+    key: str
+    title: str  # as the lecturer's picker shows it
+    ask: Callable[[Run], Prediction]  # the lesson's question (some name a word of the sentence); may raise CannotAsk
+    step: int  # the lesson's section that teaches it (its link's step, from 0)
+    answer: Callable[[Run], int]  # the right option, from the encoder_core function the lesson uses
+    charts: Callable[[Run], list[Chart]]  # the lesson's chart(s) of the answer
+    asked_with: Callable[[Run], list[Chart]] | None = None  # shown with the question (never the answer)
+    trained: bool = False  # runs on the lab's trained MLM, whatever the sidebar's model
+    block: bool = False  # runs on the block lesson's own seeded small post-norm model, whatever the sidebar's
+    lead: Callable[[Run], str] = lambda run: ""  # what the lesson's page would show around the question
+    position: Callable[[Run], int] | None = None  # the token the question is about (proof["position"]), if any;
+    # may raise CannotAsk
+
+
+_registered: dict[str, LessonPrediction] = {}
+_loaded = False
+_loading = threading.RLock()
+
+
+def register_room_question(
+    lesson: str,
+    key: str,
+    title: str,
+    *,
+    ask: Callable[[Run], Prediction],
+    step: int,
+    answer: Callable[[Run], int],
+    charts: Callable[[Run], list[Chart]],
+    asked_with: Callable[[Run], list[Chart]] | None = None,
+    trained: bool = False,
+    block: bool = False,
+    lead: Callable[[Run], str] | None = None,
+    position: Callable[[Run], int] | None = None,
+) -> LessonPrediction:
+    """Offer one of a lesson's predictions to class rooms, under a key unique across lessons. Registering a
+    key again from the same lesson replaces it (a module run twice); from another lesson is an error."""
+    if lesson not in LESSON_IDS:
+        raise ValueError(f"{lesson!r} is not a lesson of encoder_core.lessons.LESSONS")
+    held = _registered.get(key)
+    if held is not None and held.lesson != lesson:
+        raise ValueError(f"the room question {key!r} is the {held.lesson} lesson's already")
+    prediction = LessonPrediction(
+        lesson, key, title, ask, step, answer, charts, asked_with, trained, block, lead or (lambda run: ""), position
+    )
+    _registered[key] = prediction
+    return prediction
+
+
+def load_lessons() -> None:
+    """Import every lesson's prediction module (ui.questions.<id>, for each id of the lesson registry) once
+    per process: importing it registers its room questions. A lesson without such a module has none."""
+    global _loaded
+    with _loading:
+        if _loaded:
+            return
+        for lesson in LESSON_IDS:
+            name = f"{QUESTIONS_PACKAGE}.{lesson}"
+            if importlib.util.find_spec(name) is not None:
+                importlib.import_module(name)
+        _loaded = True
+
+
+def predictions() -> dict[str, LessonPrediction]:
+    """Every lesson's room questions by key: in the lessons' order, each lesson's in the order it registered."""
+    load_lessons()
+    order = {lesson: i for i, lesson in enumerate(LESSON_IDS)}
+    return dict(sorted(_registered.items(), key=lambda item: order[item[1].lesson]))
+
+
+def word_positions(run: Run) -> list[int]:
+    """The positions of the sentence's words: every token but [CLS], [SEP], [PAD], [UNK] and [MASK] (the
+    positions MLM may choose, as encoder_core.lessons.tradeoffs.eligible_positions finds them)."""
+    special = set(run.tokenizer.special_ids)
+    return [i for i, t in enumerate(run.ids) if t not in special]
+
+
+def middle_word(run: Run) -> int:
+    """A word in the middle of the sentence (context on both sides), for a question about one word."""
+    words = word_positions(run)
+    if not words:
+        raise CannotAsk("The sentence has no word the model could be asked about: type a few words.")
+    return words[len(words) // 2]
