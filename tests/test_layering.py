@@ -217,8 +217,11 @@ def test_the_cycle_finder_finds_a_cycle():
 
 @pytest.mark.parametrize("lesson", LESSON_IDS)
 def test_every_lesson_has_its_three_layers(lesson):
-    for path in (f"pages/{lesson}.py", f"ui/views/{lesson}.py", f"encoder_core/lessons/{lesson}.py"):
-        assert (ROOT / path).is_file(), f"{lesson} has no {path}"
+    assert (ROOT / f"pages/{lesson}.py").is_file(), f"{lesson} has no page"
+    for layer in (f"ui/views/{lesson}", f"encoder_core/lessons/{lesson}"):
+        # a module, or a package of one module per section once the lesson outgrows one file
+        module, package = ROOT / f"{layer}.py", ROOT / layer / "__init__.py"
+        assert module.is_file() != package.is_file(), f"{lesson} needs exactly one of {layer}.py, {layer}/"
 
 
 def test_every_page_file_is_in_the_navigation():
