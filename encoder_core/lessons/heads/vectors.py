@@ -53,7 +53,7 @@ def cosine_matrix(vectors: torch.Tensor) -> torch.Tensor:
 def similarities(pretrained, texts: Sequence[str]) -> Similarities:
     """Sentence vectors by mean pooling (over real tokens, [CLS] and [SEP] included, as the model
     was trained) and by the [CLS] vector, from one forward pass of the batch."""
-    from ..pretrained.minilm import SENTENCE_MAX_LENGTH
+    from ...pretrained.minilm import SENTENCE_MAX_LENGTH
 
     texts = list(texts)
     if not texts:

@@ -157,7 +157,7 @@ def closest_sentence(
     """Which candidate's mean-pooled vector is closest (cosine) to the sentence's, with the options to offer:
     the closest, then the next closest of those at least `margin` behind it. None when the closest is below
     `related`, or fewer than two options are left (no fair question on this sentence)."""
-    from ..pretrained.minilm import sentence_embeddings  # here: the lesson runs without MiniLM installed
+    from ...pretrained.minilm import sentence_embeddings  # here: the lesson runs without MiniLM installed
 
     pool = [c for c in candidates if c.strip().lower() != sentence.strip().lower()]
     vectors = {p: sentence_embeddings(pretrained, [sentence, *pool], pooling=p) for p in ("mean", "cls")}

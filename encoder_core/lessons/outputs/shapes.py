@@ -113,7 +113,7 @@ def exercise_shapes(batch: int, length: int, d_model: int, vocab_size: int, n_ma
 
 def check_shapes(typed: dict[str, str], expected: dict[str, tuple[int, ...]]) -> list[ShapeCheck]:
     """Each typed shape against the computed one; "(8, 20, 48)", "8x20x48" and "[8,20,48]" all read."""
-    from ..quiz.base import parse_int_tuple  # here, not at the top: the quiz package imports this module
+    from ...quiz.base import parse_int_tuple  # here, not at the top: the quiz package imports this module
 
     out = []
     for step in EXERCISE_STEPS:
