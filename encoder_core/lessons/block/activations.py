@@ -9,8 +9,6 @@ import torch.nn.functional as F
 
 from .walk import Span
 
-# --- GELU next to ReLU -------------------------------------------------------------------
-
 
 @dataclass
 class ActivationCurves:

@@ -9,8 +9,6 @@ import torch
 from ...model.model import EncoderBlock
 from ...model.reference import FLOAT32_TOLERANCE, block_equivalence
 
-# --- checked against PyTorch's own encoder layer -----------------------------------------
-
 
 @dataclass(frozen=True)
 class Equivalence:

@@ -21,9 +21,6 @@ DEEP_STACK_MAX_TOKENS = 64
 STABLE_GRAD_SPREAD = 10.0
 
 
-# --- post-norm vs pre-norm on the same weights ------------------------------------------
-
-
 @dataclass
 class WeightMatch:
     compared: int  # parameter tensors present in both models

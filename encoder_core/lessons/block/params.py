@@ -10,8 +10,6 @@ from torch import nn
 from ...model.config import EncoderConfig
 from ...model.model import EncoderBlock
 
-# --- parameter count ----------------------------------------------------------------------
-
 
 @dataclass
 class BlockParams:

@@ -9,8 +9,6 @@ import torch
 from ...model.model import Encoder, sinusoidal_table
 from ...model.tokenizer import WordPieceTokenizer
 
-# --- positions ----------------------------------------------------------------------------
-
 
 def cosine_similarity_matrix(table: torch.Tensor) -> torch.Tensor:
     """(P, D) -> (P, P): cos of the angle between every pair of rows."""

@@ -11,8 +11,6 @@ from ...model.model import Encoder
 from ...model.tokenizer import SPECIAL_TOKENS, WordPieceTokenizer
 from .walk import _as_batch
 
-# --- a trained block, token by token: where the FFN writes most ---------------------------------------
-
 
 @torch.inference_mode()
 def ffn_output_norms(model: Encoder, ids, segments) -> torch.Tensor:

@@ -15,9 +15,6 @@ EXERCISE_STEPS = ("hidden", "logits", "chosen_logits")
 EXERCISE_LIMITS = {"batch": (1, 64), "length": (1, 128), "d_model": (4, 256), "vocab_size": (8, 5000)}
 
 
-# ---- shapes ------------------------------------------------------------------------------------------
-
-
 @dataclass
 class HeadShapes:
     tokens: list[list[str]]  # the batch as the model sees it

@@ -8,8 +8,6 @@ import torch
 
 from ...finetune.tasks import STARTS, FineTuneRun
 
-# ---- three starting points, and pooling -----------------------------------------------------------------
-
 
 @dataclass
 class StartComparison:

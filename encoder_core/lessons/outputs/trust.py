@@ -8,8 +8,6 @@ import torch
 
 from ...finetune.tasks import MAX_LENGTH, make_task
 
-# ---- predictions of a trained head -------------------------------------------------------------------
-
 # A head trained on the grammar's tasks has met only the grammar's words, in its sentence shapes. On
 # anything else it still answers, often with a high probability: an answer is flagged as a guess when
 # the text holds words the task's training data never used, or when the head's probability for its
