@@ -4,7 +4,10 @@ Every function returns a small dataclass of tensors and numbers. Functions that 
 shared model run under torch.inference_mode and never change it; the deep-stack study
 builds its own throwaway models because it needs a backward pass.
 
-One module per section of the lesson (its tabs); this package re-exports them all.
+One module per section (pages/block.py's tabs), all re-exported here: walk (what the sections
+share: the walk through one layer, per-token statistics), input (Input), positions (Positions),
+stage (Inside the block), trained (Trained FFN), activations (GELU vs ReLU), norms (Post- vs
+pre-norm), equivalence (Against PyTorch), params (Parameters).
 """
 
 from __future__ import annotations

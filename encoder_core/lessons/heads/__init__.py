@@ -6,7 +6,10 @@ softmax; the head outputs are concatenated and mixed by W_O. head_mechanics reco
 that from the weight matrices, independently of the model's forward pass, and checks the
 result against the block's recorded "attention" stage.
 
-One module per section of the lesson (its tabs); this package re-exports them all.
+One module per section (pages/heads.py's tabs), all re-exported here: run (what the sections
+share: one run of the encoder), mechanics (Split d into heads; Concatenate and project), grid
+(All heads at once), labels (What each head does), pieces (Words in pieces), vectors (Sentence
+vectors).
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ where the loss lives, and a fill-mask query built from a chosen word.
 Everything here is computed with encoder_core's own masking (mask_tokens), loss (loss_breakdown)
 and model; the page only lays it out.
 
-One module per section of the lesson (its tabs); this package re-exports them all.
+One module per section (pages/masking.py's tabs), all re-exported here: draw (Choose, corrupt,
+label), shapes (Shapes), loss (The loss), fill (Fill in the blank), leakage (Leakage), nsp
+(Next-sentence prediction).
 """
 
 from __future__ import annotations

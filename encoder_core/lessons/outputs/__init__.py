@@ -4,7 +4,9 @@ Training lives in encoder_core.finetune.tasks; here are the shapes, the trained 
 student's own text (under inference_mode, on the run's private model), the three starting points
 compared, and [CLS] against mean pooling as sentence vectors of the real all-MiniLM-L6-v2.
 
-One module per section of the lesson (its tabs); this package re-exports them all.
+One module per section (pages/outputs.py's tabs), all re-exported here: shapes (The shapes),
+trust (what every trained head's answer shares), sentence (Sentence, Pair), tagging (Tagging),
+qa (Question answering), starts (Starting points), pooling (Pooling).
 """
 
 from __future__ import annotations
