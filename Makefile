@@ -50,11 +50,11 @@ screenshots: setup-dev browser
 
 train: setup
 	bash scripts/ensure_test_packages.sh wordnet-base
-	$(BIN)/python -m encoder_core.training.train
+	$(BIN)/python -m scripts.train
 
 train-minilm: setup
 	bash scripts/ensure_test_packages.sh wordnet-base trans-de-en
-	$(BIN)/python -m encoder_core.pretrained.minilm_mlm
+	$(BIN)/python -m scripts.train_minilm_mlm
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache artifacts

@@ -1,6 +1,6 @@
 """A masked-language-model head for all-MiniLM-L6-v2, trained by the lab.
 
-    python -m encoder_core.pretrained.minilm_mlm  (or: make train-minilm; needs Debian's wordnet-base and trans-de-en)
+    python -m scripts.train_minilm_mlm  (or: make train-minilm; needs Debian's wordnet-base and trans-de-en)
 
 all-MiniLM-L6-v2 is published without an MLM head: it was tuned to produce sentence vectors, so
 it cannot fill in [MASK] as it comes. The lab gives it one, in two stages. Stage 1: the word
@@ -19,7 +19,6 @@ SHA-256. Same seed, same machine: same weights.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import time
@@ -47,8 +46,6 @@ from ..training.train import (
     filled_examples,
     loss_curve,
     optimizer_step,
-    parse_run_arguments,
-    print_quality,
     probe_ranks,
     seen_ids,
     time_and_loss,
@@ -60,7 +57,7 @@ from .minilm import PretrainedEncoder, load_minilm
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "checkpoints" / "minilm_mlm"
 WEIGHTS_FILE, TRAINING_FILE, MANIFEST_FILE = "trained_part.safetensors", "training.json", "SHA256SUMS"
 CHECKED_FILES = (WEIGHTS_FILE, TRAINING_FILE)
-REBUILD_HINT = "rebuild it with: python -m encoder_core.pretrained.minilm_mlm  (or: make train-minilm)"
+REBUILD_HINT = "rebuild it with: python -m scripts.train_minilm_mlm  (or: make train-minilm)"
 HEAD_PREFIX = "cls.predictions."
 TIED_KEY = "cls.predictions.decoder.weight"  # the published word embeddings: not trained, not saved
 
@@ -371,39 +368,3 @@ def run(
     }
     save_trained_part(model, final_frozen_layers(s), metadata, Path(out_dir))
     return metadata
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Train the lab's MLM head on all-MiniLM-L6-v2.")
-    parser.add_argument("--sentences", type=int, default=HeadSettings.sentences)
-    parser.add_argument("--epochs", type=int, default=HeadSettings.epochs)
-    parser.add_argument("--frozen-layers", type=int, default=HeadSettings.frozen_layers)
-    parser.add_argument("--everyday-copies", type=int, default=HeadSettings.everyday_copies)
-    parser.add_argument("--refresh", type=int, default=HeadSettings.refresh)
-    parser.add_argument("--everyday-frozen-layers", type=int, default=HeadSettings.everyday_frozen_layers)
-    parser.add_argument("--everyday-lr", type=float, default=HeadSettings.everyday_lr)
-    parser.add_argument("--everyday-head-lr", type=float, default=HeadSettings.everyday_head_lr)
-    parser.add_argument("--whole-word", action="store_true", help="stage 1 masks whole words")
-    parser.add_argument("--everyday-whole-word", action="store_true", help="stage 2 masks whole words")
-    parser.add_argument("--start-from", type=Path, help="a checkpoint folder holding stage 1 (skips it)")
-    args = parse_run_arguments(parser, argv, DEFAULT_DIR)
-    settings = HeadSettings(
-        sentences=args.sentences,
-        epochs=args.epochs,
-        frozen_layers=args.frozen_layers,
-        everyday_copies=args.everyday_copies,
-        refresh=args.refresh,
-        everyday_frozen_layers=args.everyday_frozen_layers,
-        everyday_lr=args.everyday_lr,
-        everyday_head_lr=args.everyday_head_lr,
-        whole_word=args.whole_word,
-        everyday_whole_word=args.everyday_whole_word,
-    )
-    meta = run(settings, args.out, start_from=args.start_from)
-    print(f"trained in {meta['train_seconds']:.0f}s (caching {meta['cache_seconds']:.0f}s)")
-    print_quality(meta, {"WordNet examples": "real_metrics"})
-    print(f"saved to {args.out}")
-
-
-if __name__ == "__main__":
-    main()

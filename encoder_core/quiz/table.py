@@ -1,6 +1,6 @@
 """Ten held-fixed questions, their answers and the mistakes they diagnose, as a Markdown table.
 
-python -m encoder_core.quiz.table prints it; `make figures` writes it into docs/lecturers.md and a test
+python -m scripts.quiz_table prints it; `make figures` writes it into docs/lecturers.md and a test
 checks it there, so a change to a generator that moves an answer or a diagnosis shows up there.
 """
 
@@ -74,7 +74,3 @@ def quiz_table(questions: list[Question]) -> str:
         row = (name, seed, SHORT[name](q), q.answer_text + tol, mistakes)
         lines.append("| " + " | ".join(_cell(c) for c in row) + " |")
     return "\n".join(lines)
-
-
-if __name__ == "__main__":
-    print(quiz_table(fixed_questions()))

@@ -27,7 +27,7 @@ CHECKED_FILES = (WEIGHTS_FILE, VOCAB_FILE, CONFIG_FILE, TRAINING_FILE)
 # The MLM decoder shares the embedding table's tensor; safetensors refuses shared storage, so the
 # file holds the table once and loading ties the decoder back to it.
 TIED_KEY = "cls.predictions.decoder.weight"
-REBUILD_HINT = "rebuild it with: python -m encoder_core.training.train  (or: make train)"
+REBUILD_HINT = "rebuild it with: python -m scripts.train  (or: make train)"
 
 
 class CheckpointError(ValueError):

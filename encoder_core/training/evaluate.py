@@ -1,6 +1,6 @@
 """How well the small model fills in a hidden word it has never seen in that sentence.
 
-    python -m encoder_core.training.evaluate
+    python -m scripts.evaluate
 
 Every held-out sentence (none of them in the training set) gets ONE content word - a
 noun, verb or adjective - replaced by [MASK]. Top-1 / top-5 accuracy: is the original
@@ -11,7 +11,6 @@ what the context is worth.
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -168,15 +167,3 @@ def format_table(m: dict) -> str:
     lines += [f"{name:<26}{t1:>8.3f}{t5:>8.3f}" for name, t1, t5 in rows]
     lines.append(f"{m['n_examples']} held-out sentences, one content word masked in each")
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Evaluate the small MLM on held-out sentences.")
-    parser.add_argument("--path", type=Path, default=DEFAULT_DIR, help="checkpoint folder")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(2)
-    print(format_table(evaluate_checkpoint(args.path)))
-
-
-if __name__ == "__main__":
-    main()

@@ -5,7 +5,7 @@ in each, with the words that count as right. They are kept apart from every trai
 them, filled in with an expected word, is a sentence of any text the lab's models are trained on,
 and no such sentence contains one (tests/encoder_core/training/test_everyday_probes.py checks both). The
 twenty fixed probes of encoder_core.training.probes are the lab's older bar; these are the one a
-new student's first tries are closer to. `python -m encoder_core.training.everyday_probes` prints
+new student's first tries are closer to. `python -m scripts.everyday_probes` prints
 both tables for MiniLM with the lab's MLM head.
 """
 
@@ -94,22 +94,3 @@ def probes_in(texts, probes: tuple[Probe, ...] = EVERYDAY_PROBES) -> list[tuple[
     """(probe, text) for every text that holds a probe with some word in its blank: [] when they are apart."""
     patterns = [(p.text, probe_pattern(p)) for p in probes]
     return [(name, text) for text in texts for name, pattern in patterns if pattern.search(text.lower())]
-
-
-def main() -> None:
-    """Both probe tables for MiniLM under the lab's committed head (python -m encoder_core.training.everyday_probes)."""
-    import torch
-
-    from ..pretrained.minilm_mlm import load_minilm_mlm
-    from .probes import PROBES, probes_table, run_probes
-
-    torch.set_num_threads(1)
-    model, tokenizer, _ = load_minilm_mlm()
-    for name, probes in (("the twenty fixed probes", PROBES), ("everyday probes", EVERYDAY_PROBES)):
-        results = run_probes(model, tokenizer, probes)
-        print(f"\n{name}: {sum(r.rank <= 5 for r in results)} of {len(results)} in the top 5\n")
-        print(probes_table(results))
-
-
-if __name__ == "__main__":
-    main()

@@ -100,16 +100,3 @@ def probes_table(results: list[ProbeResult]) -> str:
         rank = f"{r.rank} ({r.best})" if len(r.probe.expected) > 1 else str(r.rank)
         lines.append(f"| {n} | {r.probe.text} | {r.probe.label} | {rank} | {guesses} |")
     return "\n".join(lines)
-
-
-def main() -> None:
-    """Print the probes table for the committed checkpoint (python -m encoder_core.training.probes)."""
-    from .checkpoint import load_small_mlm
-
-    torch.set_num_threads(1)
-    model, tokenizer, _ = load_small_mlm()
-    print(probes_table(run_probes(model, tokenizer)))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """Pre-train the lab's small masked-language model on real English and the generated corpus.
 
-    python -m encoder_core.training.train  (or: make train; needs Debian's wordnet-base)
+    python -m scripts.train  (or: make train; needs Debian's wordnet-base)
 
 The training text is WordNet 3.0's example sentences and definitions (encoder_core.data.wordnet)
 plus the grammar's generated sentences (encoder_core.data.corpus), read with BERT's uncased
@@ -13,7 +13,6 @@ positions only (labels -100 everywhere else). Same seed, same machine: same weig
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -382,20 +381,6 @@ def run(settings: TrainSettings = TrainSettings(), out_dir: Path | str = DEFAULT
     return metadata
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Pre-train the lab's small masked-language model.")
-    parser.add_argument("--steps", type=int, default=TrainSettings.steps)
-    parser.add_argument("--seed", type=int, default=TrainSettings.seed)
-    parser.add_argument("--lr", type=float, default=TrainSettings.lr)
-    parser.add_argument("--dropout", type=float, default=TrainSettings.dropout)
-    args = parse_run_arguments(parser, argv, DEFAULT_DIR)
-    settings = TrainSettings(steps=args.steps, seed=args.seed, lr=args.lr, dropout=args.dropout)
-    meta = run(settings, args.out)
-    print(f"trained {settings.steps} steps in {meta['train_seconds']:.0f}s, final loss {meta['final_loss']:.3f}")
-    print_quality(meta, {"grammar": "metrics", "WordNet examples": "real_metrics"})
-    print(f"saved to {args.out}")
-
-
 def time_and_loss(records: list[dict], t0: float, c0: float) -> dict:
     """A checkpoint's record of its training: wall and CPU time since t0, c0, and the last 200 steps' means."""
     # Wall time depends on what else the machine runs; CPU time is the work itself.
@@ -419,30 +404,3 @@ def probe_ranks(model, tokenizer) -> list[dict]:
 def filled_examples(model, tokenizer, texts: list[str]) -> dict[str, list[list]]:
     """Each text's top fills at its first [MASK], as a checkpoint records them."""
     return {text: [[tok, round(p, 4)] for tok, p in fill_mask(model, tokenizer, text)[0]] for text in texts}
-
-
-def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None, out: Path) -> argparse.Namespace:
-    """Add what every training command takes (--out, default out; --threads), parse argv, set torch's threads."""
-    parser.add_argument("--out", type=Path, default=out, help="checkpoint folder")
-    # Measured: on a machine already busy with other jobs, 2 threads can be ~10x slower than 1 (threads
-    # wait on each other); on a quiet 2-core machine 2 threads take ~150 s for the default 5000 steps.
-    parser.add_argument("--threads", type=int, default=2, help="torch threads; use 1 on a busy machine")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    return args
-
-
-def print_quality(meta: dict, held_out: dict[str, str]) -> None:
-    """A trained checkpoint's held-out scores (name -> its metrics' key in meta) and its probe ranks."""
-    for name, key in held_out.items():
-        m = meta[key]
-        print(
-            f"held-out {name}, one word hidden: top-1 {m['top1']:.3f}  top-5 {m['top5']:.3f}  "
-            f"(unigram baseline top-1 {m['baseline_top1']:.3f}  top-5 {m['baseline_top5']:.3f})"
-        )
-    for p in meta["probes"]:
-        print(f"  rank {p['rank']:>5}  {p['best']:<10} {p['text']}")
-
-
-if __name__ == "__main__":
-    main()

@@ -269,7 +269,7 @@ def test_broken_checkpoint_keeps_the_masking_table(monkeypatch, tmp_path, damage
     at = open_page("masking")
     no_exception(at)
     message = " ".join(e.value for e in at.error)
-    assert "python -m encoder_core.training.train" in message
+    assert "python -m scripts.train" in message
     if damage == "missing":
         assert str(folder / "SHA256SUMS") in message
     else:

@@ -164,11 +164,11 @@ def test_corrupted_or_missing_checkpoint_is_refused(tmp_path):
     weights.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="model.safetensors") as err:
         load_small_mlm(bad)
-    assert "python -m encoder_core.training.train" in str(err.value)
+    assert "python -m scripts.train" in str(err.value)
     assert isinstance(err.value, ValueError)
 
     weights.unlink()
-    with pytest.raises(CheckpointError, match="model.safetensors.*missing.*python -m encoder_core.training.train"):
+    with pytest.raises(CheckpointError, match="model.safetensors.*missing.*python -m scripts.train"):
         load_small_mlm(bad)
     (bad / MANIFEST_FILE).unlink()
     with pytest.raises(CheckpointError, match="SHA256SUMS"):
