@@ -24,6 +24,7 @@ import torch
 from ..lessons import LESSON_IDS
 from ..model.model import Encoder, teaching_model
 from ..model.tokenizer import WordPieceTokenizer, english_tokenizer
+from ..typed_input import parse_int_tuple  # noqa: F401  (the generators and the quiz's users read it from here)
 from .sentences import sentence  # noqa: F401  (the generators import it from here)
 
 LESSONS = LESSON_IDS
@@ -154,21 +155,6 @@ def parse_number(text: str) -> float | None:
     except (ValueError, ZeroDivisionError, OverflowError):
         return None
     return value if math.isfinite(value) else None
-
-
-_TUPLE_SEPARATORS = re.compile(r"\s*(?:,|x|×|\*|\s)\s*")
-
-
-def parse_int_tuple(text: str) -> tuple[int, ...] | None:
-    """'(8, 20, 48)', '8,20,48', '[8, 20, 48]', '8 x 20 x 48', 'torch.Size([8, 20, 48])' -> (8, 20, 48)."""
-    s = str(text).strip().lower().replace("torch.size", "")
-    s = s.strip("()[]{} ").rstrip(",").strip()
-    if not s:
-        return None
-    parts = [p for p in _TUPLE_SEPARATORS.split(s) if p]
-    if not parts or not all(re.fullmatch(r"\d+", p) for p in parts):
-        return None
-    return tuple(int(p) for p in parts)
 
 
 def normalise(text: str) -> str:

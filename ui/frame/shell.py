@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from encoder_core.lessons import LESSONS
 from ui.views.figures import PHONE_HIDDEN_CELL_FONT
 
 from .state import ALL_SECTIONS, CONTRAST, LECTURE, STEP, current_link
@@ -17,16 +18,7 @@ CURRENT_PAGE_KEY = "_current_page"  # the page of the previous run, to tell a mo
 LONG_LINK = 300  # characters: past this the link box scrolls instead of growing down the sidebar
 
 # Each lesson's icon in the navigation (a Material Symbols name), by lesson id (encoder_core.lessons.LESSONS).
-LESSON_ICONS = {
-    "attention": "visibility",
-    "padding": "space_bar",
-    "masking": "masks",
-    "block": "layers",
-    "heads": "grid_view",
-    "outputs": "model_training",
-    "tradeoffs": "balance",
-    "inside": "troubleshoot",
-}
+LESSON_ICONS = {lesson.id: lesson.icon for lesson in LESSONS}  # declared with the lesson
 
 # Our own stylesheets, never user text. Selectors are Streamlit's stable data-testids.
 

@@ -8,6 +8,7 @@ import torch
 
 from ...finetune.tasks import MAX_LENGTH, Example, TaskModel, encode, passage_mask, tag_of
 from ...model.output_heads import cls_pool
+from ...typed_input import parse_int_tuple
 from ..masking import shape_exercise
 
 SHAPE_EXERCISE = {"batch": 8, "length": 20, "d_model": 48, "vocab_size": 1000, "n_masked": 12}  # seed 004's "Try it"
@@ -110,8 +111,6 @@ def exercise_shapes(batch: int, length: int, d_model: int, vocab_size: int, n_ma
 
 def check_shapes(typed: dict[str, str], expected: dict[str, tuple[int, ...]]) -> list[ShapeCheck]:
     """Each typed shape against the computed one; "(8, 20, 48)", "8x20x48" and "[8,20,48]" all read."""
-    from ...quiz.base import parse_int_tuple  # here, not at the top: the quiz package imports this module
-
     out = []
     for step in EXERCISE_STEPS:
         raw = typed.get(step, "") or ""
