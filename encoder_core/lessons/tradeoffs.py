@@ -26,6 +26,7 @@ from ..model.costs import (
     layer_flops,
     split_windows,
 )
+from ..model.hooks import run_with_cache
 from ..model.model import Encoder
 from ..model.output_heads import MaskedLanguageModel
 from ..model.self_attention import attention
@@ -260,13 +261,13 @@ def time_lengths(model: Encoder, ids, lengths=TIMING_LENGTHS, repeats: int = 5) 
     with torch.inference_mode():
         for t in lengths:
             x_ids = length_ids(ids, t)
-            run = model(x_ids)
+            reads = [f"blocks.{i}.attn.in" for i in range(model.config.n_layers)]  # what each attention reads
+            run, cache = run_with_cache(model, x_ids, names=reads)
             sizes.append(sum(w.numel() * w.element_size() for w in run.attentions))
             qkv = []
-            for block, x in zip(model.encoder.layer, run.hidden_states):
+            for block, name in zip(model.encoder.layer, reads):
                 sa = block.attention.self
-                h = x if block.config.norm == "post" else block.attention.output.LayerNorm(x)
-                qkv.append(tuple(sa.split_heads(p(h)) for p in (sa.query, sa.key, sa.value)))
+                qkv.append(tuple(sa.split_heads(p(cache[name])) for p in (sa.query, sa.key, sa.value)))
             att_s.append(fastest_seconds(lambda qkv=qkv: [attention(q, k, v) for q, k, v in qkv], repeats))
             fwd_s.append(fastest_seconds(lambda x_ids=x_ids: model(x_ids, need_weights=False), repeats))
     return LengthTimings(
