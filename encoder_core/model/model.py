@@ -306,7 +306,7 @@ class Pooler(nn.Module):
 @dataclass
 class EncoderOutput:
     hidden: torch.Tensor  # (B, T, D), the last layer
-    hidden_states: list[torch.Tensor]  # embeddings output, then each layer's output
+    hidden_states: list[torch.Tensor]  # embeddings output (or resid), each layer run's output, then final_norm (pre)
     attentions: list[torch.Tensor] | None  # one (B, H, T, T) per layer
     traces: list[dict[str, torch.Tensor]] | None  # one per layer, see POST_NORM_STAGES / PRE_NORM_STAGES
 
