@@ -1,6 +1,7 @@
 """encoder_core: a small, inspectable BERT-style encoder. torch + numpy only."""
 
 from .model.config import MAX_SEED, PRESETS, TEACHING_INIT_STD, EncoderConfig, preset
+from .model.hooks import HookPoints, hook_names, run_with_cache, run_with_hooks
 from .model.model import (
     POST_NORM_STAGES,
     PRE_NORM_STAGES,
@@ -57,6 +58,7 @@ __all__ = [
     "EncoderConfig",
     "EncoderOutput",
     "Encoding",
+    "HookPoints",
     "LossBreakdown",
     "MLMHead",
     "MaskCounts",
@@ -73,11 +75,14 @@ __all__ = [
     "build_encoder",
     "clean_text",
     "english_tokenizer",
+    "hook_names",
     "cls_pool",
     "exact_counts",
     "init_bert_weights",
     "loss_breakdown",
     "mask_tokens",
+    "run_with_cache",
+    "run_with_hooks",
     "mean_pool",
     "param_count",
     "preset",

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 from ..data.examples import SeedExample, seed001_example
 from ..model.head_patterns import PATTERNS, pattern_masses
+from ..model.hooks import HookPoints
 from ..model.model import Encoder, EncoderBlock
 
 # Two runs of different lengths that must agree mathematically (a causal token cannot see what comes
@@ -27,13 +28,11 @@ def _as_batch(ids) -> torch.Tensor:
 
 
 def layer_attention(block: EncoderBlock, x: torch.Tensor, *, causal: bool) -> torch.Tensor:
-    """One block's attention weights (B, H, T, T) for the block input x (B, T, D).
-
-    A pre-norm block attends over LN1(x); a post-norm block (BERT) over x itself.
-    """
-    h = x if block.config.norm == "post" else block.attention.output.LayerNorm(x)
-    _, weights = block.attention.self(h, causal=causal, need_weights=True)
-    return weights
+    """One block's attention weights (B, H, T, T) for the block input x (B, T, D), read at its hook point
+    attn.pattern: the block itself decides what its attention reads (post-norm x, pre-norm LN1(x))."""
+    hooks = HookPoints(["attn.pattern"])
+    block(x, causal=causal, need_weights=False, hook=hooks)
+    return hooks.cache["attn.pattern"]
 
 
 @dataclass

@@ -2,7 +2,34 @@
 
 Parameter names follow Hugging Face's BertModel (embeddings.word_embeddings.weight,
 encoder.layer.0.attention.self.query.weight, ...) so a BERT checkpoint loads by name
-with strict=True. Shapes: B batch, T positions, D = d_model, H heads.
+with strict=True. Shapes: B batch, T positions, D = d_model, H heads, d_head = D / H.
+
+Hook points (encoder_core/model/hooks.py): one forward pass hands each of these to its hook by name, to be
+read (run_with_cache) or replaced (run_with_hooks); hook_names(config) lists them. The trace stage is the
+same tensor's name in a block's trace (EncoderBlock.forward(return_trace=True)), post-norm / pre-norm.
+
+name            shape              post-norm (BERT)             pre-norm                     trace stage
+embed.token     (B, T, D)          the token embeddings alone, before position, segment and LayerNorm
+embed           (B, T, D)          the embeddings' output, after LayerNorm: hidden_states[0]
+  per block, named blocks.{i}.<name>:
+resid_pre       (B, T, D)          x, the stream entering the block: hidden_states[i]        input
+attn.in         (B, T, D)          x                            LN1(x)                       - / norm_1
+attn.scores     (B, H, T, T)       q k^T / sqrt(d_head), before the mask
+attn.pattern    (B, H, T, T)       softmax(scores + mask): query rows, key columns           (the weights)
+attn.head_out   (B, H, T, d_head)  pattern @ v, each head's output, after head_mask, before W_O
+attn.out        (B, T, D)          W_O (heads side by side) + b_O: what attention adds       attention
+resid_mid       (B, T, D)          LN1(x + attn.out)            x + attn.out                 norm_1 / residual_1
+ffn.in          (B, T, D)          resid_mid                    LN2(resid_mid)               - / norm_2
+ffn.hidden      (B, T, d_ff)       W_1 ffn.in + b_1, before the activation                   ffn_hidden
+ffn.activated   (B, T, d_ff)       GELU (or ReLU) of ffn.hidden                              ffn_activated
+ffn.out         (B, T, D)          W_2 ffn.activated + b_2: what the FFN adds                ffn_output
+resid_post      (B, T, D)          LN2(resid_mid + ffn.out)     resid_mid + ffn.out          norm_2 / residual_2
+  after the last block:
+final_norm      (B, T, D)          (no such point)              the final LayerNorm of the last resid_post
+
+resid_post of block i is resid_pre of block i + 1. Replacing attn.in or ffn.in changes only what that sublayer
+reads, not the stream its residual adds to. In post-norm the stream after the first residual sum, x + attn.out,
+and after the second have no hook of their own: their LayerNorms, resid_mid and resid_post, are what flows on.
 """
 
 from __future__ import annotations
@@ -16,6 +43,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .config import TEACHING_INIT_STD, EncoderConfig, preset
+from .hooks import NO_HOOK, Hook
 from .self_attention import SelfAttention
 
 # The stages a block's trace records, in the order they are computed.
@@ -95,9 +123,10 @@ class Embeddings(nn.Module):
         summed = token + position + segment
         return EmbeddingParts(token, position, segment, summed, self.LayerNorm(summed))
 
-    def forward(self, ids: torch.Tensor, segments: torch.Tensor) -> torch.Tensor:
-        x = self.word_embeddings(ids) + self.position_vectors(ids.shape[1]) + self.token_type_embeddings(segments)
-        return self.dropout(self.LayerNorm(x))
+    def forward(self, ids: torch.Tensor, segments: torch.Tensor, hook: Hook = NO_HOOK) -> torch.Tensor:
+        words = hook("embed.token", self.word_embeddings(ids))
+        x = words + self.position_vectors(ids.shape[1]) + self.token_type_embeddings(segments)
+        return hook("embed", self.dropout(self.LayerNorm(x)))
 
 
 class SublayerOutput(nn.Module):
@@ -137,7 +166,8 @@ class EncoderBlock(nn.Module):
 
     Each traced stage is computed by one small method, the same code for both placements; _post_norm and
     _pre_norm say in which order the stages run and what each one reads. The block lesson shows a stage by
-    reading its method's source (see stage_function).
+    reading its method's source (see stage_function). hook(name, tensor) lets a caller read or replace a
+    stage by its hook name (the table in this module's docstring); by default it hands the tensor back.
     """
 
     def __init__(self, config: EncoderConfig):
@@ -148,52 +178,54 @@ class EncoderBlock(nn.Module):
         self.output = SublayerOutput(config, config.d_ff)
         self.act = F.gelu if config.activation == "gelu" else F.relu
 
-    def forward(self, x: torch.Tensor, *, return_trace: bool = False, **attend):
+    def forward(self, x: torch.Tensor, *, return_trace: bool = False, hook: Hook = NO_HOOK, **attend):
         """x (B, T, D) -> (output (B, T, D), weights (B, H, T, T) or None, trace or None).
 
-        attend: SelfAttention.forward's keywords (causal, key_padding_mask, need_weights), handed on unchanged.
-        The trace maps each stage's name to its tensor, in the order computed (POST_NORM_STAGES or PRE_NORM_STAGES).
+        attend: SelfAttention.forward's keywords (causal, key_padding_mask, need_weights, head_mask), handed on
+        unchanged. The trace maps each stage's name to its tensor, in the order computed (POST_NORM_STAGES or
+        PRE_NORM_STAGES). hook: this block's hook points, named without "blocks.{i}.".
         """
+        x = hook("resid_pre", x)
         placement = self._post_norm if self.config.norm == "post" else self._pre_norm
-        stages, weights = placement(x, attend)
+        stages, weights = placement(x, attend, hook)
         trace = dict(zip(stages_for(self.config.norm), stages, strict=True)) if return_trace else None
         return stages[-1], weights, trace
 
     # ---- the two placements: which stage reads what; each returns every stage, in POST_/PRE_NORM_STAGES order ----
 
-    def _post_norm(self, x: torch.Tensor, attend: dict) -> tuple[Stages, torch.Tensor | None]:
+    def _post_norm(self, x: torch.Tensor, attend: dict, hook: Hook = NO_HOOK) -> tuple[Stages, torch.Tensor | None]:
         """BERT's order, from the input x: a LayerNorm after each residual sum, so the block's output is normalised."""
-        attention, weights = self._attention(x, **attend)
+        attention, weights = self._attention(hook("attn.in", x), hook, **attend)
         residual_1 = self._residual_1(x, attention)
-        norm_1 = self._norm_1(residual_1)
-        ffn_hidden, ffn_activated, ffn_output = self._ffn(norm_1)
+        norm_1 = hook("resid_mid", self._norm_1(residual_1))
+        ffn_hidden, ffn_activated, ffn_output = self._ffn(hook("ffn.in", norm_1), hook)
         residual_2 = self._residual_2(norm_1, ffn_output)
-        norm_2 = self._norm_2(residual_2)
+        norm_2 = hook("resid_post", self._norm_2(residual_2))
         return (x, attention, residual_1, norm_1, ffn_hidden, ffn_activated, ffn_output, residual_2, norm_2), weights
 
-    def _pre_norm(self, x: torch.Tensor, attend: dict) -> tuple[Stages, torch.Tensor | None]:
+    def _pre_norm(self, x: torch.Tensor, attend: dict, hook: Hook = NO_HOOK) -> tuple[Stages, torch.Tensor | None]:
         """Pre-norm, from the input x: each sublayer reads a normalised copy; the stream itself is never normalised."""
-        norm_1 = self._norm_1(x)
-        attention, weights = self._attention(norm_1, **attend)
-        residual_1 = self._residual_1(x, attention)
-        norm_2 = self._norm_2(residual_1)
-        ffn_hidden, ffn_activated, ffn_output = self._ffn(norm_2)
-        residual_2 = self._residual_2(residual_1, ffn_output)
+        norm_1 = hook("attn.in", self._norm_1(x))
+        attention, weights = self._attention(norm_1, hook, **attend)
+        residual_1 = hook("resid_mid", self._residual_1(x, attention))
+        norm_2 = hook("ffn.in", self._norm_2(residual_1))
+        ffn_hidden, ffn_activated, ffn_output = self._ffn(norm_2, hook)
+        residual_2 = hook("resid_post", self._residual_2(residual_1, ffn_output))
         return (x, norm_1, attention, residual_1, norm_2, ffn_hidden, ffn_activated, ffn_output, residual_2), weights
 
-    def _ffn(self, h: torch.Tensor) -> Stages:
+    def _ffn(self, h: torch.Tensor, hook: Hook = NO_HOOK) -> Stages:
         """The FFN's three stages, the same for both placements: h is the normalised stream."""
-        ffn_hidden = self._ffn_hidden(h)
-        ffn_activated = self._ffn_activated(ffn_hidden)
-        return ffn_hidden, ffn_activated, self._ffn_output(ffn_activated)
+        ffn_hidden = hook("ffn.hidden", self._ffn_hidden(h))
+        ffn_activated = hook("ffn.activated", self._ffn_activated(ffn_hidden))
+        return ffn_hidden, ffn_activated, hook("ffn.out", self._ffn_output(ffn_activated))
 
     # ---- one method per stage ----
 
-    def _attention(self, h: torch.Tensor, **attend) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def _attention(self, h: torch.Tensor, hook: Hook = NO_HOOK, **attend) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Multi-head self-attention over h (post-norm: the input x; pre-norm: norm_1), then W_O."""
-        heads, weights = self.attention.self(h, **attend)  # (B, T, D): the heads side by side
+        heads, weights = self.attention.self(h, hook=hook, **attend)  # (B, T, D): the heads side by side
         out = self.attention.output
-        return out.dropout(out.dense(heads)), weights  # (B, T, D), (B, H, T, T) or None
+        return hook("attn.out", out.dropout(out.dense(heads))), weights  # (B, T, D), (B, H, T, T) or None
 
     def _residual_1(self, x: torch.Tensor, attention: torch.Tensor) -> torch.Tensor:
         """The skip connection around attention: the block's input plus what attention adds."""
@@ -274,7 +306,7 @@ class Pooler(nn.Module):
 @dataclass
 class EncoderOutput:
     hidden: torch.Tensor  # (B, T, D), the last layer
-    hidden_states: list[torch.Tensor]  # embeddings output, then each layer's output
+    hidden_states: list[torch.Tensor]  # embeddings output (or resid), each layer run's output, then final_norm (pre)
     attentions: list[torch.Tensor] | None  # one (B, H, T, T) per layer
     traces: list[dict[str, torch.Tensor]] | None  # one per layer, see POST_NORM_STAGES / PRE_NORM_STAGES
 
@@ -319,6 +351,20 @@ class Encoder(nn.Module):
             if bool(key_padding_mask.all(dim=1).any()):
                 raise ValueError("a sequence in the batch has no real token (every key is masked)")
 
+    def check_interventions(self, ids, key_mask, head_mask, start_at, resid):
+        """Refuse an intervention that does not fit this model and input, with a message."""
+        cfg = self.config
+        if key_mask is not None and (key_mask.shape != ids.shape or key_mask.dtype != torch.bool):
+            raise ValueError(f"key_mask must be a bool tensor shaped like ids {tuple(ids.shape)} (True = hide a key)")
+        if head_mask is not None and tuple(head_mask.shape[-2:]) != (cfg.n_layers, cfg.n_heads):
+            raise ValueError(f"head_mask must be (L, H) or (B, L, H) = (..., {cfg.n_layers}, {cfg.n_heads})")
+        if not 0 <= start_at <= cfg.n_layers:
+            raise ValueError(f"start_at must be in [0, {cfg.n_layers}], got {start_at}")
+        if start_at and resid is None:
+            raise ValueError("start_at needs resid: the stream entering that layer (hidden_states[start_at])")
+        if resid is not None and tuple(resid.shape) != (*ids.shape, cfg.d_model):
+            raise ValueError(f"resid must be (B, T, D) = {(*ids.shape, cfg.d_model)}, got {tuple(resid.shape)}")
+
     def forward(
         self,
         ids: torch.Tensor,
@@ -328,25 +374,48 @@ class Encoder(nn.Module):
         causal: bool = False,
         need_weights: bool = True,
         return_trace: bool = False,
+        hooks: Hook = NO_HOOK,
+        head_mask: torch.Tensor | None = None,
+        key_mask: torch.Tensor | None = None,
+        start_at: int = 0,
+        resid: torch.Tensor | None = None,
     ) -> EncoderOutput:
+        """ids (B, T) -> EncoderOutput. hidden_states holds the stream entering the first layer run, then each
+        layer's output, then (pre-norm) the final LayerNorm's: L + 1 tensors post-norm, L + 2 pre-norm.
+
+        The interventions, none by default:
+        hooks: reads or replaces intermediates by name (HookPoints; see run_with_cache, run_with_hooks).
+        head_mask (L, H) or (B, L, H): scales each head's output before W_O (0 knocks it out), as transformers'.
+        key_mask (B, T) bool: True hides that token as a key from every query of every layer, on top of
+            key_padding_mask (the one rule is self_attention.additive_mask).
+        start_at, resid: run layers start_at.. only, from resid (B, T, D), the stream entering layer start_at
+            (another run's hidden_states[start_at]); the embeddings are not run when resid is given.
+        """
         self.check_inputs(ids, segments, key_padding_mask)
+        self.check_interventions(ids, key_mask, head_mask, start_at, resid)
+        if key_mask is not None:
+            key_padding_mask = key_mask if key_padding_mask is None else key_padding_mask | key_mask
+            if bool(key_padding_mask.all(dim=1).any()):  # a query must still have a key to read
+                raise ValueError("key_mask hides every key of a sequence in the batch")
         if segments is None:
             segments = torch.zeros_like(ids)
-        x = self.embeddings(ids, segments)  # (B, T, D)
+        x = self.embeddings(ids, segments, hooks) if resid is None else resid  # (B, T, D)
         hidden_states, attentions, traces = [x], [], []
-        for block in self.encoder.layer:
-            x, w, t = block(
+        for i in range(start_at, self.config.n_layers):
+            x, w, t = self.encoder.layer[i](
                 x,
                 causal=causal,
                 key_padding_mask=key_padding_mask,
                 need_weights=need_weights or return_trace,
                 return_trace=return_trace,
+                head_mask=None if head_mask is None else head_mask[..., i, :],
+                hook=hooks.within(f"blocks.{i}."),
             )
             hidden_states.append(x)
             attentions.append(w)
             traces.append(t)
         if self.config.norm == "pre":
-            x = self.encoder.final_norm(x)
+            x = hooks("final_norm", self.encoder.final_norm(x))
             hidden_states.append(x)
         return EncoderOutput(x, hidden_states, attentions if need_weights else None, traces if return_trace else None)
 

@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .config import EncoderConfig
+from .hooks import NO_HOOK, WEIGHT_HOOKS, Hook
 
 
 def additive_mask(
@@ -28,6 +29,8 @@ def additive_mask(
 ) -> torch.Tensor | None:
     """Float mask broadcastable to (B, H, T, T): 0 where attending is allowed, -inf where not.
 
+    The one rule for which keys a query may read, every path goes through it (the weights path, the fused
+    kernel, and the hooks' key_mask, which Encoder.forward adds to key_padding_mask).
     causal: query i may not see keys j > i. key_padding_mask (B, T), True = ignore that key.
     """
     mask = None
@@ -49,13 +52,15 @@ def attention(
     causal: bool = False,
     key_padding_mask: torch.Tensor | None = None,
     dropout_p: float = 0.0,
+    hook: Hook = NO_HOOK,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """softmax(q k^T / sqrt(d_k) + mask) v.  q, k, v: (..., T, d_k).  Returns (output, weights).
 
     weights[..., i, j] is how much query i takes from key j: rows are queries, columns keys.
+    hook sees the scores before the mask ("attn.scores") and the weights before dropout ("attn.pattern").
     """
     T, d_k = q.shape[-2], q.shape[-1]
-    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (..., T, T)
+    scores = hook("attn.scores", q @ k.transpose(-2, -1) / math.sqrt(d_k))  # (..., T, T)
     mask = additive_mask(T, causal=causal, key_padding_mask=key_padding_mask, dtype=scores.dtype, device=q.device)
     if mask is not None:
         if key_padding_mask is not None and q.dim() == 3:
@@ -66,6 +71,7 @@ def attention(
         weights = torch.softmax(scores, dim=-1).masked_fill(dead, 0.0)
     else:
         weights = torch.softmax(scores, dim=-1)
+    weights = hook("attn.pattern", weights)
     if dropout_p > 0.0:
         weights = F.dropout(weights, p=dropout_p)
     return weights @ v, weights
@@ -93,16 +99,28 @@ class SelfAttention(nn.Module):
         causal: bool = False,
         key_padding_mask: torch.Tensor | None = None,
         need_weights: bool = True,
+        head_mask: torch.Tensor | None = None,
+        hook: Hook = NO_HOOK,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """x (B, T, D) -> (the heads' outputs side by side (B, T, D), weights (B, H, T, T) or None).
+
+        head_mask (H,) or (B, H) scales each head's output before W_O mixes the heads (0 knocks a head out),
+        as transformers' head_mask does; the weights returned are the softmax's, before it.
+        hook: "attn.scores", "attn.pattern" (see attention()) and "attn.head_out" (B, H, T, d_head).
+        """
         B, T, D = x.shape
         q, k, v = (self.split_heads(proj(x)) for proj in (self.query, self.key, self.value))
         p = self.config.dropout if self.training else 0.0
-        if need_weights:
-            out, weights = attention(q, k, v, causal=causal, key_padding_mask=key_padding_mask, dropout_p=p)
+        if need_weights or any(hook.wants(name) for name in WEIGHT_HOOKS):
+            out, weights = attention(q, k, v, causal=causal, key_padding_mask=key_padding_mask, dropout_p=p, hook=hook)
         else:
             # Fused kernel; it would give NaN on a row with no visible key, which only an
             # all-pad sequence can produce: such input is refused by Encoder.forward.
             mask = additive_mask(T, causal=causal, key_padding_mask=key_padding_mask, dtype=x.dtype, device=x.device)
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
             weights = None
+        if head_mask is not None:
+            out = out * head_mask.to(out.dtype).reshape(*head_mask.shape, 1, 1)  # (B, H, T, d_head)
+        out = hook("attn.head_out", out)
+        weights = weights if need_weights else None
         return out.transpose(1, 2).reshape(B, T, D), weights  # (B, T, D), (B, H, T, T)

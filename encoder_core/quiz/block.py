@@ -8,6 +8,7 @@ import random
 import torch
 
 from ..model.config import TEACHING_INIT_STD, EncoderConfig
+from ..model.hooks import HookPoints
 from ..model.model import EncoderBlock, build_encoder, param_count
 from .base import Mistake, Question, generator
 from .forms import choice_question, count_question, numeric_question
@@ -337,7 +338,7 @@ def block_ffn_per_token(r: random.Random, g: torch.Generator) -> Question:
     changed[0, j] += torch.randn(d, generator=g)
 
     def run(h: torch.Tensor) -> torch.Tensor:
-        return block._ffn(h)[2] if sub == "FFN" else block._attention(h)[0]
+        return sublayer_output(block, h, "ffn" if sub == "FFN" else "attn")
 
     with torch.inference_mode():
         moved = (run(changed) - run(x))[0].abs().amax(dim=-1)  # (T,): how far each output row moved
@@ -384,6 +385,14 @@ def block_ffn_per_token(r: random.Random, g: torch.Generator) -> Question:
         ),
         inputs={"d": d, "T": T, "row": j, "sublayer": sub},
     )
+
+
+def sublayer_output(block: EncoderBlock, h: torch.Tensor, sublayer: str) -> torch.Tensor:
+    """What one sublayer ("attn" or "ffn") of the block adds when it reads h, read at the block's hook points:
+    h goes in at "<sublayer>.in" (what the sublayer reads), its output comes out at "<sublayer>.out"."""
+    hooks = HookPoints([f"{sublayer}.out"], {f"{sublayer}.in": lambda _: h})
+    block(h, hook=hooks, need_weights=False)
+    return hooks.cache[f"{sublayer}.out"]
 
 
 def fmt_changes(moved: torch.Tensor) -> str:

@@ -13,6 +13,10 @@ import torch.nn.functional as F
 from independent import hf_config, hf_masked_lm
 
 from encoder_core.lessons import inside as core
+from encoder_core.model.config import TEACHING_INIT_STD, preset
+from encoder_core.model.hooks import run_with_cache
+from encoder_core.model.model import init_bert_weights
+from encoder_core.model.output_heads import MaskedLanguageModel
 from encoder_core.model.tokenizer import MASK
 
 
@@ -30,6 +34,16 @@ def any_mlm(request):
     else:
         model, tokenizer, _ = request.getfixturevalue("trained_mlm")
     return model, tokenizer
+
+
+@pytest.fixture(scope="module")
+def pre_mlm(tok):
+    """A pre-norm MLM at the teaching init, with the small models' tokenizer: the lesson's pre-norm path."""
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model = MaskedLanguageModel(preset("small", norm="pre"))
+        init_bert_weights(model.bert, std=TEACHING_INIT_STD)  # the head keeps PyTorch's default init
+    return model.eval(), tok
 
 
 # ---- input ----------------------------------------------------------------------------------------------
@@ -84,14 +98,35 @@ def test_odd_text_never_raises(mlm):
 # ---- knockouts -------------------------------------------------------------------------------------------
 
 
-def test_the_unperturbed_stream_is_the_models_own_forward(any_mlm):
-    model, tok = any_mlm
+@pytest.mark.parametrize("which", ["any", "pre"])
+def test_the_unperturbed_stream_is_the_models_own_forward(any_mlm, pre_mlm, which):
+    """The same hidden states, as many of them (L + 1 post-norm, L + 2 pre-norm) and bit for bit."""
+    model, tok = any_mlm if which == "any" else pre_mlm
     cloze = core.prepare_cloze(tok, core.DEFAULT_SENTENCE)
     ids = torch.tensor([cloze.ids])
     with torch.inference_mode():
         states, _ = core.stream(model, ids)
         logits, out = model(ids, need_weights=False)
-    torch.testing.assert_close(states[-1], out.hidden, atol=1e-5, rtol=1e-5)
+    assert len(states) == len(out.hidden_states) == model.config.n_layers + 1 + (model.config.norm == "pre")
+    assert all(torch.equal(a, b) for a, b in zip(states, out.hidden_states))
+    assert torch.equal(states[-1], out.hidden)
+
+
+def test_pre_norm_head_knockouts_equal_the_whole_run_with_that_head_masked(pre_mlm):
+    """The knockouts start each layer's run from the clean stream there; the whole run from the ids, with that
+    head masked, must give the same change."""
+    model, tok = pre_mlm
+    cloze = core.prepare_cloze(tok, core.DEFAULT_SENTENCE)
+    answer, f, changes = core.head_knockouts(model, cloze)
+    L, H = model.config.n_layers, model.config.n_heads
+    for layer, head in [(0, 0), (L - 1, H - 1), (1, 2)]:
+        mask = torch.ones(L, H)
+        mask[layer, head] = 0.0
+        with torch.inference_mode():
+            logits, _ = model(torch.tensor([cloze.ids]), head_mask=mask, need_weights=False)
+        expected = float(torch.log_softmax(logits[0, cloze.position], -1)[answer]) - f
+        assert abs(expected - float(changes[layer, head])) < 1e-5, (layer, head)
+    assert float(changes.abs().max()) > 1e-4  # the knockouts did change something
 
 
 def test_a_head_knockout_equals_the_same_knockout_hooked_into_bert_for_masked_lm(mlm):
@@ -217,16 +252,21 @@ def test_rollout_of_one_layer_of_uniform_attention_by_hand():
     torch.testing.assert_close(core.attention_rollout(a), expected.double())
 
 
-def test_norm_based_attention_sums_to_the_attention_output(any_mlm):
+@pytest.mark.parametrize("which", ["any", "pre"])
+def test_norm_based_attention_sums_to_the_attention_output(any_mlm, pre_mlm, which):
     """Σ_j Σ_h α_h(q, j) f_h(x_j) is the attention sublayer's output at q without W_O's bias; the norm of each
-    key's term, recomputed head by head with explicit slices."""
-    model, tok = any_mlm
+    key's term, recomputed head by head with explicit slices. x is what the last attention reads: the layer's
+    input post-norm, its LN1 pre-norm (taken here from the layer's input by hand)."""
+    model, tok = any_mlm if which == "any" else pre_mlm
     cloze = core.prepare_cloze(tok, core.DEFAULT_SENTENCE)
     ids, q = torch.tensor([cloze.ids]), cloze.position
     block = model.bert.encoder.layer[-1]
     with torch.inference_mode():
         states, attentions = core.stream(model, ids, need_weights=True)
-        x, w = states[-2][0], attentions[-1][0]
+        layer_input, w = states[model.config.n_layers - 1], attentions[-1][0]
+        ln1 = block.attention.output.LayerNorm
+        pre = model.config.norm == "pre"
+        x = (F.layer_norm(layer_input, ln1.normalized_shape, ln1.weight, ln1.bias, ln1.eps) if pre else layer_input)[0]
         got = core.norm_based(model, x, w, q)
         c = model.config
         v = block.attention.self.value(x)
@@ -234,8 +274,11 @@ def test_norm_based_attention_sums_to_the_attention_output(any_mlm):
         for h in range(c.n_heads):
             cols = slice(h * c.d_head, (h + 1) * c.d_head)
             terms += w[h, q, :, None] * (v[:, cols] @ block.attention.output.dense.weight[:, cols].T)
-        _, _, trace = block(states[-2], return_trace=True)
+        _, _, trace = block(layer_input, return_trace=True)
     torch.testing.assert_close(got, terms.norm(dim=-1).double(), atol=1e-5, rtol=1e-5)
+    # the lesson's explanation hands norm_based that same x (read at the hook point attn.in)
+    lesson = core.explanations(model, tok, cloze, core.clean_answer(model, cloze)[0], steps=1).norm
+    torch.testing.assert_close(lesson, got)
     with_bias = terms.sum(0) + block.attention.output.dense.bias
     torch.testing.assert_close(with_bias, trace["attention"][0, q], atol=1e-4, rtol=1e-4)
 
@@ -359,6 +402,22 @@ def test_the_logit_lens_ends_on_the_models_answer(any_mlm):
         logp = torch.log_softmax(model.cls.predictions(out.hidden_states[2][0, cloze.position]), -1)
     assert lens.rank[2] == int((logp > logp[answer]).sum()) + 1
     assert lens.probability[2] == pytest.approx(float(logp[answer].exp()), rel=1e-5)
+
+
+def test_the_logit_lens_of_a_pre_norm_model_reads_every_stage_through_the_final_norm(pre_mlm):
+    model, tok = pre_mlm
+    cloze = core.prepare_cloze(tok, core.DEFAULT_SENTENCE)
+    lens = core.logit_lens(model, tok, cloze)
+    answer, f = core.clean_answer(model, cloze)
+    assert len(lens.rank) == model.config.n_layers + 1  # embeddings, then after each layer, as post-norm
+    assert lens.probability[-1] == pytest.approx(math.exp(f), rel=1e-5)
+    with torch.inference_mode():
+        _, cache = run_with_cache(model.bert, torch.tensor([cloze.ids]), names=["blocks.0.resid_post"])
+        logp = torch.log_softmax(
+            model.cls.predictions(model.bert.encoder.final_norm(cache["blocks.0.resid_post"])[0, cloze.position]), -1
+        )
+    assert lens.rank[1] == int((logp > logp[answer]).sum()) + 1
+    assert lens.probability[1] == pytest.approx(float(logp[answer].exp()), rel=1e-5)
 
 
 def test_the_head_question_offers_the_answer_and_three_tempting_heads(any_mlm):
