@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ...model.hooks import run_with_cache
 from ...model.model import Encoder
 from ...model.tokenizer import Encoding
 
@@ -91,8 +92,8 @@ class HeadMechanics:
 def head_mechanics(model: Encoder, enc: Encoding, layer: int, head: int) -> HeadMechanics:
     """Split the block's d_model into H heads of d_head, run each, concatenate, apply W_O.
 
-    Computed from the weights (not from the model's attention code) and compared with the
-    block's traced "attention" stage, which is W_O applied to the model's own concatenation.
+    Computed from the weights (not from the model's attention code) and compared with what the model's
+    own pass gives at the hook points attn.pattern and attn.out (W_O applied to its concatenation).
     """
     cfg = model.config
     if not 0 <= layer < cfg.n_layers:
@@ -101,10 +102,9 @@ def head_mechanics(model: Encoder, enc: Encoding, layer: int, head: int) -> Head
         raise ValueError(f"head must be in 0..{cfg.n_heads - 1}, got {head}")
     ids = torch.tensor([enc.ids], dtype=torch.long)
     segments = torch.tensor([enc.segments], dtype=torch.long)
-    out = model(ids, segments, need_weights=True, return_trace=True)
-    trace = out.traces[layer]
-    # Post-norm attends over the block input; pre-norm over its LayerNorm.
-    x = (trace["input"] if cfg.norm == "post" else trace["norm_1"])[0]  # (T, D)
+    point = f"blocks.{layer}.attn"
+    _, cache = run_with_cache(model, ids, segments, names=[f"{point}.in", f"{point}.pattern", f"{point}.out"])
+    x = cache[f"{point}.in"][0]  # (T, D): what this layer's attention reads (the block decides: x or LN1(x))
     sub = model.encoder.layer[layer].attention
     H, dh = cfg.n_heads, cfg.d_head
 
@@ -120,7 +120,7 @@ def head_mechanics(model: Encoder, enc: Encoding, layer: int, head: int) -> Head
     concat = torch.cat(list(head_outputs), dim=-1)  # (T, H * d_head) = (T, D)
     w_o, b_o = sub.output.dense.weight, sub.output.dense.bias
     projected = concat @ w_o.T + b_o
-    block_attention = trace["attention"][0]
+    block_attention = cache[f"{point}.out"][0]
     return HeadMechanics(
         layer=layer,
         head=head,
@@ -138,5 +138,5 @@ def head_mechanics(model: Encoder, enc: Encoding, layer: int, head: int) -> Head
         projected=projected.clone(),
         block_attention=block_attention.clone(),
         max_abs_error=float((projected - block_attention).abs().max()),
-        weights_error=float((weights - out.attentions[layer][0]).abs().max()),
+        weights_error=float((weights - cache[f"{point}.pattern"][0]).abs().max()),
     )
