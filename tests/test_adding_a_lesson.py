@@ -115,9 +115,7 @@ def test_a_lesson_added_by_the_recipe_is_in_the_navigation_the_quiz_and_the_room
     follow_recipe(copy)
     env = {**os.environ, "PYTHONPATH": str(copy), "ENCODER_LAB_LEARNER_RECORDS": "off"}
     env["ENCODER_LAB_DATABASE_URL"] = f"sqlite:///{tmp_path}/room.sqlite3"
-    done = subprocess.run(
-        [sys.executable, "-c", CHECK], cwd=copy, env=env, capture_output=True, text=True, timeout=600
-    )
+    done = subprocess.run([sys.executable, "-c", CHECK], cwd=copy, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.split("RESULT", 1)[1])
 
