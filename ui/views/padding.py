@@ -13,6 +13,7 @@ from encoder_core.model.tokenizer import Batch
 
 from .attention import long_table, pair_long_table
 from .figures import (
+    CELLS_ARE_WORDS,
     Chart,
     as_array,
     esc,
@@ -88,6 +89,7 @@ def batch_figure(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> go.Figu
             xgap=2,
             ygap=2,
             hovertemplate="%{y}, position %{x}: %{text}<extra></extra>",
+            meta=CELLS_ARE_WORDS,  # the words are the chart: lecture mode shrinks them, never drops them
         )
     )
     fig.update_layout(
