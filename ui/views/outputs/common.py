@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from encoder_core.finetune.tasks import TAGS
 
-from ..figures import CATEGORICAL, token_labels
+from ..figures import CATEGORICAL, CELLS_ARE_WORDS, token_labels
 
 TASK_NAMES = {
     "sentence": "sentence classification",
@@ -65,6 +65,7 @@ def coloured_cells(
             showscale=False,
             xgap=3,
             hovertemplate=f"%{{x}}: {hover}<extra></extra>",
+            meta=CELLS_ARE_WORDS,  # the words are the chart: lecture mode shrinks them, never drops them
         )
     )
     fig.update_layout(

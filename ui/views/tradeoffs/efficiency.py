@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 
 from encoder_core.lessons.tradeoffs import OBJECTIVES, ObjectiveLabels
 
-from ..figures import Chart, esc, grouped_bars, token_labels
+from ..figures import CELLS_ARE_WORDS, Chart, esc, grouped_bars, token_labels
 
 
 def objectives_figure(lab: ObjectiveLabels) -> go.Figure:
@@ -36,6 +36,7 @@ def objectives_figure(lab: ObjectiveLabels) -> go.Figure:
             xgap=2,
             ygap=2,
             hovertemplate="%{y}, %{x}: target %{text}<extra></extra>",
+            meta=CELLS_ARE_WORDS,  # the words are the chart: lecture mode shrinks them, never drops them
         ),
         layout={
             "title": {"text": "Where each objective puts a loss, and its target"},
