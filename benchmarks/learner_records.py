@@ -25,7 +25,6 @@ Loopback only; at most 300 learners and a 60 s window; every learner stops by it
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 import re
@@ -44,7 +43,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks.browser import pct
 from benchmarks.hall_load import LOOPBACK, app_processes, cpu_seconds
-from benchmarks.room_votes import Crowd
+from benchmarks.room_votes import Crowd, crowd_arguments
 from classroom.schema import learner_events
 from classroom.store import DATABASE_URL_VAR, RoomStore
 from scripts.streamlit_protocol import Session, connect
@@ -231,11 +230,7 @@ def row(records: bool, learners: list[Learner], t: Tally, busy: Busy) -> tuple[l
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--learners", type=int, default=200)
-    ap.add_argument("--window", type=float, default=10.0, help="seconds in which every learner commits")
-    ap.add_argument("--processes", type=int, default=1, choices=(1, 2), help="2: behind nginx, on PostgreSQL")
-    args = ap.parse_args()
+    args = crowd_arguments("learner", "commits")
     if not 1 <= args.learners <= MAX_LEARNERS or not 0 < args.window <= MAX_WINDOW_S:
         raise SystemExit(f"1 to {MAX_LEARNERS} learners, a window of at most {MAX_WINDOW_S:g} s")
     database = "PostgreSQL" if args.processes == 2 else "SQLite"

@@ -174,12 +174,17 @@ def counted(phones: list[Phone], tallies) -> dict:
     }
 
 
-def main() -> None:
+def crowd_arguments(one: str, acts: str) -> argparse.Namespace:
+    """A load's command line: --<one>s (how many), --window (in which every one acts), --processes (1 or 2)."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--phones", type=int, default=200)
-    ap.add_argument("--window", type=float, default=10.0, help="seconds in which every phone taps")
+    ap.add_argument(f"--{one}s", type=int, default=200)
+    ap.add_argument("--window", type=float, default=10.0, help=f"seconds in which every {one} {acts}")
     ap.add_argument("--processes", type=int, default=1, choices=(1, 2), help="2: behind nginx, on PostgreSQL")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = crowd_arguments("phone", "taps")
     if not 1 <= args.phones <= MAX_PHONES:
         raise SystemExit(f"1 to {MAX_PHONES} phones")
     with ExitStack() as stack:

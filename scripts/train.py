@@ -6,6 +6,7 @@ python -m scripts.train  (or: make train; needs Debian's wordnet-base)
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -25,6 +26,18 @@ def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None,
     return args
 
 
+def add_setting_options(parser: argparse.ArgumentParser, settings: type, names: Sequence[str]) -> None:
+    """One option per named field of a settings dataclass, --the-field-name, with the field's default and its type."""
+    for name in names:
+        default = getattr(settings, name)
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
+
+
+def settings_from(args: argparse.Namespace, settings: type, names: Sequence[str]):
+    """The settings dataclass with the named fields as parsed."""
+    return settings(**{name: getattr(args, name) for name in names})
+
+
 def print_quality(meta: dict, held_out: dict[str, str]) -> None:
     """A trained checkpoint's held-out scores (name -> its metrics' key in meta) and its probe ranks."""
     for name, key in held_out.items():
@@ -37,14 +50,14 @@ def print_quality(meta: dict, held_out: dict[str, str]) -> None:
         print(f"  rank {p['rank']:>5}  {p['best']:<10} {p['text']}")
 
 
+OPTIONS = ("steps", "seed", "lr", "dropout")  # the TrainSettings a command line may change
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Pre-train the lab's small masked-language model.")
-    parser.add_argument("--steps", type=int, default=TrainSettings.steps)
-    parser.add_argument("--seed", type=int, default=TrainSettings.seed)
-    parser.add_argument("--lr", type=float, default=TrainSettings.lr)
-    parser.add_argument("--dropout", type=float, default=TrainSettings.dropout)
+    add_setting_options(parser, TrainSettings, OPTIONS)
     args = parse_run_arguments(parser, argv, DEFAULT_DIR)
-    settings = TrainSettings(steps=args.steps, seed=args.seed, lr=args.lr, dropout=args.dropout)
+    settings = settings_from(args, TrainSettings, OPTIONS)
     meta = run(settings, args.out)
     print(f"trained {settings.steps} steps in {meta['train_seconds']:.0f}s, final loss {meta['final_loss']:.3f}")
     print_quality(meta, {"grammar": "metrics", "WordNet examples": "real_metrics"})

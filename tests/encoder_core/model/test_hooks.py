@@ -3,22 +3,17 @@ attentions, a per-head mask, each sublayer's output read with PyTorch hooks); re
 written out by hand; a run started at layer k against the full run; a plain run against a hooked one, bit
 for bit; and the documented names against the ones a forward pass reaches."""
 
-import os
+import re
+from pathlib import Path
 
-# Everything is local: the Hugging Face hub must never be contacted.
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["TRANSFORMERS_OFFLINE"] = "1"
+import pytest
+import torch
+import torch.nn.functional as F
+from hf_reference import reference_run
 
-import re  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-import pytest  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from encoder_core.model import model as model_module  # noqa: E402
-from encoder_core.model import self_attention  # noqa: E402
-from encoder_core.model.hooks import (  # noqa: E402
+from encoder_core.model import model as model_module
+from encoder_core.model import self_attention
+from encoder_core.model.hooks import (
     BLOCK_HOOKS,
     NO_HOOK,
     HookPoints,
@@ -26,18 +21,11 @@ from encoder_core.model.hooks import (  # noqa: E402
     run_with_cache,
     run_with_hooks,
 )
-from encoder_core.model.model import teaching_model  # noqa: E402
+from encoder_core.model.model import teaching_model
 
 ROOT = Path(__file__).resolve().parents[3]
 TOL = 1e-4  # as test_pretrained.py: float32 sums over d_model = 384
 SENTENCES = [("The cat sat on the mat.", None), ("How old are you?", "I am twenty years old."), ("Hi", None)]
-
-
-@pytest.fixture(scope="module")
-def reference(minilm):
-    transformers = pytest.importorskip("transformers")
-    model = transformers.BertModel.from_pretrained(minilm.directory, attn_implementation="eager", local_files_only=True)
-    return model.eval()
 
 
 @pytest.fixture(scope="module")
@@ -74,13 +62,7 @@ def hf_run(reference, batch, head_mask=None):
             handles.append(layer.attention.output.dense.register_forward_pre_hook(scale))
     try:
         with torch.inference_mode():
-            out = reference(
-                input_ids=batch.ids,
-                token_type_ids=batch.segments,
-                attention_mask=(~batch.key_padding_mask).long(),
-                output_attentions=True,
-                output_hidden_states=True,
-            )
+            out = reference_run(reference, batch)
     finally:
         for h in handles:
             h.remove()
@@ -93,7 +75,7 @@ def assert_real_rows_close(ours, theirs, real, what):
 
 
 @pytest.mark.parametrize("masked", [False, True])
-def test_every_hook_on_minilm_equals_transformers(minilm, reference, batch, masked):
+def test_every_hook_on_minilm_equals_transformers(minilm, minilm_reference, batch, masked):
     c = minilm.config
     head_mask = None
     if masked:  # a knocked-out head, a halved one and a doubled one in every layer
@@ -104,7 +86,7 @@ def test_every_hook_on_minilm_equals_transformers(minilm, reference, batch, mask
                 0.5,
                 2,
             )
-    ref, seen = hf_run(reference, batch, head_mask)
+    ref, seen = hf_run(minilm_reference, batch, head_mask)
     with torch.inference_mode():
         out, cache = run_with_cache(
             minilm.model, batch.ids, batch.segments, batch.key_padding_mask, head_mask=head_mask, need_weights=False

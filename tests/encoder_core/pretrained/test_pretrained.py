@@ -7,17 +7,14 @@ part of the setup and its absence must fail.
 import os
 import shutil
 
-# Everything is local: the Hugging Face hub must never be contacted.
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["TRANSFORMERS_OFFLINE"] = "1"
+import pytest
+import torch
+import torch.nn.functional as F
+from hf_reference import reference_run
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-from encoder_core.model.output_heads import mean_pool  # noqa: E402
-from encoder_core.pretrained import minilm as pretrained  # noqa: E402
-from encoder_core.pretrained.minilm import (  # noqa: E402
+from encoder_core.model.output_heads import mean_pool
+from encoder_core.pretrained import minilm as pretrained
+from encoder_core.pretrained.minilm import (
     EXPECTED_SHA256,
     INSTALL_HINT,
     PretrainedUnavailable,
@@ -38,14 +35,6 @@ SENTENCES = [
 
 
 @pytest.fixture(scope="module")
-def reference(minilm):
-    from transformers import BertModel
-
-    model = BertModel.from_pretrained(minilm.directory, attn_implementation="eager", local_files_only=True)
-    return model.eval()
-
-
-@pytest.fixture(scope="module")
 def batch(minilm):
     tok = minilm.tokenizer
     return tok.pad([tok.encode(a, b) for a, b in SENTENCES])
@@ -61,17 +50,11 @@ def test_config_is_minilm(minilm):
     assert minilm.name == "sentence-transformers/all-MiniLM-L6-v2"
 
 
-def test_hidden_states_and_attentions_match_transformers(minilm, reference, batch):
+def test_hidden_states_and_attentions_match_transformers(minilm, minilm_reference, batch):
     assert len(set(batch.lengths)) > 1 and bool(batch.segments.any())  # padded, and holds a pair
     with torch.inference_mode():
         ours = minilm.model(batch.ids, batch.segments, batch.key_padding_mask)
-        ref = reference(
-            input_ids=batch.ids,
-            token_type_ids=batch.segments,
-            attention_mask=(~batch.key_padding_mask).long(),
-            output_attentions=True,
-            output_hidden_states=True,
-        )
+        ref = reference_run(minilm_reference, batch)
     real = ~batch.key_padding_mask  # (B, T)
     assert len(ours.hidden_states) == len(ref.hidden_states) == 7
     for layer, (h, r) in enumerate(zip(ours.hidden_states, ref.hidden_states)):

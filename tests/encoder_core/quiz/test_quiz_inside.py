@@ -55,26 +55,6 @@ def check_spearman(q):
     assert q.answer == pytest.approx(rho, abs=1e-4)
 
 
-def check_knockout_factor(q):
-    model, _, ids, pos = encoded(q.inputs["text"])
-    layer, head = q.inputs["layer"], q.inputs["head"]
-    d = model.config.d_head
-    logp, _ = log_probs(model, ids, pos)
-    answer = int(logp.argmax())
-
-    def zero_head(module, args):
-        context = args[0].clone()
-        context[..., head * d : (head + 1) * d] = 0.0
-        return (context,)
-
-    handle = model.bert.encoder.layer[layer].attention.output.dense.register_forward_pre_hook(zero_head)
-    try:
-        knocked, _ = log_probs(model, ids, pos)
-    finally:
-        handle.remove()
-    assert q.answer == pytest.approx(math.exp(float(knocked[answer] - logp[answer])), rel=1e-4)
-
-
 def head_zeroed(model, layer, head, ids, pos):
     """log-softmax at the [MASK] with one head's slice of the context zeroed before W_O (a hook on the dense)."""
     d = model.config.d_head
@@ -89,6 +69,14 @@ def head_zeroed(model, layer, head, ids, pos):
         return log_probs(model, ids, pos)[0]
     finally:
         handle.remove()
+
+
+def check_knockout_factor(q):
+    model, _, ids, pos = encoded(q.inputs["text"])
+    logp, _ = log_probs(model, ids, pos)
+    answer = int(logp.argmax())
+    knocked = head_zeroed(model, q.inputs["layer"], q.inputs["head"], ids, pos)
+    assert q.answer == pytest.approx(math.exp(float(knocked[answer] - logp[answer])), rel=1e-4)
 
 
 def check_knockout_importance(q):

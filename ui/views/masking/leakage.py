@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 
 from encoder_core.lessons.masking import LEAKAGE_RUNS, LeakageSummary
 
-from ..figures import PAIR, Chart, as_array, esc, percent_metrics
+from ..figures import PAIR, Chart, as_array, percent_metrics
+from ..step_curves import step_curves
 
 RUN_NAMES = {"correct": "correct masking", "leaky": "leaky: answer left in the input"}
 
@@ -56,25 +57,17 @@ def training_curves(
     steps, series: dict[str, object], *, title: str, y_title: str, y_range: tuple[float, float] | None = None
 ) -> go.Figure:
     """Correct vs leaky training, one line each over the same steps (solid vs dashed, blue vs orange)."""
-    fig = go.Figure()
-    for (name, values), colour, dash in zip(series.items(), PAIR, ("solid", "dash")):
-        fig.add_scatter(
-            x=as_array(steps),
-            y=as_array(values),
-            name=esc(name),
-            mode="lines",
-            line={"color": colour, "dash": dash, "width": 3},
-            hovertemplate="step %{x}: %{y:.3f}<extra>" + esc(name) + "</extra>",
-        )
-    fig.update_layout(
-        title={"text": esc(title)},
-        xaxis={"title": {"text": "training step"}},
-        yaxis={"title": {"text": y_title}, **({"range": list(y_range)} if y_range else {})},
-        legend={"orientation": "h", "y": -0.25},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+    lines = [(name, as_array(steps), values) for name, values in series.items()]
+    return step_curves(
+        lines,
+        colours=PAIR,
+        dashes=("solid", "dash"),
+        width=3,
+        title=title,
+        y_title=y_title,
         height=380,
+        y_range=y_range,
     )
-    return fig
 
 
 def run_series(curves: dict[str, list[float]]) -> dict[str, list[float]]:

@@ -10,7 +10,8 @@ import plotly.graph_objects as go
 
 from encoder_core.finetune.tasks import FineTuneRun
 
-from ..figures import CATEGORICAL, Chart, as_array, esc
+from ..figures import CATEGORICAL, Chart
+from ..step_curves import step_curves
 from .common import START_NAMES, TASK_NAMES, metric_name
 
 
@@ -30,27 +31,19 @@ def progress_text(key: tuple, step: int, total: int, loss: float) -> str:
 
 def loss_figure(series: dict[str, Sequence[float]], *, title: str, total: int | None = None) -> go.Figure:
     """Training loss per step, one line per run; the y axis starts at 0."""
-    fig = go.Figure()
     top = max((max(v) for v in series.values() if len(v)), default=1.0)
-    for (name, values), colour, dash in zip(series.items(), CATEGORICAL, ("solid", "dash", "dot", "dashdot")):
-        fig.add_scatter(
-            x=list(range(1, len(values) + 1)),
-            y=as_array(values),
-            name=esc(name),
-            mode="lines",
-            line={"color": colour, "dash": dash, "width": 2},
-            hovertemplate="step %{x}: %{y:.3f}<extra>" + esc(name) + "</extra>",
-        )
-    fig.update_layout(
-        title={"text": esc(title)},
-        xaxis={"title": {"text": "training step"}, **({"range": [1, total]} if total else {})},
-        yaxis={"title": {"text": "training loss (cross-entropy, nats)"}, "range": [0, 1.05 * top]},
-        legend={"orientation": "h", "y": -0.25},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+    return step_curves(
+        [(name, list(range(1, len(values) + 1)), values) for name, values in series.items()],
+        colours=CATEGORICAL,
+        dashes=("solid", "dash", "dot", "dashdot"),
+        width=2,
+        title=title,
+        y_title="training loss (cross-entropy, nats)",
         height=360,
+        x_range=(1, total) if total else None,
+        y_range=(0, 1.05 * top),
         showlegend=len(series) > 1,
     )
-    return fig
 
 
 def live_alt(key: tuple, step: int, total: int, loss: float) -> str:

@@ -14,9 +14,15 @@ from ..figures import Chart, line_chart
 MB = 1024 * 1024
 
 
-def _log_axes(fig: go.Figure, x_title: str, y_title: str, lengths: Sequence[int]) -> go.Figure:
+def _against_length(
+    lengths: Sequence[int], series: dict, title: str, y_title: str, legend_always: bool = False
+) -> go.Figure:
+    """Lines against the sequence length T, both axes on a log scale; legend_always: a legend for one line too."""
+    fig = line_chart(lengths, series, title=title)
+    if legend_always:
+        fig.layout.showlegend = True
     fig.update_layout(
-        xaxis={"type": "log", "title": {"text": f"{x_title} (log scale)"}, "tickvals": list(lengths)},
+        xaxis={"type": "log", "title": {"text": "sequence length T (log scale)"}, "tickvals": list(lengths)},
         legend={"orientation": "h", "y": -0.3},
         height=420,
         yaxis={"type": "log", "title": {"text": f"{y_title} (log scale)"}},
@@ -35,9 +41,9 @@ def scaling_sizes_figure(s: AttentionScaling, timings: LengthTimings | None = No
     series = {"from the shapes: L·H·T²·4 bytes": [b / MB for b in s.weights_bytes]}
     if timings is not None:
         series["measured: the tensors a real run returned"] = [b / MB for b in timings.weights_bytes]
-    fig = line_chart(s.lengths, series, title="Size of the (1, H, T, T) attention weights, every layer")
-    fig.layout.showlegend = True  # name the source even when only the shapes' line is drawn
-    return _log_axes(fig, "sequence length T", "megabytes", s.lengths)
+    title = "Size of the (1, H, T, T) attention weights, every layer"
+    # the legend names the source even when only the shapes' line is drawn
+    return _against_length(s.lengths, series, title, "megabytes", legend_always=True)
 
 
 def scaling_alt(s: AttentionScaling) -> str:
@@ -68,15 +74,11 @@ def scaling_sizes_chart(s: AttentionScaling, t: LengthTimings | None) -> Chart:
 
 
 def scaling_flops_figure(s: AttentionScaling) -> go.Figure:
-    fig = line_chart(
-        s.lengths,
-        {
-            "projections + FFN (grows like T)": s.flops_linear,
-            "attention scores and mixing (grows like T²)": s.flops_attention,
-        },
-        title="FLOPs of one forward pass, by where they go",
-    )
-    return _log_axes(fig, "sequence length T", "FLOPs", s.lengths)
+    series = {
+        "projections + FFN (grows like T)": s.flops_linear,
+        "attention scores and mixing (grows like T²)": s.flops_attention,
+    }
+    return _against_length(s.lengths, series, "FLOPs of one forward pass, by where they go", "FLOPs")
 
 
 def flops_alt(s: AttentionScaling) -> str:
@@ -91,15 +93,11 @@ def scaling_flops_chart(s: AttentionScaling) -> Chart:
 
 
 def timing_figure(t: LengthTimings) -> go.Figure:
-    fig = line_chart(
-        t.lengths,
-        {
-            f"attention only (fitted exponent {t.exponent_attention:.2f})": [x * 1e3 for x in t.attention_seconds],
-            f"whole forward pass (fitted exponent {t.exponent_forward:.2f})": [x * 1e3 for x in t.forward_seconds],
-        },
-        title="Wall time against T, measured on this (shared) server",
-    )
-    return _log_axes(fig, "sequence length T", "milliseconds", t.lengths)
+    series = {
+        f"attention only (fitted exponent {t.exponent_attention:.2f})": [x * 1e3 for x in t.attention_seconds],
+        f"whole forward pass (fitted exponent {t.exponent_forward:.2f})": [x * 1e3 for x in t.forward_seconds],
+    }
+    return _against_length(t.lengths, series, "Wall time against T, measured on this (shared) server", "milliseconds")
 
 
 def timing_alt(t: LengthTimings) -> str:

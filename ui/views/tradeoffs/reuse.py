@@ -68,16 +68,20 @@ def saving_text(c: AppendCosts) -> str:
     )
 
 
-def append_flops_figure(c: AppendCosts) -> go.Figure:
+def _appends_figure(
+    c: AppendCosts, cached: list[float], bidirectional: list[float], title: str, y_title: str
+) -> go.Figure:
+    """A cost of the N appends, cumulative, for the cached causal model and the bidirectional one."""
+    series = {MODES[0]: cached, MODES[1]: bidirectional}
     return _legend_below(
-        line_chart(
-            list(range(c.n + 1)),
-            {MODES[0]: [f / 1e6 for f in c.flops_cached], MODES[1]: [f / 1e6 for f in c.flops_bidirectional]},
-            title=f"FLOPs of N appends to {c.prefix} tokens, counted",
-            x_title="tokens appended, N",
-            y_title="matrix-product FLOPs, millions (cumulative)",
-        )
+        line_chart(list(range(c.n + 1)), series, title=title, x_title="tokens appended, N", y_title=y_title)
     )
+
+
+def append_flops_figure(c: AppendCosts) -> go.Figure:
+    cached, bidirectional = [f / 1e6 for f in c.flops_cached], [f / 1e6 for f in c.flops_bidirectional]
+    title = f"FLOPs of N appends to {c.prefix} tokens, counted"
+    return _appends_figure(c, cached, bidirectional, title, "matrix-product FLOPs, millions (cumulative)")
 
 
 def append_costs_alt(c: AppendCosts) -> str:
@@ -105,14 +109,9 @@ def append_flops_chart(c: AppendCosts) -> Chart:
 
 
 def append_time_figure(c: AppendCosts) -> go.Figure:
-    return _legend_below(
-        line_chart(
-            list(range(c.n + 1)),
-            {MODES[0]: [s * 1e3 for s in c.seconds_cached], MODES[1]: [s * 1e3 for s in c.seconds_bidirectional]},
-            title="The same appends: wall time, measured",
-            x_title="tokens appended, N",
-            y_title="milliseconds (cumulative)",
-        )
+    cached, bidirectional = [s * 1e3 for s in c.seconds_cached], [s * 1e3 for s in c.seconds_bidirectional]
+    return _appends_figure(
+        c, cached, bidirectional, "The same appends: wall time, measured", "milliseconds (cumulative)"
     )
 
 
