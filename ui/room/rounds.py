@@ -228,15 +228,23 @@ def between(code: str, rnd: Round) -> None:
         args=(code, rnd, "reveal"),
         width="stretch",
     )
+    teach_again_link(rnd)
+
+
+def teach_again_link(rnd: Round) -> None:
+    """The link back to the lesson's step that teaches the question, on the round's sentence, model and seed."""
     lesson = rnd.question.lesson
-    if lesson in LESSON_TITLES:
-        step = sources.reteach_step(rnd.question)
-        st.page_link(
-            f"pages/{lesson}.py",
-            label=f"Teach it again: {LESSON_TITLES[lesson]}, step {step + 1}",
-            icon=":material/school:",
-            query_params={"step": step},
-        )
+    linked = sources.lesson_link(rnd.question) if lesson in LESSON_TITLES else None
+    if linked is None:
+        return
+    page, query = linked
+    step = int(query.get("step", 0))
+    st.page_link(
+        page,
+        label=f"Teach it again: {LESSON_TITLES[lesson]}, step {step + 1}",
+        icon=":material/school:",
+        query_params=query,
+    )
 
 
 def reveal(code: str, rnd: Round) -> None:
