@@ -72,7 +72,8 @@ EXPORT_COLUMNS = (
 def export_rows(rounds: list[Round], tallies: dict[int, dict[int, Tally]]) -> list[dict]:
     """One row per round, vote and option: counts only, no student identity (none is stored with a count).
 
-    tallies: {round id: {vote: Tally}}; a vote nobody answered has no rows."""
+    tallies: {round id: {vote: Tally}}; a vote nobody answered has no rows; a cancelled round has none."""
+    rounds = [r for r in rounds if not r.cancelled]
     numbers = {r.id: r.number for r in rounds}
     rows = []
     for rnd in rounds:

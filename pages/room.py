@@ -134,7 +134,8 @@ def lecturer_view(code: str) -> None:
         return
     student_link, link_warning = rooms.student_link(code)
     state = room.state(datetime.now(UTC))
-    running = get_store().current_round(code) is not None
+    current = get_store().current_round(code)
+    running = current is not None and not current.cancelled
     if state == "open" and not running:
         st.success(f"Room **{shown}** is open. Students join with this QR code, link or code.")
     elif state == "closed":

@@ -71,3 +71,39 @@ def test_teach_it_again_opens_the_lessons_step_on_the_rounds_sentence(database):
     assert lesson.session_state["step"] == 2
     assert lesson.session_state["padding.single"] == sentence
     assert lesson.query_params.get("single") == sentence and lesson.query_params.get("step") == "2"
+
+
+# ---------------------------------------------------------------- 2. cancelling a round
+
+
+@pytest.mark.parametrize("phase", ["vote1", "between", "vote2"])
+def test_a_cancelled_round_shows_nothing_anywhere_and_is_not_exported(database, phase):
+    import io
+
+    import pandas as pd
+
+    from ui.room.phone import CANCELLED
+    from ui.room.rounds import rounds_csv
+
+    room, key = database.open_room(1)
+    rnd = database.open_round(room.code, QUESTION)
+    votes(database, room.code, rnd, 1, [1, 1, 0])
+    if phase != "vote1":
+        database.advance(room.code, rnd.id, "vote1", "between")
+    if phase == "vote2":
+        database.advance(room.code, rnd.id, "between", "vote2")
+        votes(database, room.code, rnd, 2, [1])
+    student = phone(room.code)
+    teacher = ok(lecturer(room.code, key).button(key=f"room_cancel_{rnd.id}").click().run())
+    assert database.current_round(room.code).cancelled
+    said = plain(teacher)
+    assert "cancelled" in said and QUESTION.prompt not in said and "✓" not in said and "%" not in said
+    assert not helpers.figures(teacher) and teacher.button(key="room_ask_quiz")  # the next question's form
+    student = ok(student.run())
+    assert CANCELLED in plain(student) and QUESTION.prompt not in plain(student)
+    assert not [b for b in student.button if str(b.key or "").startswith("room_vote_")]
+    assert "The answer" not in plain(student)
+    table = pd.read_csv(io.StringIO(rounds_csv(room.code)))
+    assert table.empty
+    # The next question takes its number.
+    assert database.open_round(room.code, QUESTION).number == 1

@@ -28,6 +28,7 @@ PHONE_CSS = """
 """
 WAITING = "Waiting for your lecturer to ask a question. This page follows the lecturer: nothing to press yet."
 BETWEEN = "Vote 1 is closed. Talk it over with your neighbour: why do you think your answer is right?"
+CANCELLED = "Your lecturer withdrew that question: nothing of it counts. Wait for the next one; this page follows."
 
 
 def phone_view(code: str) -> None:
@@ -49,6 +50,10 @@ def phone_round(code: str) -> None:
     if rnd is None:
         st.caption(header)
         st.info(WAITING, icon=":material/hourglass_top:")
+        return
+    if rnd.cancelled:
+        st.caption(header)
+        st.info(CANCELLED, icon=":material/cancel:")
         return
     vote = rnd.open_vote
     stage = {"vote1": "vote 1", "between": "discuss", "vote2": "vote 2", "reveal": "the answer"}[rnd.phase]

@@ -15,7 +15,7 @@ import streamlit as st
 
 from classroom.peer import MOVE_ON_ABOVE, RETEACH_BELOW, export_rows, suggest
 from classroom.questions import BadQuestion, RoomQuestion, typed
-from classroom.rounds import Round
+from classroom.rounds import CANCELLED, Round
 from classroom.store import StoreUnavailable, get_store
 from encoder_core.lessons import LESSON_TITLES
 from ui.frame.charts import show_chart, show_table
@@ -163,6 +163,27 @@ def _advance(code: str, rnd: Round, to: str) -> None:
         _said(rooms.DOWN)
 
 
+def cancel(code: str, rnd: Round) -> None:
+    """Discard the round before its reveal: nothing of it reaches a phone or the screen, nor the export."""
+    try:
+        if not get_store().cancel_round(code, rnd.id):
+            _said("That question was revealed or cancelled already: nothing was changed.")
+    except StoreUnavailable:
+        _said(rooms.DOWN)
+
+
+def cancel_button(code: str, rnd: Round) -> None:
+    st.button(
+        "Cancel this question (nothing is shown or counted)",
+        key=f"room_cancel_{rnd.id}",
+        on_click=cancel,
+        args=(code, rnd),
+        icon=":material/cancel:",
+        help="Discards the question: no answer and no votes are shown, here or on the phones, and it is not in "
+        "the export. Its number goes to the next question.",
+    )
+
+
 def question_shown(rnd: Round, show_right: bool) -> None:
     q = rnd.question
     kind = "transfer question" if rnd.transfer_of else f"from {SOURCES[q.source]}"
@@ -185,6 +206,9 @@ def asked_with(rnd: Round) -> None:
 
 
 def round_panel(code: str, rnd: Round) -> None:
+    if rnd.cancelled:
+        st.info("The last question was cancelled: nothing of it was shown or counted. Ask the next one below.")
+        return
     question_shown(rnd, show_right=rnd.phase == "reveal")
     if rnd.open_vote is not None:
         live_count(code, rnd.id, rnd.open_vote)
@@ -197,9 +221,11 @@ def round_panel(code: str, rnd: Round) -> None:
             args=(code, rnd, "between" if rnd.open_vote == 1 else "reveal"),
             icon=":material/how_to_vote:",
         )
+        cancel_button(code, rnd)
         asked_with(rnd)
     elif rnd.phase == "between":
         between(code, rnd)
+        cancel_button(code, rnd)
         asked_with(rnd)
     else:
         reveal(code, rnd)
@@ -303,7 +329,7 @@ def lecturer_rounds(code: str, quiz_seed: int) -> None:
     except StoreUnavailable:
         st.warning(rooms.DOWN)
         return
-    if rnd is None or rnd.phase == "reveal":
+    if rnd is None or rnd.phase in ("reveal", CANCELLED):
         pose_form(code, quiz_seed)
     st.download_button(
         "Rounds (CSV)",

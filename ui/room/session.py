@@ -267,6 +267,7 @@ VOTE_MESSAGES = {
     "unknown": "That question is not one of this room's: your tap was not counted.",
     "bad-option": "That option is not one of this question's: your tap was not counted.",
     "room-closed": "The room is closed: your tap was not counted.",
+    "cancelled": "Your lecturer withdrew that question: your tap was not counted.",
     "down": "The class room's database cannot be reached just now: your tap was not counted. Tap again in a moment.",
 }
 
