@@ -116,9 +116,11 @@ def open_round(database, question=QUESTION):
 @pytest.mark.parametrize(
     ("options", "kind", "said"),
     [
+        # 4 options: guessing gets 25%, so the thresholds (35% and 70% above chance) sit at 51% and 78% right
         ([1, 0, 0, 2], "reteach", "25% answered right"),
-        ([1, 1, 0, 2], "discuss", "50% answered right"),
-        ([1, 1, 1, 2], "reveal", "75% answered right"),
+        ([1, 1, 0, 2], "reteach", "50% answered right"),
+        ([1, 1, 1, 0, 2], "discuss", "60% answered right"),
+        ([1, 1, 1, 1, 1, 2], "reveal", "83% answered right"),
         ([], "none", "Nobody voted"),
     ],
 )
@@ -138,7 +140,8 @@ def test_the_thresholds_are_the_lecturers_settings(database):
     teacher = lecturer(room.code, key)
     teacher.slider(key="room_reteach_below").set_value(60)
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
-    assert teacher.session_state["_room_suggestion"] == "reteach" and "under 60%" in plain(teacher)
+    # 60% above chance on 4 options is 25% + 0.6 x 75% = 70% right
+    assert teacher.session_state["_room_suggestion"] == "reteach" and "under 70%" in plain(teacher)
 
 
 def test_vote_2_then_the_reveal_shows_both_votes_side_by_side(database):

@@ -44,8 +44,28 @@ def thresholds() -> tuple[float, float]:
 def settings() -> None:
     with st.expander("Settings: the suggestion's thresholds, the public address"):
         c_low, c_high = st.columns(2)
-        c_low.slider("Teach again below (% right in vote 1)", 0, 100, round(100 * RETEACH_BELOW), 5, key=LOW_KEY)
-        c_high.slider("Reveal and move on above (% right)", 0, 100, round(100 * MOVE_ON_ABOVE), 5, key=HIGH_KEY)
+        help_text = (
+            "Measured above chance: 0% is what guessing gets (50% right on 2 options, 25% on 4), 100% is everyone "
+            "right. The suggestion names the share right each threshold needs on the question asked."
+        )
+        c_low.slider(
+            "Teach again below (% above chance in vote 1)",
+            0,
+            100,
+            round(100 * RETEACH_BELOW),
+            5,
+            key=LOW_KEY,
+            help=help_text,
+        )
+        c_high.slider(
+            "Reveal and move on above (% above chance)",
+            0,
+            100,
+            round(100 * MOVE_ON_ABOVE),
+            5,
+            key=HIGH_KEY,
+            help=help_text,
+        )
         low, high = st.session_state[LOW_KEY], st.session_state[HIGH_KEY]
         if low >= high:
             st.warning(
@@ -233,7 +253,7 @@ def round_panel(code: str, rnd: Round) -> None:
 
 def between(code: str, rnd: Round) -> None:
     tally = get_store().tallies(rnd).get(1)
-    advice = suggest(tally.share_correct if tally else None, *thresholds())
+    advice = suggest(tally.share_correct if tally else None, *thresholds(), options=len(rnd.question.options))
     st.session_state["_room_suggestion"] = advice.kind  # for the page's tests and the browser test
     box = {"reteach": st.error, "discuss": st.warning, "reveal": st.success, "none": st.info}[advice.kind]
     box(f"**Suggested: {advice.headline}.** {advice.why}", icon=":material/lightbulb:")
