@@ -13,13 +13,13 @@ from classroom.store import StoreUnavailable, get_store
 from ui.frame.charts import show_live_chart
 from ui.frame.quiz_widget import QUIZ_SEED, current_quiz_seed, escape_md, fresh_quiz_seed
 from ui.frame.sections import narrative, start
-from ui.frame.state import write_url
+from ui.frame.state import value, write_url
 from ui.room import session as rooms
-from ui.room.phone import phone_view
+from ui.room.phone import ROOM_CLOSED, ROOM_EXPIRED, phone_view
 from ui.room.rounds import lecturer_rounds, settings
 from ui.views import room as view
 
-PARAMS = [rooms.ROOM]
+PARAMS = [rooms.ROOM, rooms.VIEW]
 MAX_CHARTS = 12  # the most-missed questions drawn; the table above lists every answered one
 OPEN_SEED_KEY = "room_quiz_seed"
 NOTICE_KEY = "_room_notice"
@@ -106,24 +106,59 @@ def live_results(code: str, quiz_seed: int) -> None:
         show_live_chart(view.option_chart(r, q.lesson), f"room_chart_{r.index}")  # redrawn every few seconds
 
 
-def join_block(code: str, state: str, student_link: str, link_warning: str) -> None:
-    """The QR code and the links: large before the first question, folded once a round runs."""
-    shown = shown_code(code)
+# Read from the back of a hall: the QR code at least a third of the screen's height, the room code 56 px
+# (at least 48), before and during a round, in lecture mode or not. Our own stylesheet, never user text.
+QR_SHARE_VH = 36
+CODE_PX = 56
+JOIN_CSS = f"""
+.st-key-room-qr [data-testid="stImage"] img {{height: {QR_SHARE_VH}vh !important; width: auto !important;
+  max-width: none; image-rendering: pixelated;}}
+.st-key-room-qr [data-testid="stImage"], .st-key-room-qr [data-testid="stImageContainer"] {{width: auto !important;}}
+[data-testid="stMain"] .st-key-room-code p {{font-size: {CODE_PX}px !important; font-weight: 700; line-height: 1.15;
+  letter-spacing: 0.04em; margin: 0;}}
+"""
+
+
+def join_panel(code: str, student_link: str) -> None:
+    """The QR code and the room code, large enough for the back of the hall."""
+    st.html(f"<style>{JOIN_CSS}</style>")
+    with st.container(key="room-qr"):
+        st.image(view.qr_png(student_link), caption=f"Scan to join room {shown_code(code)}")
+    with st.container(key="room-code"):
+        st.markdown(escape_md(shown_code(code)))
+
+
+def join_block(code: str, state: str, student_link: str, link_warning: str, big: bool = True) -> None:
+    """The links and the room's controls (and, big, the QR code and the room code beside them)."""
     if link_warning:
         st.warning(link_warning, icon=":material/wifi_off:")
-    c_qr, c_link = st.columns([1, 2])
-    c_qr.image(view.qr_png(student_link), width=260, caption=f"Scan to join room {shown}")
+    if big:
+        c_qr, c_link = st.columns([1, 2])
+        with c_qr:
+            join_panel(code, student_link)
+    else:
+        c_link = st.container()
     with c_link:
-        st.markdown(f"### Room code: {shown}")
+        st.markdown(f"**Room code:** {shown_code(code)} (students may type it on the room page)")
         st.markdown("**Student link** (no lecturer key in it)")
         st.code(student_link, language=None, wrap_lines=True)
-        with st.expander("Your lecturer link: keep it to yourself"):
+        with st.expander("Your presenter view: open it on your own phone or laptop, keep it to yourself"):
             st.caption(
-                "It opens this view in another browser. Anyone holding it sees the results and can close the room."
+                "This link holds the room's key. It opens the presenter view: the votes as they come in and the "
+                "suggestion, which this projected screen keeps to the count until you press Show results. Anyone "
+                "holding it sees the results and can close the room."
             )
-            st.code(rooms.app_link(f"room?room={code}&key={rooms.lecturer_key(code)}"), language=None, wrap_lines=True)
+            st.code(rooms.lecturer_link(code), language=None, wrap_lines=True)
         if state == "open":
             st.button("Close the room", key="room_close", on_click=close_clicked, args=(code,), icon=":material/lock:")
+
+
+def presenter_view(code: str, quiz_seed: int) -> None:
+    """The lecturer's private view on their own device: the round with its distribution and suggestion."""
+    st.caption(f"Presenter view of room {shown_code(code)}: keep this screen to yourself.")
+    rooms.remember_lecturer(code)
+    lecturer_rounds(code, quiz_seed, presenter=True)
+    settings()
 
 
 def lecturer_view(code: str) -> None:
@@ -131,6 +166,9 @@ def lecturer_view(code: str) -> None:
     shown = shown_code(code)
     if room is None:  # deleted since the page looked it up
         st.warning(f"Room {shown} no longer exists.")
+        return
+    if value(rooms.VIEW) == "presenter":
+        presenter_view(code, room.quiz_seed)
         return
     student_link, link_warning = rooms.student_link(code)
     state = room.state(datetime.now(UTC))
@@ -145,15 +183,19 @@ def lecturer_view(code: str) -> None:
         )
     elif state == "expired":
         st.warning(f"Room **{shown}** has expired (rooms last a day): new votes and answers are not recorded.")
-    if running:  # the question comes first on a projected screen; latecomers still see where to join
-        st.markdown(f"**Join:** `{student_link}` · room code **{shown}**")
-        with st.expander("QR code, links, closing the room"):
-            join_block(code, state, student_link, link_warning)
+    rooms.remember_lecturer(code)  # a reload of this page keeps the lecturer's view
+    if running:  # the question first; the QR code and the code stay large beside it for latecomers
+        c_round, c_join = st.columns([3, 1])
+        with c_join:
+            join_panel(code, student_link)
+        with c_round:
+            lecturer_rounds(code, room.quiz_seed)
+        with st.expander("Links, your presenter view, closing the room"):
+            join_block(code, state, student_link, link_warning, big=False)
     else:
         join_block(code, state, student_link, link_warning)
-    rooms.remember_lecturer(code)  # a reload of this page keeps the lecturer's view
-    st.divider()
-    lecturer_rounds(code, room.quiz_seed)
+        st.divider()
+        lecturer_rounds(code, room.quiz_seed)
     settings()
     with st.expander("Self-paced quiz: students answer the whole quiz at their own pace"):
         quiz_link = student_link.replace(f"/room?room={code}", f"/quiz?room={code}")
@@ -179,6 +221,8 @@ def visitor_view(code: str, state: str, notice: str | None) -> None:
     """Anyone without the key: the phone's voting view, and (folded) a place to type the key."""
     if state == "open":
         phone_view(code)
+    elif state in ("closed", "expired"):
+        st.warning(ROOM_EXPIRED if state == "expired" else ROOM_CLOSED, icon=":material/lock:")
     else:
         st.warning(notice or f"Room {shown_code(code)} is not open.")
     with st.expander("Lecturer? Show this room's results"):
