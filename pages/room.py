@@ -15,6 +15,7 @@ from ui.frame.quiz_widget import QUIZ_SEED, current_quiz_seed, escape_md, fresh_
 from ui.frame.sections import narrative, start
 from ui.frame.state import value, write_url
 from ui.room import session as rooms
+from ui.room.join import join_panel
 from ui.room.phone import ROOM_CLOSED, ROOM_EXPIRED, phone_view
 from ui.room.rounds import lecturer_rounds, settings
 from ui.views import room as view
@@ -104,28 +105,6 @@ def live_results(code: str, quiz_seed: int) -> None:
             st.markdown(escape_md(q.prompt))
             st.dataframe(view.option_table(r), hide_index=True)
         show_live_chart(view.option_chart(r, q.lesson), f"room_chart_{r.index}")  # redrawn every few seconds
-
-
-# Read from the back of a hall: the QR code at least a third of the screen's height, the room code 56 px
-# (at least 48), before and during a round, in lecture mode or not. Our own stylesheet, never user text.
-QR_SHARE_VH = 36
-CODE_PX = 56
-JOIN_CSS = f"""
-.st-key-room-qr [data-testid="stImage"] img {{height: {QR_SHARE_VH}vh !important; width: auto !important;
-  max-width: none; image-rendering: pixelated;}}
-.st-key-room-qr [data-testid="stImage"], .st-key-room-qr [data-testid="stImageContainer"] {{width: auto !important;}}
-[data-testid="stMain"] .st-key-room-code p {{font-size: {CODE_PX}px !important; font-weight: 700; line-height: 1.15;
-  letter-spacing: 0.04em; margin: 0;}}
-"""
-
-
-def join_panel(code: str, student_link: str) -> None:
-    """The QR code and the room code, large enough for the back of the hall."""
-    st.html(f"<style>{JOIN_CSS}</style>")
-    with st.container(key="room-qr"):
-        st.image(view.qr_png(student_link), caption=f"Scan to join room {shown_code(code)}")
-    with st.container(key="room-code"):
-        st.markdown(escape_md(shown_code(code)))
 
 
 def join_block(code: str, state: str, student_link: str, link_warning: str, big: bool = True) -> None:
