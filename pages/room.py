@@ -164,7 +164,7 @@ def lecturer_view(code: str) -> None:
         st.warning(f"Room **{shown}** has expired (rooms last a day): new votes and answers are not recorded.")
     rooms.remember_lecturer(code)  # a reload of this page keeps the lecturer's view
     if running:  # the question first; the QR code and the code stay large beside it for latecomers
-        c_round, c_join = st.columns([3, 1])
+        c_round, c_join = st.columns([2, 1])
         with c_join:
             join_panel(code, student_link)
         with c_round:

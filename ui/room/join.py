@@ -18,7 +18,7 @@ JOIN_CSS = f"""
   max-width: none; image-rendering: pixelated;}}
 .st-key-room-qr [data-testid="stImage"], .st-key-room-qr [data-testid="stImageContainer"] {{width: auto !important;}}
 [data-testid="stMain"] .st-key-room-code p {{font-size: {CODE_PX}px !important; font-weight: 700; line-height: 1.15;
-  letter-spacing: 0.04em; margin: 0;}}
+  letter-spacing: 0.04em; margin: 0; white-space: nowrap;}}
 """
 
 
