@@ -50,6 +50,7 @@ class Round:
     opened_at: datetime
     closes_at: datetime | None = None  # the open vote's deadline, if the lecturer set a timer
     shown: bool = False  # the lecturer chose to show the votes on the projected screen
+    timer_s: int | None = None  # each vote's timer, as chosen when the round was asked
 
     @property
     def open_vote(self) -> int | None:
@@ -98,6 +99,7 @@ def _round(row) -> Round:
         _aware(row.opened_at),
         _aware(row.closes_at),
         bool(row.shown),
+        row.timer_s,
     )
 
 
@@ -125,7 +127,8 @@ class RoundVotes:
         """A new round, vote 1 open (closing by itself after `timer` seconds, if given). A vote still open in an
         earlier round closes first (one question at a time)."""
         now = datetime.now(UTC)
-        closes_at = _deadline(now, timer)
+        seconds = timer_seconds(timer)
+        closes_at = _deadline(now, seconds)
 
         def work(conn):
             for phase, after in CLOSES_TO.items():
@@ -154,10 +157,11 @@ class RoundVotes:
                     opened_at=now,
                     closes_at=closes_at,
                     shown=False,
+                    timer_s=seconds,
                 )
                 .returning(rounds.c.id)
             ).scalar()
-            return Round(new_id, code, number, question, "vote1", transfer_of, now, closes_at)
+            return Round(new_id, code, number, question, "vote1", transfer_of, now, closes_at, False, seconds)
 
         return self._run(work)
 
@@ -247,18 +251,26 @@ class RoundVotes:
 
     def advance(self, code: str, round_id: int, from_phase: str, to_phase: str, timer: object = None) -> bool:
         """Move a round from one phase to the next; False if it was not in from_phase (already moved).
-        timer: seconds until vote 2 closes by itself, when this opens vote 2 (None: no timer)."""
+        Opening vote 2 starts its timer: `timer` seconds if given, else the one the round was asked with."""
         allowed = {("vote1", "between"), ("between", "vote2"), ("vote2", "reveal"), ("between", "reveal")}
         if (from_phase, to_phase) not in allowed:
             raise ValueError(f"a round does not go from {from_phase} to {to_phase}")
-        closes_at = _deadline(datetime.now(UTC), timer) if to_phase == "vote2" else None
-        statement = (
-            update(rounds)
-            .where(rounds.c.id == int(round_id), rounds.c.room_code == code, rounds.c.phase == from_phase)
-            .values(phase=to_phase, closes_at=closes_at)
-            .returning(rounds.c.id)
-        )
-        return self._run(lambda conn: conn.execute(statement).first()) is not None
+        now = datetime.now(UTC)
+
+        def work(conn):
+            closes_at = None
+            if to_phase == "vote2":
+                kept = conn.execute(select(rounds.c.timer_s).where(rounds.c.id == int(round_id))).scalar()
+                closes_at = _deadline(now, timer if timer_seconds(timer) is not None else kept)
+            statement = (
+                update(rounds)
+                .where(rounds.c.id == int(round_id), rounds.c.room_code == code, rounds.c.phase == from_phase)
+                .values(phase=to_phase, closes_at=closes_at)
+                .returning(rounds.c.id)
+            )
+            return conn.execute(statement).first() is not None
+
+        return self._run(work)
 
     def vote(self, code: str, round_id: object, vote: object, student_id: str, option: object) -> str:
         """Record a student's answer in a vote: recorded, changed, closed, not-open, unknown, bad-option,

@@ -63,7 +63,8 @@ rounds = Table(
     Column("transfer_of", Integer),  # the round whose idea this one asks again on a new sentence
     Column("opened_at", DateTime(timezone=True), nullable=False),
     # Added after the first release: nullable, so ensure_schema can add them to an older database's table.
-    Column("closes_at", DateTime(timezone=True)),  # the open vote's deadline (the lecturer's timer), if any
+    Column("timer_s", Integer),  # each vote's timer in seconds, as the lecturer chose it when asking (None: none)
+    Column("closes_at", DateTime(timezone=True)),  # the open vote's deadline, if timed
     Column("shown", Boolean),  # the lecturer chose "Show results": the projected screen may show the votes
     UniqueConstraint("room_code", "number", name="one_round_number_per_room"),
 )

@@ -192,12 +192,18 @@ def test_a_timer_closes_the_vote_whoever_asks_first_after_the_deadline(store):
     assert store.close_due(room.code, later) == 1
     assert store.close_due(room.code, later) == 0  # two processes: the second finds it closed
     assert store.current_round(room.code).phase == "between"
-    assert store.advance(room.code, rnd.id, "between", "vote2", timer=60)
+    assert store.advance(room.code, rnd.id, "between", "vote2")  # the timer the round was asked with
+    two = store.current_round(room.code)
+    assert two.open_vote == 2 and two.timer_s == 30 and 29 <= two.seconds_left(_now()) <= 30
+    assert store.current_round(room.code, now=_now() + timedelta(seconds=31)).phase == "reveal"
+    other = store.open_round(room.code, QUESTION)  # no timer: the lecturer closes, unless vote 2 is given one
+    store.advance(room.code, other.id, "vote1", "between")
+    assert store.advance(room.code, other.id, "between", "vote2", timer=60)
     two = store.current_round(room.code)
     assert two.open_vote == 2 and 59 <= two.seconds_left(_now()) <= 60
     assert store.current_round(room.code, now=_now() + timedelta(seconds=61)).phase == "reveal"
     assert store.vote(room.code, rnd.id, 2, sid, 0) == "closed"
-    assert store.current_round(room.code).closes_at is None
+    assert store.current_round(room.code).closes_at is None and store.get_round(room.code, rnd.id).closes_at is None
 
 
 def test_a_tap_past_the_deadline_is_closed_before_the_vote_is(store, monkeypatch):

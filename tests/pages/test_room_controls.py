@@ -203,6 +203,9 @@ def test_the_timer_is_the_lecturers_choice_and_the_store_closes_the_vote(databas
     student = ok(student.run())  # the phone asks first after the deadline: the store closes the vote
     assert database.get_round(room.code, short.id).phase == "between"
     assert "Talk it over" in plain(student)
+    screen = ok(ok(screen.run()).button(key="room_open_vote_2").click().run())
+    again = database.get_round(room.code, short.id)  # vote 2 runs on the round's own timer, whichever view opens it
+    assert again.phase == "vote2" and again.closes_at is not None
 
 
 def test_during_the_discussion_phones_show_the_options_and_their_own_vote_1(database):

@@ -232,7 +232,7 @@ def follow_round(code: str, round_id: int | None, phase: str | None, shown: bool
 
 def _advance(code: str, rnd: Round, to: str) -> None:
     try:
-        get_store().advance(code, rnd.id, rnd.phase, to, timer=vote_timer() if to == "vote2" else None)
+        get_store().advance(code, rnd.id, rnd.phase, to)  # vote 2 runs on the timer the round was asked with
     except StoreUnavailable:
         _said(rooms.DOWN)
 
