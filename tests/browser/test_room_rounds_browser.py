@@ -110,6 +110,7 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     lecturer.get_by_text("Room code:").wait_for(timeout=LOAD_MS)
     lecturer.wait_for_url(re.compile(r"room=[A-Z0-9]{8}"), timeout=60_000)
     code = re.search(r"room=([A-Z0-9]{8})", lecturer.url).group(1)
+    assert_join_large(lecturer)  # before the first question
     link = lecturer.locator('[data-testid="stCode"]').filter(has_text="view=presenter").first.text_content()
     keyed = re.search(r"room\?room=[A-Z0-9]{8}&key=[A-Za-z0-9_-]+&view=presenter", link).group(0)
     assert "localhost" not in link
@@ -239,6 +240,11 @@ def lecture_mode_reveal(context, app_url: str, code: str, shots: Path, letter: s
     hall.get_by_text(f"The answer: {letter}").wait_for(timeout=LOAD_MS)
     wait_charts(hall, 3)
     assert_join_large(hall)
+    hall.set_viewport_size({"width": 1440, "height": 900})  # a smaller projector, still in lecture mode
+    hall.wait_for_timeout(500)
+    assert_join_large(hall)
+    hall.set_viewport_size({"width": 1920, "height": 1080})
+    hall.wait_for_timeout(500)
     smallest = hall.evaluate(
         """() => Math.min(...[...document.querySelectorAll('[data-testid=stMain] .stMarkdown p,'
                  + ' [data-testid=stMain] .js-plotly-plot text')]
