@@ -120,13 +120,15 @@ GROWN_TABLES = (rounds,)  # tables that gained nullable columns after a release;
 
 def _add_missing_columns(conn) -> None:
     """Bring a database made by an earlier release up to date: add the nullable columns its tables lack.
-    Names and types come from schema.py, never from input."""
+    Names and types come from schema.py, never from input. On PostgreSQL, IF NOT EXISTS lets two processes
+    starting at once both do it (SQLite's file lock already makes them take turns)."""
+    guard = "IF NOT EXISTS " if conn.dialect.name == "postgresql" else ""
     for table in GROWN_TABLES:
         have = {c["name"] for c in inspect(conn).get_columns(table.name)}
         for column in table.columns:
             if column.name not in have and column.nullable:
                 kind = column.type.compile(dialect=conn.dialect)
-                conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}"))
+                conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {guard}{column.name} {kind}"))
 
 
 class RoomStore(RoundVotes, LearnerRecords):

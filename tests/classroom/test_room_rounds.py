@@ -252,3 +252,17 @@ def test_an_older_database_gains_the_new_columns(tmp_path):
     room, _ = store.open_room(1)
     rnd = store.open_round(room.code, QUESTION, timer=30)
     assert store.current_round(room.code).closes_at == rnd.closes_at.replace(microsecond=rnd.closes_at.microsecond)
+
+
+def test_an_older_postgresql_table_gains_the_new_columns(store):
+    """The same on the store's own database: drop the new columns, and a fresh store puts them back."""
+    from sqlalchemy import text
+
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("the SQLite case is the test above")
+    with store.engine.begin() as conn:
+        for name in ("timer_s", "closes_at", "shown"):
+            conn.execute(text(f"ALTER TABLE room_round DROP COLUMN {name}"))
+    again = RoomStore(store.url)
+    room, _ = again.open_room(1)
+    assert again.open_round(room.code, QUESTION, timer=30).timer_s == 30
