@@ -208,9 +208,12 @@ def render_sections(sections: list[Section], params: Sequence[Param]) -> None:
         return
     st.session_state.pop(SCROLLED_TO_KEY, None)
     if every_section():
+        linked = current_step(len(sections)) if landed else 0  # a link's step: its section, scrolled to
         for i, s in enumerate(sections):
-            st.subheader(s.title)
+            st.subheader(s.title, anchor=f"section-{i}")
             _run_section(s, f"section_{i}", params, alone=False, index=i)
+        if linked:
+            st.html(SCROLL_SCRIPT.format(step=linked, anchor=f"#section-{linked}"), unsafe_allow_javascript=True)
     else:
         _render_tabs(sections, params, landed=landed)
 
