@@ -5,6 +5,15 @@ double click or two lecturer screens cannot move it twice:
 
     vote1 -> between -> vote2 -> reveal        (or between -> reveal when the room already knows it)
 
+or, from any phase before the reveal, to "cancelled": the lecturer discards the round. Its votes are
+deleted in the same transaction, nothing of it is ever revealed, and it is left out of the room's rounds
+and their export; its number goes to the next round (a cancelled round's number becomes minus its id).
+
+A vote may have a deadline (closes_at, the lecturer's timer). The store decides when it passes: a vote
+after it finds nothing to insert, and close_due() (which current_round calls, so whichever screen or
+phone asks first after the deadline does it, in any process) closes it with one UPDATE that names the
+phase it leaves, so two processes that both see the deadline close it once.
+
 A vote is one row per (round, vote, student): a student who changes their answer within a vote
 replaces their row, so the last answer counts, once. The row is written by one INSERT ... SELECT that
 finds the round in the asked phase of an open room, so a vote that arrives after its close finds
@@ -15,16 +24,19 @@ UPDATE of that row) waits for votes already under way and no vote slips in after
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, func, literal, select, update
+from sqlalchemy import and_, delete, func, literal, or_, select, update
 
 from .questions import RoomQuestion
 from .schema import joins, rooms, rounds, votes
 
 PHASES = ("vote1", "between", "vote2", "reveal")
+CANCELLED = "cancelled"
 OPEN_PHASE = {1: "vote1", 2: "vote2"}
 CLOSES_TO = {"vote1": "between", "vote2": "reveal"}
+TIMER_CHOICES_S = (30, 60, 90)  # the lecturer's timer for a vote (or none)
+MAX_TIMER_S = 600
 
 
 @dataclass(frozen=True)
@@ -36,11 +48,24 @@ class Round:
     phase: str
     transfer_of: int | None
     opened_at: datetime
+    closes_at: datetime | None = None  # the open vote's deadline, if the lecturer set a timer
+    shown: bool = False  # the lecturer chose to show the votes on the projected screen
+    timer_s: int | None = None  # each vote's timer, as chosen when the round was asked
 
     @property
     def open_vote(self) -> int | None:
         """1 or 2 while a vote takes answers, else None."""
         return {"vote1": 1, "vote2": 2}.get(self.phase)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.phase == CANCELLED
+
+    def seconds_left(self, now: datetime) -> float | None:
+        """Seconds until the open vote's deadline (0 once past it); None without a timer or an open vote."""
+        if self.open_vote is None or self.closes_at is None:
+            return None
+        return max(0.0, (self.closes_at - now).total_seconds())
 
 
 @dataclass(frozen=True)
@@ -59,28 +84,65 @@ class Tally:
         return self.counts[self.correct] / self.total if self.total else None
 
 
+def _aware(t: datetime | None) -> datetime | None:
+    return t.replace(tzinfo=UTC) if t is not None and t.tzinfo is None else t
+
+
 def _round(row) -> Round:
-    opened = row.opened_at if row.opened_at.tzinfo else row.opened_at.replace(tzinfo=UTC)
     return Round(
-        row.id, row.room_code, row.number, RoomQuestion.from_json(row.question), row.phase, row.transfer_of, opened
+        row.id,
+        row.room_code,
+        row.number,
+        RoomQuestion.from_json(row.question),
+        row.phase,
+        row.transfer_of,
+        _aware(row.opened_at),
+        _aware(row.closes_at),
+        bool(row.shown),
+        row.timer_s,
     )
+
+
+def timer_seconds(raw: object) -> int | None:
+    """A vote's timer from a setting or a caller: whole seconds in 1..MAX_TIMER_S, or None (no timer).
+    Anything else (0, negative, text, NaN) is no timer."""
+    try:
+        seconds = int(float(raw))  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return seconds if 0 < seconds <= MAX_TIMER_S else None
+
+
+def _deadline(now: datetime, seconds: object) -> datetime | None:
+    s = timer_seconds(seconds)
+    return now + timedelta(seconds=s) if s is not None else None
 
 
 class RoundVotes:
     """The rounds' half of RoomStore: it supplies self._run, self.engine and self._insert_for."""
 
-    def open_round(self, code: str, question: RoomQuestion, transfer_of: int | None = None) -> Round:
-        """A new round, vote 1 open. A vote still open in an earlier round closes first (one question at a time)."""
+    def open_round(
+        self, code: str, question: RoomQuestion, transfer_of: int | None = None, timer: object = None
+    ) -> Round:
+        """A new round, vote 1 open (closing by itself after `timer` seconds, if given). A vote still open in an
+        earlier round closes first (one question at a time)."""
         now = datetime.now(UTC)
+        seconds = timer_seconds(timer)
+        closes_at = _deadline(now, seconds)
 
         def work(conn):
             for phase, after in CLOSES_TO.items():
                 conn.execute(
-                    update(rounds).where(rounds.c.room_code == code, rounds.c.phase == phase).values(phase=after)
+                    update(rounds)
+                    .where(rounds.c.room_code == code, rounds.c.phase == phase)
+                    .values(phase=after, closes_at=None)
                 )
             number = (
                 conn.execute(
-                    select(func.coalesce(func.max(rounds.c.number), 0)).where(rounds.c.room_code == code)
+                    select(func.coalesce(func.max(rounds.c.number), 0)).where(
+                        rounds.c.room_code == code,
+                        rounds.c.number > 0,  # a cancelled round's is negative
+                    )
                 ).scalar()
                 + 1
             )
@@ -93,18 +155,89 @@ class RoundVotes:
                     phase="vote1",
                     transfer_of=transfer_of,
                     opened_at=now,
+                    closes_at=closes_at,
+                    shown=False,
+                    timer_s=seconds,
                 )
                 .returning(rounds.c.id)
             ).scalar()
-            return Round(new_id, code, number, question, "vote1", transfer_of, now)
+            return Round(new_id, code, number, question, "vote1", transfer_of, now, closes_at, False, seconds)
 
         return self._run(work)
 
-    def current_round(self, code: str) -> Round | None:
-        """The room's latest round: the one the lecturer is running."""
-        query = select(rounds).where(rounds.c.room_code == code).order_by(rounds.c.number.desc()).limit(1)
-        row = self._run(lambda conn: conn.execute(query).first())
+    def current_round(self, code: str, now: datetime | None = None) -> Round | None:
+        """The room's latest round: the one the lecturer is running (a cancelled one too, so phones can say so).
+        A vote whose deadline has passed is closed first, whoever asks."""
+        now = now or datetime.now(UTC)
+        query = select(rounds).where(rounds.c.room_code == code).order_by(rounds.c.id.desc()).limit(1)
+
+        def work(conn):
+            row = conn.execute(query).first()
+            due = row is not None and row.phase in CLOSES_TO and row.closes_at is not None
+            if due and _aware(row.closes_at) <= now:  # a write only when a deadline has passed
+                self._close_due(conn, code, now)
+                row = conn.execute(query).first()
+            return row
+
+        row = self._run(work)
         return _round(row) if row is not None else None
+
+    def _close_due(self, conn, code: str, now: datetime) -> int:
+        closed = 0
+        for phase, after in CLOSES_TO.items():
+            closed += conn.execute(
+                update(rounds)
+                .where(
+                    rounds.c.room_code == code,
+                    rounds.c.phase == phase,
+                    rounds.c.closes_at.is_not(None),
+                    rounds.c.closes_at <= now,
+                )
+                .values(phase=after, closes_at=None)
+            ).rowcount
+        return closed
+
+    def close_due(self, code: str, now: datetime | None = None) -> int:
+        """Close the room's vote whose timer has run out; how many were closed (0 or 1). Safe to call from every
+        process at once: each UPDATE names the phase it leaves, so only one of them moves it."""
+        now = now or datetime.now(UTC)
+        return self._run(lambda conn: self._close_due(conn, code, now))
+
+    def cancel_round(self, code: str, round_id: int) -> bool:
+        """Discard a round before its reveal: its votes are deleted, it is never revealed nor exported, and its
+        number goes to the next round. False if it was revealed (or cancelled) already, or is not this room's."""
+
+        def work(conn):
+            moved = conn.execute(
+                update(rounds)
+                .where(
+                    rounds.c.id == int(round_id),
+                    rounds.c.room_code == code,
+                    rounds.c.phase.in_(("vote1", "between", "vote2")),
+                )
+                .values(phase=CANCELLED, number=-rounds.c.id, closes_at=None)
+                .returning(rounds.c.id)
+            ).first()
+            if moved is None:
+                return False
+            conn.execute(delete(votes).where(votes.c.round_id == int(round_id)))
+            return True
+
+        return self._run(work)
+
+    def show_results(self, code: str, round_id: int) -> bool:
+        """The lecturer chose to show this round's votes on the projected screen (never before vote 1 closed)."""
+        statement = (
+            update(rounds)
+            .where(
+                rounds.c.id == int(round_id),
+                rounds.c.room_code == code,
+                rounds.c.phase.in_(("between", "vote2", "reveal")),
+            )
+            .values(shown=True)
+            .returning(rounds.c.id)
+        )
+        return self._run(lambda conn: conn.execute(statement).first()) is not None
 
     def get_round(self, code: str, round_id: int) -> Round | None:
         query = select(rounds).where(rounds.c.id == int(round_id), rounds.c.room_code == code)
@@ -112,25 +245,37 @@ class RoundVotes:
         return _round(row) if row is not None else None
 
     def all_rounds(self, code: str) -> list[Round]:
-        query = select(rounds).where(rounds.c.room_code == code).order_by(rounds.c.number)
+        """The room's rounds in order, without the cancelled ones (they count for nothing)."""
+        query = select(rounds).where(rounds.c.room_code == code, rounds.c.phase != CANCELLED).order_by(rounds.c.number)
         return [_round(row) for row in self._run(lambda conn: conn.execute(query).all())]
 
-    def advance(self, code: str, round_id: int, from_phase: str, to_phase: str) -> bool:
-        """Move a round from one phase to the next; False if it was not in from_phase (already moved)."""
+    def advance(self, code: str, round_id: int, from_phase: str, to_phase: str, timer: object = None) -> bool:
+        """Move a round from one phase to the next; False if it was not in from_phase (already moved).
+        Opening vote 2 starts its timer: `timer` seconds if given, else the one the round was asked with."""
         allowed = {("vote1", "between"), ("between", "vote2"), ("vote2", "reveal"), ("between", "reveal")}
         if (from_phase, to_phase) not in allowed:
             raise ValueError(f"a round does not go from {from_phase} to {to_phase}")
-        statement = (
-            update(rounds)
-            .where(rounds.c.id == int(round_id), rounds.c.room_code == code, rounds.c.phase == from_phase)
-            .values(phase=to_phase)
-            .returning(rounds.c.id)
-        )
-        return self._run(lambda conn: conn.execute(statement).first()) is not None
+        now = datetime.now(UTC)
+
+        def work(conn):
+            closes_at = None
+            if to_phase == "vote2":
+                kept = conn.execute(select(rounds.c.timer_s).where(rounds.c.id == int(round_id))).scalar()
+                closes_at = _deadline(now, timer if timer_seconds(timer) is not None else kept)
+            statement = (
+                update(rounds)
+                .where(rounds.c.id == int(round_id), rounds.c.room_code == code, rounds.c.phase == from_phase)
+                .values(phase=to_phase, closes_at=closes_at)
+                .returning(rounds.c.id)
+            )
+            return conn.execute(statement).first() is not None
+
+        return self._run(work)
 
     def vote(self, code: str, round_id: object, vote: object, student_id: str, option: object) -> str:
         """Record a student's answer in a vote: recorded, changed, closed, not-open, unknown, bad-option,
-        room-closed. The last answer within a vote is the one that counts."""
+        room-closed, cancelled. The last answer within a vote is the one that counts; a tap after the
+        vote's deadline is closed, even before anyone has closed it."""
         try:
             round_id, vote, option = int(round_id), int(vote), int(option)
         except (TypeError, ValueError):
@@ -161,6 +306,7 @@ class RoundVotes:
                         rounds.c.id == round_id,
                         rounds.c.room_code == code,
                         rounds.c.phase == OPEN_PHASE[vote],
+                        or_(rounds.c.closes_at.is_(None), rounds.c.closes_at > now),
                         rooms.c.closed_at.is_(None),
                         rooms.c.expires_at > now,
                     )
@@ -190,9 +336,13 @@ class RoundVotes:
         expires = room.expires_at if room.expires_at.tzinfo else room.expires_at.replace(tzinfo=UTC)
         if room.closed_at is not None or now >= expires:
             return "room-closed"
-        phase = conn.execute(select(rounds.c.phase).where(rounds.c.id == round_id)).scalar()
-        if PHASES.index(phase) > PHASES.index(OPEN_PHASE[vote]):
+        row = conn.execute(select(rounds.c.phase, rounds.c.closes_at).where(rounds.c.id == round_id)).first()
+        if row.phase == CANCELLED:
+            return "cancelled"
+        if PHASES.index(row.phase) > PHASES.index(OPEN_PHASE[vote]):
             return "closed"
+        if row.phase == OPEN_PHASE[vote] and row.closes_at is not None and _aware(row.closes_at) <= now:
+            return "closed"  # its timer ran out: whoever asks next closes it
         return "not-open"
 
     def vote_count(self, round_id: int, vote: int) -> int:

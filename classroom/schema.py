@@ -55,11 +55,17 @@ rounds = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("room_code", String(16), ForeignKey("room.code", ondelete="CASCADE"), nullable=False, index=True),
-    Column("number", Integer, nullable=False),  # 1, 2, ... within the room, as the lecturer's screen counts them
+    # 1, 2, ... within the room, as the lecturer's screen counts them; a cancelled round's becomes minus its id,
+    # so the next round takes its number
+    Column("number", Integer, nullable=False),
     Column("question", Text, nullable=False),  # classroom.questions.RoomQuestion as JSON, the right option included
-    Column("phase", String(16), nullable=False),  # classroom.rounds.PHASES
+    Column("phase", String(16), nullable=False),  # classroom.rounds.PHASES, or CANCELLED
     Column("transfer_of", Integer),  # the round whose idea this one asks again on a new sentence
     Column("opened_at", DateTime(timezone=True), nullable=False),
+    # Added after the first release: nullable, so ensure_schema can add them to an older database's table.
+    Column("timer_s", Integer),  # each vote's timer in seconds, as the lecturer chose it when asking (None: none)
+    Column("closes_at", DateTime(timezone=True)),  # the open vote's deadline, if timed
+    Column("shown", Boolean),  # the lecturer chose "Show results": the projected screen may show the votes
     UniqueConstraint("room_code", "number", name="one_round_number_per_room"),
 )
 votes = Table(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import Table, create_engine, delete, event, func, select, update
+from sqlalchemy import Table, create_engine, delete, event, func, inspect, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -25,7 +25,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from .codes import key_hash, key_matches, new_code, new_lecturer_key
 from .learners import LearnerRecords
 from .rounds import RoundVotes
-from .schema import OPTION_CHARS, answers, joins, metadata, rooms
+from .schema import OPTION_CHARS, answers, joins, metadata, rooms, rounds
 
 DATABASE_URL_VAR = "ENCODER_LAB_DATABASE_URL"
 DEFAULT_SQLITE = Path(__file__).resolve().parent.parent / "artifacts" / "classroom.sqlite3"
@@ -115,6 +115,22 @@ def _insert(engine: Engine, table: Table):
     return dialect.insert(table)
 
 
+GROWN_TABLES = (rounds,)  # tables that gained nullable columns after a release; create_all adds no column
+
+
+def _add_missing_columns(conn) -> None:
+    """Bring a database made by an earlier release up to date: add the nullable columns its tables lack.
+    Names and types come from schema.py, never from input. On PostgreSQL, IF NOT EXISTS lets two processes
+    starting at once both do it (SQLite's file lock already makes them take turns)."""
+    guard = "IF NOT EXISTS " if conn.dialect.name == "postgresql" else ""
+    for table in GROWN_TABLES:
+        have = {c["name"] for c in inspect(conn).get_columns(table.name)}
+        for column in table.columns:
+            if column.name not in have and column.nullable:
+                kind = column.type.compile(dialect=conn.dialect)
+                conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {guard}{column.name} {kind}"))
+
+
 class RoomStore(RoundVotes, LearnerRecords):
     def __init__(self, url: str):
         self.url = url
@@ -135,6 +151,7 @@ class RoomStore(RoundVotes, LearnerRecords):
             with self._lock:
                 if not self._ready:
                     self._run(lambda conn: metadata.create_all(conn, checkfirst=True), schema=False)
+                    self._run(_add_missing_columns, schema=False)
                     self._ready = True
 
     def _run(self, work, schema: bool = True):

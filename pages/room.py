@@ -13,13 +13,14 @@ from classroom.store import StoreUnavailable, get_store
 from ui.frame.charts import show_live_chart
 from ui.frame.quiz_widget import QUIZ_SEED, current_quiz_seed, escape_md, fresh_quiz_seed
 from ui.frame.sections import narrative, start
-from ui.frame.state import write_url
+from ui.frame.state import value, write_url
 from ui.room import session as rooms
-from ui.room.phone import phone_view
+from ui.room.join import join_panel
+from ui.room.phone import ROOM_CLOSED, ROOM_EXPIRED, phone_view
 from ui.room.rounds import lecturer_rounds, settings
 from ui.views import room as view
 
-PARAMS = [rooms.ROOM]
+PARAMS = [rooms.ROOM, rooms.VIEW]
 MAX_CHARTS = 12  # the most-missed questions drawn; the table above lists every answered one
 OPEN_SEED_KEY = "room_quiz_seed"
 NOTICE_KEY = "_room_notice"
@@ -106,24 +107,37 @@ def live_results(code: str, quiz_seed: int) -> None:
         show_live_chart(view.option_chart(r, q.lesson), f"room_chart_{r.index}")  # redrawn every few seconds
 
 
-def join_block(code: str, state: str, student_link: str, link_warning: str) -> None:
-    """The QR code and the links: large before the first question, folded once a round runs."""
-    shown = shown_code(code)
+def join_block(code: str, state: str, student_link: str, link_warning: str, big: bool = True) -> None:
+    """The links and the room's controls (and, big, the QR code and the room code beside them)."""
     if link_warning:
         st.warning(link_warning, icon=":material/wifi_off:")
-    c_qr, c_link = st.columns([1, 2])
-    c_qr.image(view.qr_png(student_link), width=260, caption=f"Scan to join room {shown}")
+    if big:
+        c_qr, c_link = st.columns([1, 2])
+        with c_qr:
+            join_panel(code, student_link)
+    else:
+        c_link = st.container()
     with c_link:
-        st.markdown(f"### Room code: {shown}")
+        st.markdown(f"**Room code:** {shown_code(code)} (students may type it on the room page)")
         st.markdown("**Student link** (no lecturer key in it)")
         st.code(student_link, language=None, wrap_lines=True)
-        with st.expander("Your lecturer link: keep it to yourself"):
+        with st.expander("Your presenter view: open it on your own phone or laptop, keep it to yourself"):
             st.caption(
-                "It opens this view in another browser. Anyone holding it sees the results and can close the room."
+                "This link holds the room's key. It opens the presenter view: the votes as they come in and the "
+                "suggestion, which this projected screen keeps to the count until you press Show results. Anyone "
+                "holding it sees the results and can close the room."
             )
-            st.code(rooms.app_link(f"room?room={code}&key={rooms.lecturer_key(code)}"), language=None, wrap_lines=True)
+            st.code(rooms.lecturer_link(code), language=None, wrap_lines=True)
         if state == "open":
             st.button("Close the room", key="room_close", on_click=close_clicked, args=(code,), icon=":material/lock:")
+
+
+def presenter_view(code: str, quiz_seed: int) -> None:
+    """The lecturer's private view on their own device: the round with its distribution and suggestion."""
+    st.caption(f"Presenter view of room {shown_code(code)}: keep this screen to yourself.")
+    rooms.remember_lecturer(code)
+    lecturer_rounds(code, quiz_seed, presenter=True)
+    settings()
 
 
 def lecturer_view(code: str) -> None:
@@ -132,9 +146,13 @@ def lecturer_view(code: str) -> None:
     if room is None:  # deleted since the page looked it up
         st.warning(f"Room {shown} no longer exists.")
         return
+    if value(rooms.VIEW) == "presenter":
+        presenter_view(code, room.quiz_seed)
+        return
     student_link, link_warning = rooms.student_link(code)
     state = room.state(datetime.now(UTC))
-    running = get_store().current_round(code) is not None
+    current = get_store().current_round(code)
+    running = current is not None and not current.cancelled
     if state == "open" and not running:
         st.success(f"Room **{shown}** is open. Students join with this QR code, link or code.")
     elif state == "closed":
@@ -144,15 +162,19 @@ def lecturer_view(code: str) -> None:
         )
     elif state == "expired":
         st.warning(f"Room **{shown}** has expired (rooms last a day): new votes and answers are not recorded.")
-    if running:  # the question comes first on a projected screen; latecomers still see where to join
-        st.markdown(f"**Join:** `{student_link}` · room code **{shown}**")
-        with st.expander("QR code, links, closing the room"):
-            join_block(code, state, student_link, link_warning)
+    rooms.remember_lecturer(code)  # a reload of this page keeps the lecturer's view
+    if running:  # the question first; the QR code and the code stay large beside it for latecomers
+        c_round, c_join = st.columns([2, 1])
+        with c_join:
+            join_panel(code, student_link)
+        with c_round:
+            lecturer_rounds(code, room.quiz_seed)
+        with st.expander("Links, your presenter view, closing the room"):
+            join_block(code, state, student_link, link_warning, big=False)
     else:
         join_block(code, state, student_link, link_warning)
-    rooms.remember_lecturer(code)  # a reload of this page keeps the lecturer's view
-    st.divider()
-    lecturer_rounds(code, room.quiz_seed)
+        st.divider()
+        lecturer_rounds(code, room.quiz_seed)
     settings()
     with st.expander("Self-paced quiz: students answer the whole quiz at their own pace"):
         quiz_link = student_link.replace(f"/room?room={code}", f"/quiz?room={code}")
@@ -178,6 +200,8 @@ def visitor_view(code: str, state: str, notice: str | None) -> None:
     """Anyone without the key: the phone's voting view, and (folded) a place to type the key."""
     if state == "open":
         phone_view(code)
+    elif state in ("closed", "expired"):
+        st.warning(ROOM_EXPIRED if state == "expired" else ROOM_CLOSED, icon=":material/lock:")
     else:
         st.warning(notice or f"Room {shown_code(code)} is not open.")
     with st.expander("Lecturer? Show this room's results"):

@@ -1,7 +1,10 @@
-"""A whole peer-instruction round in real browsers: a lecturer (1440 x 900) and three phones (390 x 844,
-three browser contexts, so three anonymous students). Vote 1 with the count only, the suggestion, vote 2,
-the reveal with the shift and the model's chart (also in lecture mode at 1920 x 1080), the transfer
-question, and the export. Screenshots of each stage go to artifacts/screenshots/room-rounds/."""
+"""A whole peer-instruction round in real browsers: a lecturer's projected screen (1440 x 900) and presenter
+view, and three phones (390 x 844, three browser contexts, so three anonymous students). Vote 1 with the
+count only on the screen and the distribution on the presenter view, the suggestion on the presenter view
+only, the phones' options and own vote 1 during the discussion, vote 2, the reveal with the shift and the
+model's chart (also in lecture mode at 1920 x 1080), the transfer question, the export, a cancelled
+question and the closed room. The QR code and the room code are measured during the round at both sizes.
+Screenshots of each stage go to artifacts/screenshots/room-rounds/."""
 
 from __future__ import annotations
 
@@ -61,6 +64,23 @@ def tap(phone, option: int, vote: int) -> None:
     )
 
 
+def join_sizes(page) -> dict:
+    """The QR code's drawn height and the room code's type size, against the window's height."""
+    page.locator(".st-key-room-qr img").wait_for(timeout=60_000)
+    return page.evaluate(
+        """() => ({
+            qr: document.querySelector('.st-key-room-qr img').getBoundingClientRect().height,
+            code: parseFloat(getComputedStyle(document.querySelector('.st-key-room-code p')).fontSize),
+            window: window.innerHeight,
+        })"""
+    )
+
+
+def assert_join_large(page) -> None:
+    sizes = join_sizes(page)
+    assert sizes["qr"] >= sizes["window"] / 3 and sizes["code"] >= 48, sizes
+
+
 def phone_layout(phone) -> dict:
     """What a thumb and an eye need: target heights, horizontal overflow, the question's bottom edge."""
     return phone.evaluate(
@@ -90,6 +110,13 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     lecturer.get_by_text("Room code:").wait_for(timeout=LOAD_MS)
     lecturer.wait_for_url(re.compile(r"room=[A-Z0-9]{8}"), timeout=60_000)
     code = re.search(r"room=([A-Z0-9]{8})", lecturer.url).group(1)
+    assert_join_large(lecturer)  # before the first question
+    link = lecturer.locator('[data-testid="stCode"]').filter(has_text="view=presenter").first.text_content()
+    keyed = re.search(r"room\?room=[A-Z0-9]{8}&key=[A-Za-z0-9_-]+&view=presenter", link).group(0)
+    assert "localhost" not in link
+    presenter = lecturer_context.new_page()  # the lecturer's own device: here, on the address the test reaches
+    presenter.goto(f"{app_url}/{keyed}")
+    presenter.get_by_text("Presenter view of room").wait_for(timeout=LOAD_MS)
     lecturer.get_by_text("a lesson's prediction").click()
     wait_idle(lecturer)
     lecturer.get_by_role("button", name="Ask it: vote 1 opens").click()
@@ -123,22 +150,30 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
         "() => [...document.querySelectorAll('.js-plotly-plot')].map(el => el.layout.title.text)"
     )
     assert len(titles) <= 1 and not any("vote" in t or "causal" in t.lower() for t in titles), titles  # no answer
+    assert_join_large(lecturer)  # beside the question, during the round
     shot(lecturer, "lecturer_vote1.png")
+    wait_count(presenter, 1, 3)  # the presenter view follows the round it did not open, with the distribution
+    presenter.get_by_text("Votes per option").first.wait_for(timeout=60_000)
 
-    press(  # 1 of 3 right: under 35%
+    press(  # 1 of 3 right: no better than guessing
         lecturer,
         lambda: lecturer.get_by_role("button", name="Close vote 1").click(),
-        lambda: lecturer.get_by_text("Suggested: Teach it again"),
+        lambda: lecturer.get_by_text("Vote 1 is closed"),
     )
-    assert lecturer.get_by_text("33% answered right").count() == 1
+    assert lecturer.get_by_text("answered right").count() == 0  # the projected screen: the count only
+    presenter.get_by_text("Suggested: Teach it again").wait_for(timeout=60_000)
+    assert presenter.get_by_text("33% answered right").count() == 1
     phones[1].get_by_text("Talk it over with your neighbour").wait_for(timeout=60_000)
-    shot(lecturer, "lecturer_suggestion.png")
+    assert phones[1].get_by_text("← your vote 1").count() == 1  # its own vote 1, among the options
+    shot(lecturer, "lecturer_between.png")
+    shot(presenter, "presenter_suggestion.png")
 
     press(
         lecturer,
         lambda: lecturer.get_by_role("button", name="Open vote 2").click(),
         lambda: lecturer.get_by_text("Votes in vote 2"),
     )
+    presenter.get_by_text("Votes in vote 2").wait_for(timeout=60_000)
     for phone, option in zip(phones, (right, right, wrong[0]), strict=True):
         tap(phone, option, 2)
     wait_count(lecturer, 2, 3)
@@ -178,6 +213,19 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     assert sum(int(r["count"]) for r in rows if r["round"] == "2") == 1
     assert {r["transfer of round"] for r in rows if r["round"] == "2"} == {"1"}
     assert not any("student" in k for k in rows[0])
+
+    presenter.get_by_text("Votes in vote 1").wait_for(timeout=60_000)  # the transfer question, followed
+    press(  # a question cancelled from the presenter view: withdrawn everywhere, nothing shown
+        presenter,
+        lambda: presenter.get_by_role("button", name=re.compile("Cancel this question")).click(),
+        lambda: presenter.get_by_text("The last question was cancelled"),
+    )
+    phones[0].get_by_text("Your lecturer withdrew that question").wait_for(timeout=60_000)
+    lecturer.get_by_text("The last question was cancelled").wait_for(timeout=60_000)
+
+    lecturer.get_by_role("button", name="Close the room").click()
+    for phone in phones:
+        phone.get_by_text("This room has closed").wait_for(timeout=60_000)
     for phone in phones:
         assert_no_exception(phone)
         phone.context.close()
@@ -191,6 +239,12 @@ def lecture_mode_reveal(context, app_url: str, code: str, shots: Path, letter: s
     hall.goto(f"{app_url}/room?room={code}&lecture=1")
     hall.get_by_text(f"The answer: {letter}").wait_for(timeout=LOAD_MS)
     wait_charts(hall, 3)
+    assert_join_large(hall)
+    hall.set_viewport_size({"width": 1440, "height": 900})  # a smaller projector, still in lecture mode
+    hall.wait_for_timeout(500)
+    assert_join_large(hall)
+    hall.set_viewport_size({"width": 1920, "height": 1080})
+    hall.wait_for_timeout(500)
     smallest = hall.evaluate(
         """() => Math.min(...[...document.querySelectorAll('[data-testid=stMain] .stMarkdown p,'
                  + ' [data-testid=stMain] .js-plotly-plot text')]

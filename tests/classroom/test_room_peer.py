@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from classroom.peer import EXPORT_COLUMNS, export_rows, suggest
+from classroom.peer import EXPORT_COLUMNS, above_chance, export_rows, share_needed, suggest
 from classroom.questions import typed
 from classroom.rounds import Round, Tally
 
@@ -17,6 +17,43 @@ from classroom.rounds import Round, Tally
 )
 def test_the_suggestion_follows_the_share_correct(share, kind):
     assert suggest(share).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("options", "share", "kind"),
+    [
+        # 2 options: guessing gets 50%; teach again under 67.5%, move on over 85%
+        (2, 0.5, "reteach"),
+        (2, 0.67, "reteach"),
+        (2, 0.68, "discuss"),
+        (2, 0.85, "discuss"),
+        (2, 0.86, "reveal"),
+        # 3 options: guessing gets 33%; under 56.7%, over 80%
+        (3, 0.56, "reteach"),
+        (3, 0.57, "discuss"),
+        (3, 0.80, "discuss"),
+        (3, 0.81, "reveal"),
+        # 4 options: guessing gets 25%; under 51.25%, over 77.5%
+        (4, 0.25, "reteach"),
+        (4, 0.51, "reteach"),
+        (4, 0.52, "discuss"),
+        (4, 0.77, "discuss"),
+        (4, 0.78, "reveal"),
+        (4, 0.0, "reteach"),  # worse than guessing
+    ],
+)
+def test_the_suggestion_is_judged_above_chance(options, share, kind):
+    assert suggest(share, options=options).kind == kind
+
+
+def test_above_chance_runs_from_guessing_to_everyone_right():
+    for k in (2, 3, 4, 6):
+        assert above_chance(1 / k, k) == pytest.approx(0) and above_chance(1.0, k) == pytest.approx(1)
+        assert share_needed(0.35, k) == pytest.approx(1 / k + 0.35 * (1 - 1 / k))
+        assert above_chance(share_needed(0.7, k), k) == pytest.approx(0.7)
+    assert above_chance(0.5, None) == 0.5 == share_needed(0.5, 1)
+    said = suggest(0.6, options=2).why
+    assert "60% answered right" in said and "guessing alone gets 50%" in said and "under 68%" in said
 
 
 def test_the_thresholds_are_settings_and_are_checked():

@@ -149,3 +149,121 @@ def test_a_room_past_its_day_goes_with_its_rounds_and_votes(store):
         )
     store.open_room(2)
     assert store.get_round(old.code, rnd.id) is None and store.vote_count(rnd.id, 1) == 0
+
+
+def test_a_cancelled_round_reveals_nothing_counts_for_nothing_and_gives_its_number_back(store):
+    from classroom.peer import export_rows
+
+    room, _ = store.open_room(1)
+    first = store.open_round(room.code, QUESTION)
+    store.advance(room.code, first.id, "vote1", "between")
+    store.advance(room.code, first.id, "between", "reveal")
+    rnd = store.open_round(room.code, QUESTION)
+    sid = new_student_id()
+    assert store.vote(room.code, rnd.id, 1, sid, 1) == "recorded"
+    assert store.cancel_round(room.code, rnd.id)
+    assert not store.cancel_round(room.code, rnd.id)  # a second click, another screen: once
+    current = store.current_round(room.code)
+    assert current.id == rnd.id and current.cancelled and current.open_vote is None
+    assert store.tallies(current) == {} and store.vote_count(rnd.id, 1) == 0  # its votes are gone
+    assert store.vote(room.code, rnd.id, 1, sid, 0) == "cancelled"
+    assert not store.show_results(room.code, rnd.id)
+    assert [r.id for r in store.all_rounds(room.code)] == [first.id]
+    rows = export_rows(store.all_rounds(room.code), {r.id: store.tallies(r) for r in store.all_rounds(room.code)})
+    assert {row["round"] for row in rows} <= {1}
+    assert store.open_round(room.code, QUESTION).number == 2  # the cancelled one's number
+    assert not store.cancel_round(room.code, first.id)  # a revealed round stays revealed
+    assert not store.cancel_round(room.code, rnd.id + 999)
+    other, _ = store.open_room(2)
+    assert not store.cancel_round(other.code, store.current_round(room.code).id)  # not another room's
+
+
+def test_a_timer_closes_the_vote_whoever_asks_first_after_the_deadline(store):
+    room, _ = store.open_room(1)
+    rnd = store.open_round(room.code, QUESTION, timer=30)
+    assert rnd.closes_at is not None and 29 <= rnd.seconds_left(_now()) <= 30
+    sid = new_student_id()
+    assert store.vote(room.code, rnd.id, 1, sid, 0) == "recorded"
+    later = _now() + timedelta(seconds=31)
+    # A tap after the deadline is refused even before anyone closes the vote.
+    with_deadline_past = store.get_round(room.code, rnd.id)
+    assert with_deadline_past.seconds_left(later) == 0
+    assert store.close_due(room.code, _now()) == 0  # not yet
+    assert store.close_due(room.code, later) == 1
+    assert store.close_due(room.code, later) == 0  # two processes: the second finds it closed
+    assert store.current_round(room.code).phase == "between"
+    assert store.advance(room.code, rnd.id, "between", "vote2")  # the timer the round was asked with
+    two = store.current_round(room.code)
+    assert two.open_vote == 2 and two.timer_s == 30 and 29 <= two.seconds_left(_now()) <= 30
+    assert store.current_round(room.code, now=_now() + timedelta(seconds=31)).phase == "reveal"
+    other = store.open_round(room.code, QUESTION)  # no timer: the lecturer closes, unless vote 2 is given one
+    store.advance(room.code, other.id, "vote1", "between")
+    assert store.advance(room.code, other.id, "between", "vote2", timer=60)
+    two = store.current_round(room.code)
+    assert two.open_vote == 2 and 59 <= two.seconds_left(_now()) <= 60
+    assert store.current_round(room.code, now=_now() + timedelta(seconds=61)).phase == "reveal"
+    assert store.vote(room.code, rnd.id, 2, sid, 0) == "closed"
+    assert store.current_round(room.code).closes_at is None and store.get_round(room.code, rnd.id).closes_at is None
+
+
+def test_a_tap_past_the_deadline_is_closed_before_the_vote_is(store, monkeypatch):
+    room, _ = store.open_room(1)
+    rnd = store.open_round(room.code, QUESTION, timer=1)
+    from classroom import rounds as rounds_module
+
+    real = rounds_module.datetime
+
+    class Later(real):
+        @classmethod
+        def now(cls, tz=None):
+            return real.now(tz) + timedelta(seconds=5)
+
+    monkeypatch.setattr(rounds_module, "datetime", Later)
+    assert store.vote(room.code, rnd.id, 1, new_student_id(), 0) == "closed"
+    assert store.vote_count(rnd.id, 1) == 0
+
+
+@pytest.mark.parametrize("bad", [0, -5, "abc", None, float("nan"), 10**9, "30; DROP TABLE room"])
+def test_a_bad_timer_is_no_timer(store, bad):
+    room, _ = store.open_room(1)
+    assert store.open_round(room.code, QUESTION, timer=bad).closes_at is None
+
+
+def test_an_older_database_gains_the_new_columns(tmp_path):
+    from sqlalchemy import create_engine, text
+
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    with create_engine(url).begin() as conn:  # the round table as the first release made it
+        conn.execute(
+            text(
+                "CREATE TABLE room (code VARCHAR(16) PRIMARY KEY, key_hash VARCHAR(64) NOT NULL, "
+                "quiz_seed INTEGER NOT NULL, created_at DATETIME NOT NULL, expires_at DATETIME NOT NULL, "
+                "closed_at DATETIME)"
+            )
+        )
+        conn.execute(
+            text(
+                "CREATE TABLE room_round (id INTEGER PRIMARY KEY AUTOINCREMENT, room_code VARCHAR(16) "
+                "NOT NULL REFERENCES room(code) ON DELETE CASCADE, number INTEGER NOT NULL, question TEXT "
+                "NOT NULL, phase VARCHAR(16) NOT NULL, transfer_of INTEGER, opened_at DATETIME NOT NULL)"
+            )
+        )
+    store = RoomStore(url)
+    room, _ = store.open_room(1)
+    rnd = store.open_round(room.code, QUESTION, timer=30)
+    again = store.current_round(room.code)
+    assert again.closes_at == rnd.closes_at and again.timer_s == 30 and not again.shown
+
+
+def test_an_older_postgresql_table_gains_the_new_columns(store):
+    """The same on the store's own database: drop the new columns, and a fresh store puts them back."""
+    from sqlalchemy import text
+
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("the SQLite case is the test above")
+    with store.engine.begin() as conn:
+        for name in ("timer_s", "closes_at", "shown"):
+            conn.execute(text(f"ALTER TABLE room_round DROP COLUMN {name}"))
+    again = RoomStore(store.url)
+    room, _ = again.open_room(1)
+    assert again.open_round(room.code, QUESTION, timer=30).timer_s == 30

@@ -36,6 +36,11 @@ def lecturer(code: str, key: str) -> AppTest:
     return ok(helpers.open_linked("room", {"room": code, "key": key}, every_section=False))
 
 
+def presenter(code: str, key: str) -> AppTest:
+    """The lecturer's private view (the distribution and the suggestion), as the lecturer link opens it."""
+    return ok(helpers.open_linked("room", {"room": code, "key": key, "view": "presenter"}, every_section=False))
+
+
 def phone(code: str) -> AppTest:
     return ok(helpers.open_linked("room", {"room": code}, every_section=False))
 
@@ -116,29 +121,33 @@ def open_round(database, question=QUESTION):
 @pytest.mark.parametrize(
     ("options", "kind", "said"),
     [
+        # 4 options: guessing gets 25%, so the thresholds (35% and 70% above chance) sit at 51% and 78% right
         ([1, 0, 0, 2], "reteach", "25% answered right"),
-        ([1, 1, 0, 2], "discuss", "50% answered right"),
-        ([1, 1, 1, 2], "reveal", "75% answered right"),
+        ([1, 1, 0, 2], "reteach", "50% answered right"),
+        ([1, 1, 1, 0, 2], "discuss", "60% answered right"),
+        ([1, 1, 1, 1, 1, 2], "reveal", "83% answered right"),
         ([], "none", "Nobody voted"),
     ],
 )
 def test_closing_vote_1_suggests_the_next_step_from_the_share_correct(database, options, kind, said):
     room, key, rnd = open_round(database)
     votes(database, room.code, rnd, 1, options)
-    teacher = ok(lecturer(room.code, key).button(key="room_close_vote_1").click().run())
+    screen = ok(lecturer(room.code, key).button(key="room_close_vote_1").click().run())
     assert database.current_round(room.code).phase == "between"
+    assert not helpers.figures(screen) and said not in plain(screen)  # the projected screen: the count only
+    teacher = presenter(room.code, key)
     assert teacher.session_state["_room_suggestion"] == kind and said in plain(teacher)
-    assert not helpers.figures(teacher)  # still no distribution
     assert BETWEEN in plain(phone(room.code))
 
 
 def test_the_thresholds_are_the_lecturers_settings(database):
     room, key, rnd = open_round(database)
     votes(database, room.code, rnd, 1, [1, 0])
-    teacher = lecturer(room.code, key)
+    teacher = presenter(room.code, key)
     teacher.slider(key="room_reteach_below").set_value(60)
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
-    assert teacher.session_state["_room_suggestion"] == "reteach" and "under 60%" in plain(teacher)
+    # 60% above chance on 4 options is 25% + 0.6 x 75% = 70% right
+    assert teacher.session_state["_room_suggestion"] == "reteach" and "under 70%" in plain(teacher)
 
 
 def test_vote_2_then_the_reveal_shows_both_votes_side_by_side(database):
@@ -186,7 +195,7 @@ def test_a_lessons_prediction_is_answered_and_proved_by_the_lessons_own_chart(da
     z = np.array(helpers.decode(asked["data"][0]["z"]), dtype=float)
     assert np.allclose(z, comparison.bidirectional.numpy(), atol=1e-6)
     teacher = ok(teacher.button(key="room_close_vote_1").click().run())
-    assert any(p.label.startswith("Teach it again: Attention") for p in teacher.get("page_link"))
+    assert any(p.label.endswith("Attention, step 1") for p in teacher.get("page_link"))
     teacher = ok(teacher.button(key="room_reveal").click().run())
     proofs = {k: v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")}
     assert len(proofs) == 2

@@ -26,7 +26,7 @@ from .charts import all_figures_download
 from .code import USED_KEYS as USED_CODE_KEYS
 from .modes import PAGE_KEY, current_page, every_section, figures_key, lecture_mode, open_pair, start_lecture_step
 from .params import Param
-from .shell import leave_legacy_pages_mode, section_share_link
+from .shell import LANDED_KEY, leave_legacy_pages_mode, section_share_link
 from .state import STEP, read_url, show_notices, write_url
 
 
@@ -202,21 +202,26 @@ def render_sections(sections: list[Section], params: Sequence[Param]) -> None:
     """Lecture mode: one large step. Every-section mode: all of them in order. Otherwise: tabs.
 
     params: the page's controls, for the link a section's own rerun writes (as finish does for the page)."""
+    landed = st.session_state.pop(LANDED_KEY, None) is not None
     if lecture_mode():
         _render_lecture(sections, params)
         return
     st.session_state.pop(SCROLLED_TO_KEY, None)
     if every_section():
+        linked = current_step(len(sections)) if landed else 0  # a link's step: its section, scrolled to
         for i, s in enumerate(sections):
-            st.subheader(s.title)
+            st.subheader(s.title, anchor=f"section-{i}")
             _run_section(s, f"section_{i}", params, alone=False, index=i)
+        if linked:
+            st.html(SCROLL_SCRIPT.format(step=linked, anchor=f"#section-{linked}"), unsafe_allow_javascript=True)
     else:
-        _render_tabs(sections, params)
+        _render_tabs(sections, params, landed=landed)
 
 
 SHOWN_TAB_KEY = "_section_tab_shown"
 SCROLL_TO_TABS_KEY = "_scroll_to_tabs"
 TABS_SELECTOR = '[data-testid="stTabs"]'
+TABS_OPENED_AT_KEY = "_section_tabs_opened_at"  # the tab a link landed on: the tab row's default for the visit
 
 
 def _next_section(n: int) -> None:
@@ -233,16 +238,24 @@ def _step_from_tabs(titles: list[str], n: int) -> int:
     return current_step(n)
 
 
-def _render_tabs(sections: list[Section], params: Sequence[Param]) -> None:
-    """One tab per section; only the open one runs (tabs with on_change="rerun" run lazily)."""
+def _render_tabs(sections: list[Section], params: Sequence[Param], landed: bool = False) -> None:
+    """One tab per section; only the open one runs (tabs with on_change="rerun" run lazily).
+
+    landed: this run opened the page (from the menu or a link such as "Teach it again"). Then the step
+    (the link's, or 0) decides, never a tab value an earlier visit or another lesson left in the session or
+    in the browser, and the tab row is made anew with that tab as its default (the default is part of the
+    tab row's identity), so a browser that kept the old row's tab cannot open the first tab instead."""
     n = len(sections)
     if n == 0:
         return
     titles = [s.tab_label for s in sections]
-    step = _step_from_tabs(titles, n)
+    step = current_step(n) if landed else _step_from_tabs(titles, n)
+    if landed:
+        st.session_state[TABS_OPENED_AT_KEY] = titles[step]
     st.session_state[STEP.key] = step
     st.session_state[SECTION_TABS_KEY] = st.session_state[SHOWN_TAB_KEY] = titles[step]
-    tabs = st.tabs(titles, key=SECTION_TABS_KEY, on_change="rerun")
+    default = st.session_state.get(TABS_OPENED_AT_KEY)
+    tabs = st.tabs(titles, key=SECTION_TABS_KEY, on_change="rerun", default=default if default in titles else None)
     with tabs[step]:
         _run_section(sections[step], OPEN_SECTION, params, alone=True, index=step)
         if step < n - 1:

@@ -15,6 +15,7 @@ from ui.views.figures import PHONE_HIDDEN_CELL_FONT
 from .state import ALL_SECTIONS, CONTRAST, LECTURE, STEP, current_link
 
 CURRENT_PAGE_KEY = "_current_page"  # the page of the previous run, to tell a move to another lesson
+LANDED_KEY = "_landed_on_page"  # set when this run opened another page: the link's step wins over a tab's state
 LONG_LINK = 300  # characters: past this the link box scrolls instead of growing down the sidebar
 
 # Each lesson's icon in the navigation (a Material Symbols name), by lesson id (encoder_core.lessons.LESSONS).
@@ -174,8 +175,12 @@ def enter_page(page_id: str) -> None:
     link from another page (the review, "Teach it again") lands on the step and the controls the link names.
 
     The first page of a session keeps the step its link asked for (app.py read it from the URL).
+    Either way the page is marked as just landed on (LANDED_KEY): its tabs then open the step, whatever a
+    tab row of an earlier visit left behind (ui.frame.sections).
     """
     previous = st.session_state.get(CURRENT_PAGE_KEY)
+    if previous != page_id:
+        st.session_state[LANDED_KEY] = page_id
     if previous is not None and previous != page_id:
         linked, _ = STEP.parse(st.query_params["step"]) if "step" in st.query_params else (STEP.default, "")
         st.session_state[STEP.key] = linked

@@ -8,10 +8,11 @@ are left out, to keep links short).
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import streamlit as st
 
+from classroom.links import is_loopback, lan_address, public_base
 from encoder_core.model.config import MAX_SEED
 
 from .params import Param, snippet
@@ -108,13 +109,33 @@ def link_for(base: str | None, query: dict[str, str]) -> str:
     return f"{base}?{query_string}" if query_string else (base or "/")
 
 
+PUBLIC_URL_KEY = "room_public_url"  # the public address a lecturer typed (the class room's Settings)
+
+
+def reachable(url: str | None) -> str | None:
+    """This page's address as others can open it: a localhost address (which no other machine reaches) becomes
+    the public one, from the lecturer's setting, ENCODER_LAB_PUBLIC_URL, or this machine's network address
+    (classroom.links); any other address is kept."""
+    if not url or not url.startswith(("http://", "https://")) or not is_loopback(url):
+        return url
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    head, _, page = path.rpartition("/") if path else ("", "", "")
+    here = f"{parts.scheme}://{parts.netloc}{head}"
+    base = public_base(st.session_state.get(PUBLIC_URL_KEY, ""), here, lan=lan_address())
+    if base.source == "page" or not base.url:
+        return url
+    return f"{base.url}/{page}" if page else base.url + "/"
+
+
 def current_link() -> str:
-    """The link to this view as it stands after write_url: this page's address and the current URL parameters."""
+    """The link to this view as it stands after write_url: this page's address (as others reach it, see
+    reachable) and the current URL parameters."""
     try:
         base = st.context.url
     except Exception:  # outside a browser session (tests, bare mode) there is no address
         base = None
-    return link_for(base, st.query_params.to_dict())
+    return link_for(reachable(base), st.query_params.to_dict())
 
 
 def value(p: Param):

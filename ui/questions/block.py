@@ -192,4 +192,5 @@ register_room_question(
     charts=lambda run: [_ffn_chart(run)],
     block=True,
     lead=lambda run: "Layer 0 of the block lesson's small model. ",
+    link=lambda proof: {"block_sentence": proof["sentence"]},
 )

@@ -188,4 +188,5 @@ register_room_question(
     trained=True,
     lead=_head_lead,
     position=middle_word,
+    link=lambda proof: {"inside_sentence": proof["sentence"]},
 )

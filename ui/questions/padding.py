@@ -181,4 +181,5 @@ register_room_question(
     step=LEAK_STEP,
     answer=lambda run: core.LEAK_TRENDS.index(core.leak_trend(_leak(run))),
     charts=lambda run: [figs.leak_curve_chart(_leak(run), mask_on=False)],
+    link=lambda proof: {"single": proof["sentence"]},  # the lesson pads its single sentence
 )

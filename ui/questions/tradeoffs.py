@@ -136,4 +136,5 @@ register_room_question(
     charts=lambda run: [figs.mismatch_chart(_mismatch(run))],
     trained=True,
     position=_mismatch_position,
+    link=lambda proof: {"sentence": proof["sentence"], "word": proof["position"]},  # the lesson's "Position to hide"
 )

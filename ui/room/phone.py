@@ -8,6 +8,8 @@ shows the right option and how this phone voted.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import streamlit as st
 
 from classroom.codes import shown_code
@@ -28,6 +30,10 @@ PHONE_CSS = """
 """
 WAITING = "Waiting for your lecturer to ask a question. This page follows the lecturer: nothing to press yet."
 BETWEEN = "Vote 1 is closed. Talk it over with your neighbour: why do you think your answer is right?"
+CANCELLED = "Your lecturer withdrew that question: nothing of it counts. Wait for the next one; this page follows."
+ROOM_CLOSED = "This room has closed: your lecturer has ended it, and taps are no longer counted. Thank you!"
+ROOM_EXPIRED = "This room has expired (rooms last a day): taps are no longer counted."
+WARN_LAST_S = 10  # phones say "closing in ..." in a timed vote's last seconds
 
 
 def phone_view(code: str) -> None:
@@ -41,14 +47,24 @@ def phone_view(code: str) -> None:
 @st.fragment(run_every=PHONE_REFRESH_S)
 def phone_round(code: str) -> None:
     try:
-        rnd = get_store().current_round(code)
+        room = get_store().room(code)
+        rnd = get_store().current_round(code)  # closes a vote whose timer ran out
     except StoreUnavailable:
         st.warning(rooms.DOWN)
         return
     header = f"Room {shown_code(code)}"
+    state = room.state(datetime.now(UTC)) if room is not None else "closed"
+    if state != "open":  # the lecturer closed it: the phone says so at its next look, nothing else is drawn
+        st.caption(header)
+        st.warning(ROOM_EXPIRED if state == "expired" else ROOM_CLOSED, icon=":material/lock:")
+        return
     if rnd is None:
         st.caption(header)
         st.info(WAITING, icon=":material/hourglass_top:")
+        return
+    if rnd.cancelled:
+        st.caption(header)
+        st.info(CANCELLED, icon=":material/cancel:")
         return
     vote = rnd.open_vote
     stage = {"vote1": "vote 1", "between": "discuss", "vote2": "vote 2", "reveal": "the answer"}[rnd.phase]
@@ -63,13 +79,29 @@ def phone_round(code: str) -> None:
         if said and said[0] not in ("recorded", "changed"):
             st.warning(said[1])
     if rnd.phase == "between":
+        options_listed(rnd, rooms.my_vote(rnd.id, 1))
         st.info(BETWEEN, icon=":material/forum:")
     else:
         answer_shown(rnd)
 
 
+def options_listed(rnd: Round, mine: int | None) -> None:
+    """The question's options during the discussion, this phone's own vote 1 marked (never the right one)."""
+    with st.container(key="room-options"):
+        for i, option in enumerate(rnd.question.options):
+            said = "  ← your vote 1" if i == mine else ""
+            st.markdown(f"**{letter(i)}** {escape_md(option)}{said}")
+    if mine is None:
+        st.caption("You did not vote in vote 1: you can still vote in vote 2.")
+    else:
+        st.caption(f"Your vote 1: {letter(mine)}. Nobody else sees it.")
+
+
 def vote_buttons(code: str, rnd: Round, vote: int) -> None:
     mine = rooms.my_vote(rnd.id, vote)
+    left = rnd.seconds_left(datetime.now(UTC))
+    if left is not None and left <= WARN_LAST_S:
+        st.warning(f"Vote {vote} is closing in {left:.0f} s.", icon=":material/timer:")
     with st.container(key="room-vote"):
         for i, option in enumerate(rnd.question.options):
             st.button(
@@ -88,6 +120,8 @@ def vote_buttons(code: str, rnd: Round, vote: int) -> None:
         st.success(f"Your vote in vote {vote}: {letter(mine)}. Tap another option to change it.")
     else:
         st.caption("Tap your answer. Nobody sees who voted what.")
+    if vote == 2 and (first := rooms.my_vote(rnd.id, 1)) is not None:
+        st.caption(f"Your vote 1 was {letter(first)}.")
 
 
 def answer_shown(rnd: Round) -> None:

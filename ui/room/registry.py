@@ -59,6 +59,15 @@ class LessonPrediction:
     lead: Callable[[Run], str] = lambda run: ""  # what the lesson's page would show around the question
     position: Callable[[Run], int] | None = None  # the token the question is about (proof["position"]), if any;
     # may raise CannotAsk
+    link: Callable[[dict], dict] | None = None  # the lesson's own link parameters for the proof's inputs
+    # (its sentence, the token asked about); None: {"sentence": proof["sentence"]}
+
+    def link_params(self, proof: dict) -> dict:
+        """The lesson's link parameters that reopen its step on the round's sentence (ui/room/sources.lesson_link
+        adds the step, the model and the seed)."""
+        if self.link is not None:
+            return dict(self.link(proof))
+        return {"sentence": proof["sentence"]} if proof.get("sentence") else {}
 
 
 _registered: dict[str, LessonPrediction] = {}
@@ -80,6 +89,7 @@ def register_room_question(
     block: bool = False,
     lead: Callable[[Run], str] | None = None,
     position: Callable[[Run], int] | None = None,
+    link: Callable[[dict], dict] | None = None,
 ) -> LessonPrediction:
     """Offer one of a lesson's predictions to class rooms, under a key unique across lessons. Registering a
     key again from the same lesson replaces it (a module run twice); from another lesson is an error."""
@@ -89,7 +99,19 @@ def register_room_question(
     if held is not None and held.lesson != lesson:
         raise ValueError(f"the room question {key!r} is the {held.lesson} lesson's already")
     prediction = LessonPrediction(
-        lesson, key, title, ask, step, answer, charts, asked_with, trained, block, lead or (lambda run: ""), position
+        lesson,
+        key,
+        title,
+        ask,
+        step,
+        answer,
+        charts,
+        asked_with,
+        trained,
+        block,
+        lead or (lambda run: ""),
+        position,
+        link,
     )
     _registered[key] = prediction
     return prediction

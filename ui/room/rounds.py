@@ -1,24 +1,32 @@
 """The lecturer's side of a peer-instruction round: pose a question, watch the count, close vote 1, read
 the suggestion, run vote 2, reveal with the shift and the model's chart, then the transfer question.
 
-During a vote the screen shows how many have voted and nothing else (the distribution would bias the
-second vote, and this screen is projected). Every phase change is a button callback that moves the
-round in the store, so a second lecturer screen, or another app process, sees the same round.
+Two views of the same round, both keyed: the projected screen and the presenter view (`?view=presenter`,
+on the lecturer's own phone or laptop). Until the reveal the screen shows how many have voted and
+nothing else (the distribution would bias the second vote), unless the lecturer presses "Show results";
+the presenter view shows the count, the distribution as it comes in and the suggestion. Every phase change
+is a button callback that moves the round in the store, and each view polls the store for the round's
+phase, so the other view, a second screen or another app process follows within a second or two. A vote
+may have a timer: the store closes it at its deadline (classroom.rounds), whoever asks first.
+
+Public functions the lecture decks call to run a round in place: lecturer_rounds, round_panel, pose_form,
+ask_quiz, ask_prediction, ask_typed, ask_transfer, cancel, show_results, rounds_list.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import UTC, datetime
 
 import streamlit as st
 
 from classroom.peer import MOVE_ON_ABOVE, RETEACH_BELOW, export_rows, suggest
 from classroom.questions import BadQuestion, RoomQuestion, typed
-from classroom.rounds import Round
+from classroom.rounds import CANCELLED, TIMER_CHOICES_S, Round, timer_seconds
 from classroom.store import StoreUnavailable, get_store
 from encoder_core.lessons import LESSON_TITLES
-from ui.frame.charts import show_chart, show_table
+from ui.frame.charts import show_chart, show_live_chart, show_table
 from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.quiz_widget import escape_md
 from ui.views import room as view
@@ -28,6 +36,8 @@ from . import sources
 from .quiz import transfer
 
 COUNT_REFRESH_S = 1.0  # the lecturer's count of votes: within a second of a tap
+FOLLOW_REFRESH_S = 2.0  # a view between votes looks for the other view's move this often
+TIMER_KEY = "room_timer"  # the lecturer's timer for each vote: 0 (none) or TIMER_CHOICES_S
 SOURCES = {"quiz": "the room's quiz", "lesson": "a lesson's prediction", "typed": "my own question"}
 SAID_KEY = "_room_round_said"  # a message for the lecturer after a callback (a bad typed question, the database)
 LOW_KEY, HIGH_KEY = "room_reteach_below", "room_move_on_above"
@@ -44,8 +54,28 @@ def thresholds() -> tuple[float, float]:
 def settings() -> None:
     with st.expander("Settings: the suggestion's thresholds, the public address"):
         c_low, c_high = st.columns(2)
-        c_low.slider("Teach again below (% right in vote 1)", 0, 100, round(100 * RETEACH_BELOW), 5, key=LOW_KEY)
-        c_high.slider("Reveal and move on above (% right)", 0, 100, round(100 * MOVE_ON_ABOVE), 5, key=HIGH_KEY)
+        help_text = (
+            "Measured above chance: 0% is what guessing gets (50% right on 2 options, 25% on 4), 100% is everyone "
+            "right. The suggestion names the share right each threshold needs on the question asked."
+        )
+        c_low.slider(
+            "Teach again below (% above chance in vote 1)",
+            0,
+            100,
+            round(100 * RETEACH_BELOW),
+            5,
+            key=LOW_KEY,
+            help=help_text,
+        )
+        c_high.slider(
+            "Reveal and move on above (% above chance)",
+            0,
+            100,
+            round(100 * MOVE_ON_ABOVE),
+            5,
+            key=HIGH_KEY,
+            help=help_text,
+        )
         low, high = st.session_state[LOW_KEY], st.session_state[HIGH_KEY]
         if low >= high:
             st.warning(
@@ -73,9 +103,24 @@ def _open(code: str, question: RoomQuestion | None, transfer_of: int | None = No
         _said("No question could be made from that: try another one.")
         return
     try:  # the options' order is drawn once for the round: the same letters on every phone
-        get_store().open_round(code, question.shuffled(secrets.token_hex(8)), transfer_of)
+        get_store().open_round(code, question.shuffled(secrets.token_hex(8)), transfer_of, timer=vote_timer())
     except StoreUnavailable:
         _said(rooms.DOWN)
+
+
+def vote_timer() -> int | None:
+    """The lecturer's timer for each vote, in seconds (None: no timer, the lecturer closes the vote)."""
+    return timer_seconds(st.session_state.get(TIMER_KEY, 0))
+
+
+def timer_picker() -> None:
+    st.selectbox(
+        "Timer for each vote",
+        (0, *TIMER_CHOICES_S),
+        format_func=lambda s: f"{s} s: the vote closes by itself" if s else "none: I close the vote",
+        key=TIMER_KEY,
+        help="Phones see “closing in …” in the last 10 seconds. You can still close the vote earlier.",
+    )
 
 
 def ask_quiz(code: str, quiz_seed: int) -> None:
@@ -116,6 +161,7 @@ def ask_transfer(code: str, rnd: Round) -> None:
 
 def pose_form(code: str, quiz_seed: int) -> None:
     st.markdown("**Ask the room a question**")
+    timer_picker()
     source = st.radio("Question from", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="room_source")
     if source == "quiz":
         st.session_state.setdefault(NEXT_QUIZ_KEY, 1)
@@ -144,23 +190,80 @@ def pose_form(code: str, quiz_seed: int) -> None:
 
 
 @st.fragment(run_every=COUNT_REFRESH_S)
-def live_count(code: str, round_id: int, vote: int) -> None:
-    """How many have voted, redrawn every second: the count only, never the distribution."""
+def live_count(code: str, round_id: int, vote: int, presenter: bool = False) -> None:
+    """How many have voted, redrawn every second: the count only on the screen; on the presenter view the
+    distribution too. When the round has moved on (the timer, the other view, another process), the whole
+    page is drawn again."""
     try:
-        count, joined = get_store().vote_count(round_id, vote), get_store().joined(code)
+        store = get_store()
+        rnd = store.current_round(code)  # closes the vote if its timer ran out
+        if rnd is None or rnd.id != round_id or rnd.open_vote != vote:
+            st.rerun()
+        count, joined = store.vote_count(round_id, vote), store.joined(code)
+        tally = store.tallies(rnd).get(vote) if presenter else None
     except StoreUnavailable:
         st.warning(rooms.DOWN)
         return
-    c_votes, c_joined = st.columns(2)
+    c_votes, c_joined, c_time = st.columns(3)
     c_votes.metric(f"Votes in vote {vote}", count)
     c_joined.metric("Phones in the room", joined)
+    left = rnd.seconds_left(datetime.now(UTC))
+    if left is not None:
+        c_time.metric("Closes in", f"{left:.0f} s")
+    if presenter:
+        if tally is not None:
+            show_live_chart(view.shift_chart(rnd.question, {vote: tally}), f"room_live_{round_id}_{vote}")
+        else:
+            st.caption("No votes yet: the distribution appears here, on your presenter view only.")
+
+
+@st.fragment(run_every=FOLLOW_REFRESH_S)
+def follow_round(code: str, round_id: int | None, phase: str | None, shown: bool) -> None:
+    """Draws nothing: looks at the room's round and draws the page again once it is another round, in another
+    phase, or shown (the other view pressed a button)."""
+    try:
+        rnd = get_store().current_round(code)
+    except StoreUnavailable:
+        return
+    now = (rnd.id, rnd.phase, rnd.shown) if rnd is not None else (None, None, False)
+    if now != (round_id, phase, shown):
+        st.rerun()
 
 
 def _advance(code: str, rnd: Round, to: str) -> None:
     try:
-        get_store().advance(code, rnd.id, rnd.phase, to)
+        get_store().advance(code, rnd.id, rnd.phase, to)  # vote 2 runs on the timer the round was asked with
     except StoreUnavailable:
         _said(rooms.DOWN)
+
+
+def show_results(code: str, rnd: Round) -> None:
+    """The lecturer chose to put the closed votes' results on the projected screen."""
+    try:
+        get_store().show_results(code, rnd.id)
+    except StoreUnavailable:
+        _said(rooms.DOWN)
+
+
+def cancel(code: str, rnd: Round) -> None:
+    """Discard the round before its reveal: nothing of it reaches a phone or the screen, nor the export."""
+    try:
+        if not get_store().cancel_round(code, rnd.id):
+            _said("That question was revealed or cancelled already: nothing was changed.")
+    except StoreUnavailable:
+        _said(rooms.DOWN)
+
+
+def cancel_button(code: str, rnd: Round) -> None:
+    st.button(
+        "Cancel this question (nothing is shown or counted)",
+        key=f"room_cancel_{rnd.id}",
+        on_click=cancel,
+        args=(code, rnd),
+        icon=":material/cancel:",
+        help="Discards the question: no answer and no votes are shown, here or on the phones, and it is not in "
+        "the export. Its number goes to the next question.",
+    )
 
 
 def question_shown(rnd: Round, show_right: bool) -> None:
@@ -184,10 +287,14 @@ def asked_with(rnd: Round) -> None:
         show_chart(chart, f"room_asked_{rnd.id}_{i}")
 
 
-def round_panel(code: str, rnd: Round) -> None:
-    question_shown(rnd, show_right=rnd.phase == "reveal")
+def round_panel(code: str, rnd: Round, presenter: bool = False) -> None:
+    """The round as the projected screen (presenter=False) or the presenter view shows it."""
+    if rnd.cancelled:
+        st.info("The last question was cancelled: nothing of it was shown or counted. Ask the next one below.")
+        return
+    question_shown(rnd, show_right=rnd.phase == "reveal" or presenter)
     if rnd.open_vote is not None:
-        live_count(code, rnd.id, rnd.open_vote)
+        live_count(code, rnd.id, rnd.open_vote, presenter)
         label = "Close vote 1" if rnd.open_vote == 1 else "Close vote 2 and reveal"
         st.button(
             label,
@@ -197,21 +304,35 @@ def round_panel(code: str, rnd: Round) -> None:
             args=(code, rnd, "between" if rnd.open_vote == 1 else "reveal"),
             icon=":material/how_to_vote:",
         )
+        cancel_button(code, rnd)
         asked_with(rnd)
     elif rnd.phase == "between":
-        between(code, rnd)
+        between(code, rnd, presenter)
+        cancel_button(code, rnd)
         asked_with(rnd)
     else:
         reveal(code, rnd)
 
 
-def between(code: str, rnd: Round) -> None:
+def between(code: str, rnd: Round, presenter: bool = False) -> None:
+    """Vote 1 closed. The presenter view: the suggestion and vote 1's distribution. The projected screen: the
+    count only, until "Show results"."""
     tally = get_store().tallies(rnd).get(1)
-    advice = suggest(tally.share_correct if tally else None, *thresholds())
+    advice = suggest(tally.share_correct if tally else None, *thresholds(), options=len(rnd.question.options))
     st.session_state["_room_suggestion"] = advice.kind  # for the page's tests and the browser test
-    box = {"reteach": st.error, "discuss": st.warning, "reveal": st.success, "none": st.info}[advice.kind]
-    box(f"**Suggested: {advice.headline}.** {advice.why}", icon=":material/lightbulb:")
-    c_vote2, c_reveal = st.columns(2)
+    if presenter or rnd.shown:
+        box = {"reteach": st.error, "discuss": st.warning, "reveal": st.success, "none": st.info}[advice.kind]
+        box(f"**Suggested: {advice.headline}.** {advice.why}", icon=":material/lightbulb:")
+        if tally is not None:
+            show_chart(view.shift_chart(rnd.question, {1: tally}), f"room_vote1_{rnd.id}")
+    else:
+        st.metric("Votes in vote 1", tally.total if tally else 0)
+        st.info(
+            "Vote 1 is closed. The votes and the suggestion are on your presenter view; **Show results** puts "
+            "them here.",
+            icon=":material/visibility_off:",
+        )
+    c_vote2, c_reveal, c_show = st.columns(3)
     c_vote2.button(
         "Open vote 2",
         key="room_open_vote_2",
@@ -228,15 +349,34 @@ def between(code: str, rnd: Round) -> None:
         args=(code, rnd, "reveal"),
         width="stretch",
     )
+    c_show.button(
+        "Show results",
+        key="room_show_results",
+        on_click=show_results,
+        args=(code, rnd),
+        width="stretch",
+        disabled=rnd.shown,
+        help="Puts vote 1's distribution and the suggestion on the projected screen. Seen before vote 2, they sway "
+        "it: most lecturers show them only at the reveal.",
+    )
+    teach_again_link(rnd, presenter or rnd.shown)
+
+
+def teach_again_link(rnd: Round, advice_shown: bool = True) -> None:
+    """The link back to the lesson's step that teaches the question, on the round's sentence, model and seed.
+    Where the suggestion is not shown (the projected screen) it is named plainly, giving nothing away."""
     lesson = rnd.question.lesson
-    if lesson in LESSON_TITLES:
-        step = sources.reteach_step(rnd.question)
-        st.page_link(
-            f"pages/{lesson}.py",
-            label=f"Teach it again: {LESSON_TITLES[lesson]}, step {step + 1}",
-            icon=":material/school:",
-            query_params={"step": step},
-        )
+    linked = sources.lesson_link(rnd.question) if lesson in LESSON_TITLES else None
+    if linked is None:
+        return
+    page, query = linked
+    step = int(query.get("step", 0))
+    st.page_link(
+        page,
+        label=f"{'Teach it again' if advice_shown else 'Open the lesson'}: {LESSON_TITLES[lesson]}, step {step + 1}",
+        icon=":material/school:",
+        query_params=query,
+    )
 
 
 def reveal(code: str, rnd: Round) -> None:
@@ -283,20 +423,38 @@ def rounds_csv(code: str) -> str:
     return view.rounds_csv(rows)
 
 
-def lecturer_rounds(code: str, quiz_seed: int) -> None:
-    """The round under way (if any), then the form for the next question once it is revealed."""
+def rounds_list(code: str, presenter: bool = False) -> None:
+    """The session's rounds, vote 1 -> vote 2 for each: on the projected screen only the revealed ones (a round
+    under way would give its votes away); on the presenter view every one."""
+    try:
+        store = get_store()
+        done = [r for r in store.all_rounds(code) if presenter or r.phase == "reveal"]
+        table = view.rounds_table(done, {r.id: store.tallies(r) for r in done})
+    except StoreUnavailable:
+        return
+    if not table.empty:
+        st.markdown("**This session's questions: share right in vote 1 → vote 2**")
+        show_table(table, hide_index=True)
+
+
+def lecturer_rounds(code: str, quiz_seed: int, presenter: bool = False) -> None:
+    """The round under way (if any), then the form for the next question once it is revealed or cancelled.
+    presenter: the lecturer's private view (the distribution and the suggestion) rather than the projected screen."""
     said = st.session_state.pop(SAID_KEY, None)
     if said:
         st.error(escape_md(said))
     try:
         rnd = get_store().current_round(code)
         if rnd is not None:
-            round_panel(code, rnd)
+            round_panel(code, rnd, presenter)
+        if rnd is None or rnd.open_vote is None:  # a vote's own count follows the round while it is open
+            follow_round(code, rnd.id if rnd else None, rnd.phase if rnd else None, rnd.shown if rnd else False)
     except StoreUnavailable:
         st.warning(rooms.DOWN)
         return
-    if rnd is None or rnd.phase == "reveal":
+    if rnd is None or rnd.phase in ("reveal", CANCELLED):
         pose_form(code, quiz_seed)
+    rounds_list(code, presenter)
     st.download_button(
         "Rounds (CSV)",
         data=lambda: rounds_csv(code),

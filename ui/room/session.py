@@ -23,10 +23,14 @@ from classroom.links import Base, lan_address, public_base
 from classroom.store import Room, StoreUnavailable, get_store
 from encoder_core.quiz import Grade, Question, question_for
 from ui.frame.params import Param, snippet
+from ui.frame.state import PUBLIC_URL_KEY as STATE_PUBLIC_URL_KEY
 
 from .quiz import answer_option
 
 ROOM = Param("room", "", "text", max_len=40)
+# Which lecturer's view: the projected screen (the count only until "Show results") or the presenter view on
+# the lecturer's own device (the distribution and the suggestion too). Without the room's key: a phone's view.
+VIEW = Param("view", "screen", "choice", options=("screen", "presenter"))
 LINK_KEY = "key"  # the lecturer link's parameter: taken out of the URL as soon as the page reads it
 STUDENT_COOKIE = "encoder_lab_student"
 LECTURER_COOKIE = "encoder_lab_room_"  # + the room code
@@ -256,7 +260,7 @@ def app_link(path_and_query: str) -> str:
 
 # ---------------------------------------------------------------- peer-instruction votes
 
-PUBLIC_URL_KEY = "room_public_url"  # the lecturer's setting: the app's public address
+PUBLIC_URL_KEY = STATE_PUBLIC_URL_KEY  # the lecturer's setting: the app's public address (the share link's too)
 VOTES_KEY = "_room_my_votes"  # (round id, vote) -> the option this browser holds in the room
 VOTE_SAID_KEY = "_room_vote_said"  # (round id, vote) -> what became of the last tap, as a sentence
 VOTE_MESSAGES = {
@@ -267,6 +271,7 @@ VOTE_MESSAGES = {
     "unknown": "That question is not one of this room's: your tap was not counted.",
     "bad-option": "That option is not one of this question's: your tap was not counted.",
     "room-closed": "The room is closed: your tap was not counted.",
+    "cancelled": "Your lecturer withdrew that question: your tap was not counted.",
     "down": "The class room's database cannot be reached just now: your tap was not counted. Tap again in a moment.",
 }
 
@@ -305,6 +310,16 @@ def public_base_url() -> Base:
     except Exception:  # outside a browser session
         here = ""
     return public_base(st.session_state.get(PUBLIC_URL_KEY, ""), here, lan=lan_address())
+
+
+def lecturer_link(code: str) -> str:
+    """The presenter view's link, keyed, for the lecturer's own phone or laptop: on the address phones reach
+    (the setting, ENCODER_LAB_PUBLIC_URL, or this machine's network address instead of localhost), never the
+    student link's. Shown folded, never as a QR code on the projected screen."""
+    base = public_base_url()
+    key = lecturer_key(code) or ""
+    path = f"room?room={code}&key={key}&view=presenter"
+    return f"{base.url}/{path}" if base.url else f"/{path}"
 
 
 def student_link(code: str) -> tuple[str, str]:

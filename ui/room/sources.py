@@ -128,3 +128,29 @@ def reteach_step(question: RoomQuestion) -> int:
     """The lesson step to go back to: a prediction's own section, else the lesson's first."""
     p = predictions().get(str(question.proof.get("key", "")))
     return p.step if p is not None else 0
+
+
+def lesson_link(question: RoomQuestion) -> tuple[str, dict[str, str]] | None:
+    """The lesson page and the link parameters that open the step teaching this question, on the round's own
+    sentence, model and seed (None for a typed question). The lesson reads them as it reads any link
+    (ui.frame.state.read_url), so a value it cannot use opens its nearest valid one with a notice."""
+    if not question.lesson:
+        return None
+    query: dict[str, str] = {"step": str(reteach_step(question))}
+    proof = question.proof
+    p = predictions().get(str(proof.get("key", "")))
+    if proof.get("kind") == "lesson" and p is not None:
+        if p.trained:
+            query["model"] = "mlm"
+        elif not p.block and proof.get("model"):
+            query["model"] = str(proof["model"])
+        if "seed" in proof:
+            query["seed"] = str(int(proof["seed"]))
+        query.update({k: str(v) for k, v in p.link_params(proof).items()})
+    if query.get("model") == "small":  # the default: links leave defaults out
+        del query["model"]
+    if query.get("seed") == "0":
+        del query["seed"]
+    if query["step"] == "0":
+        del query["step"]
+    return f"pages/{question.lesson}.py", query

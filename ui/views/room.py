@@ -241,3 +241,23 @@ def quiz_proof_chart(question: Question) -> Chart | None:
     if f is None:
         return None
     return attention_grid_chart(f.weights, f.query_tokens, f.key_tokens, title=f.title, alt=f.alt)
+
+
+def rounds_table(rounds: Sequence, tallies: Mapping[int, Mapping[int, Tally]]) -> pd.DataFrame:
+    """The session's rounds, one row each: the question (cut to fit), its share right in vote 1 and in vote 2
+    ("–" for a vote nobody answered or that did not run), and whether the answer has been revealed."""
+    rows = []
+    for rnd in rounds:
+        votes = tallies.get(rnd.id, {})
+        shares = {v: votes[v].share_correct if v in votes else None for v in (1, 2)}
+        prompt = rnd.question.prompt
+        rows.append(
+            {
+                "question": rnd.number,
+                "asked": prompt if len(prompt) <= 80 else prompt[:79] + "…",
+                "vote 1 right": f"{100 * shares[1]:.0f}%" if shares[1] is not None else "–",
+                "vote 2 right": f"{100 * shares[2]:.0f}%" if shares[2] is not None else "–",
+                "votes": " → ".join(str(votes[v].total) for v in (1, 2) if v in votes) or "0",
+            }
+        )
+    return pd.DataFrame(rows, columns=["question", "asked", "vote 1 right", "vote 2 right", "votes"])

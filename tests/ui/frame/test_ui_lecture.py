@@ -116,6 +116,26 @@ def test_a_link_from_another_page_lands_on_the_step_it_names():
     assert step_headings(at) == ["Step 2 of 2: Other 2"]
 
 
+def test_a_link_lands_on_its_step_whatever_tab_an_earlier_visit_left():
+    at = ok(open_demo({"step": "0"}))
+    at.query_params.clear()
+    ok(at.switch_page("demo_other.py").run())
+    at.session_state["_section_tab"] = "Part 1"  # the demo's tab row left behind, in the session or the browser
+    at.query_params.clear()
+    at.query_params.update({"step": "2"})  # "Teach it again" from another page
+    ok(at.switch_page("demo_lesson.py").run())
+    assert list(figures(at)) == ["demo_2"] and at.session_state["_section_tab"] == "Part 3"
+    at.session_state["_section_tab"] = "Part 2"  # then a click on a tab is obeyed again
+    ok(at.run())
+    assert list(figures(at)) == ["demo_1"]
+
+
+def test_every_section_on_one_page_scrolls_to_the_linked_step():
+    at = ok(open_demo({"all": "1", "step": "2"}))
+    assert list(figures(at)) == ["demo_0", "demo_1", "demo_2"]
+    assert any("#section-2" in str(h.proto.body) for h in at.get("html"))
+
+
 def test_the_lecture_toggle_switches_modes_and_drops_the_step_from_the_link():
     at = ok(open_demo({"lecture": "1", "step": "1"}))
     ok(at.sidebar.toggle(key="lecture").set_value(False).run())

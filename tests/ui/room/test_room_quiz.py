@@ -27,13 +27,13 @@ def test_quiz_questions_become_choices_whose_right_option_grades_right():
             assert q.kind not in CHOICE_KINDS and not q.mistakes
             continue
         offered += 1
-        assert 2 <= len(rq.options) <= 6 and len(set(rq.options)) == len(rq.options)
+        assert 3 <= len(rq.options) <= 6 and len(set(rq.options)) == len(rq.options)
         assert grade(q, rq.options[rq.correct]).correct, (q.id, rq.options)
         assert all(not grade(q, o).correct for i, o in enumerate(rq.options) if i != rq.correct), q.id
         assert rq.concept == q.id.split(":")[0] and rq.lesson == q.lesson
         assert RoomQuestion.from_json(rq.to_json()) == rq
         assert quiz_question(rq.proof["id"]) == q
-        assert "decimal place" not in rq.prompt and rq.prompt in q.prompt  # a room picks, it does not type
+        assert "decimal place" not in rq.prompt and rq.prompt[:60] in q.prompt  # a room picks, it does not type
         numeric += q.kind == "numeric" and "decimal place" in q.prompt
     assert offered >= 20 and numeric >= 3
 
@@ -62,3 +62,48 @@ def test_a_quiz_question_has_options_exactly_when_it_is_a_choice():
     q = numeric_question()
     (r,) = summarize([OptionCount(0, q.id, "1", False, 1)], {0: q})
     assert [o.option for o in r.options] == ["1"]  # a typed answer lists only what was answered
+
+
+TYPING_HINTS = (
+    "whole number",
+    "for example",
+    "decimal place",
+    "commas are fine",
+    "Answer like",
+    "Enter the",
+    "Give it",
+)
+
+
+def test_every_quiz_question_in_a_room_has_three_honest_options_and_no_typing_hint():
+    """Over many quiz numbers: no prompt left asking how to type, at least 3 options (a 2-option question is a
+    coin toss), each distinct, the right one graded right by the quiz's grader and every other graded wrong."""
+    offered = built = 0
+    for seed in range(1, 41):
+        for i in range(10):
+            q = question_for(None, seed, i)
+            rq = from_quiz(q)
+            if rq is None:
+                continue
+            offered += 1
+            assert not [h for h in TYPING_HINTS if h in rq.prompt], (q.id, rq.prompt)
+            assert 3 <= len(rq.options) <= 6 and len(set(rq.options)) == len(rq.options), (q.id, rq.options)
+            assert grade(q, rq.options[rq.correct]).correct, (q.id, rq.options)
+            assert all(
+                not grade(q, o).correct and grade(q, o).valid for k, o in enumerate(rq.options) if k != rq.correct
+            )
+            assert len(rq.why_wrong) == len(rq.options) and rq.why_wrong[rq.correct] == ""
+            built += len(rq.options) > 1 + len(q.mistakes) and q.kind not in CHOICE_KINDS
+    assert offered >= 380 and built >= 50  # nearly every question, many with wrong values built here
+
+
+def test_a_question_that_cannot_get_three_honest_options_is_not_offered():
+    from dataclasses import replace
+
+    from encoder_core.quiz.base import Mistake
+
+    shape = next(q for q in (question_for(None, s, i) for s in range(1, 80) for i in range(10)) if q.kind == "exact")
+    lone = replace(shape, answer="softmax", mistakes=(Mistake("argmax", "a hard choice"),))
+    assert from_quiz(lone) is None  # a word with one diagnosed mistake: nothing honest to add
+    two = replace(choice_question(), choices=("yes", "no"), answer="yes", mistakes=())
+    assert from_quiz(two) is None

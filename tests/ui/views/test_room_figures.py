@@ -51,3 +51,19 @@ def test_the_shift_chart_keeps_the_rules_of_an_honest_figure():
 
     chart = shift_chart(QUESTION, {1: Tally((3, 1, 0), 1), 2: Tally((1, 5, 2), 1)})
     assert check_figure(json.loads(chart.figure.to_json()), chart.alt) == []
+
+
+def test_the_rounds_table_gives_each_rounds_share_right_in_vote_1_then_vote_2():
+    from datetime import UTC, datetime
+
+    from classroom.rounds import Round
+    from ui.views.room import rounds_table
+
+    now = datetime.now(UTC)
+    long = typed("x" * 200, "a\nb\nc", 1)
+    rounds = [Round(1, "ABCDEFGH", 1, QUESTION, "reveal", None, now), Round(2, "ABCDEFGH", 2, long, "vote1", None, now)]
+    table = rounds_table(rounds, {1: {1: Tally((1, 1, 2), 1), 2: Tally((0, 3, 1), 1)}})
+    assert list(table["question"]) == [1, 2]
+    assert list(table["vote 1 right"]) == ["25%", "–"] and list(table["vote 2 right"]) == ["75%", "–"]
+    assert list(table["votes"]) == ["4 → 4", "0"] and len(table["asked"][1]) == 80
+    assert rounds_table([], {}).empty
