@@ -70,16 +70,16 @@ def test_defaults_a_missing_title_model_and_seed():
 
 
 BAD_STEPS = [
-    ({"kind": "slide"}, "Step 2 (unknown kind): `kind` is \"slide\""),
+    ({"kind": "slide"}, 'Step 2 (unknown kind): `kind` is "slide"'),
     ({"lesson": "attention"}, "Step 2 (unknown kind): `kind` is null"),
     ("attention", "Step 2 (unknown kind): a step must be an object"),
-    ({"kind": "view", "lesson": "Attention!"}, "Step 2 (lesson view): `lesson` \"Attention!\" is not a lesson"),
+    ({"kind": "view", "lesson": "Attention!"}, 'Step 2 (lesson view): `lesson` "Attention!" is not a lesson'),
     ({"kind": "view", "lesson": "attention", "params": {"step": -1}}, "Step 2 (lesson view): `step` is -1"),
     ({"kind": "view", "lesson": "attention", "params": {"deck": "x"}}, "may not set `deck`"),
     ({"kind": "view", "lesson": "attention", "params": [1]}, "`params` must be an object"),
     ({"kind": "view", "lesson": "attention", "colour": "red"}, "Step 2 (lesson view): unknown field `colour`"),
     ({"kind": "prediction", "key": "attention-rows"}, "Step 2 (lesson prediction): `sentence` is missing"),
-    ({"kind": "prediction", "key": "attention-rows", "sentence": "a", "model": "gpt"}, "`model` is \"gpt\""),
+    ({"kind": "prediction", "key": "attention-rows", "sentence": "a", "model": "gpt"}, '`model` is "gpt"'),
     ({"kind": "prediction", "key": "attention-rows", "sentence": "a" * 201}, "201 characters long"),
     ({"kind": "quiz", "generator": "masking_split"}, "Step 2 (quiz question): `seed` must be a whole number"),
     ({"kind": "quiz", "generator": "masking_split", "seed": 1.5}, "`seed` must be a whole number"),
