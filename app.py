@@ -15,7 +15,7 @@ from ui.frame.shell import (
     presenting_controls,
     share_link,
 )
-from ui.frame.state import GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_url, show_notices
+from ui.frame.state import DECK, GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_url, show_notices
 
 leave_legacy_pages_mode()  # the first session after a restart would otherwise skip this frame
 st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layout="wide")
@@ -68,6 +68,10 @@ with st.sidebar:
 page_style()
 page = st.navigation(PAGES)
 enter_page(page.url_path)
+if st.session_state.get(DECK.key):  # a lecturer's deck is open: its bar, above every page (ui/room/deck.py)
+    from ui.room.deck import deck_bar
+
+    deck_bar()
 page.run()
 with st.sidebar:
     progress_panel()  # after the page: it counts the predictions committed on this run too

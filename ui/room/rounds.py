@@ -25,6 +25,7 @@ from ui.views import room as view
 
 from . import session as rooms
 from . import sources
+from .deck import ask_panel
 from .quiz import transfer
 
 COUNT_REFRESH_S = 1.0  # the lecturer's count of votes: within a second of a tap
@@ -296,6 +297,7 @@ def lecturer_rounds(code: str, quiz_seed: int) -> None:
         st.warning(rooms.DOWN)
         return
     if rnd is None or rnd.phase == "reveal":
+        ask_panel(code, _open)  # the open deck's question step, if any, ready to ask (ui/room/deck.py)
         pose_form(code, quiz_seed)
     st.download_button(
         "Rounds (CSV)",
