@@ -20,7 +20,8 @@ from ui.frame.state import DECK, GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_
 leave_legacy_pages_mode()  # the first session after a restart would otherwise skip this frame
 st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layout="wide")
 
-# Home, every finished lesson in encoder_core.lessons.LESSONS, then the quiz, the learner's progress, the class room.
+# Home, every finished lesson in encoder_core.lessons.LESSONS, then the quiz, the learner's progress, the class room
+# and the lecturer's deck builder.
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     *(
@@ -35,6 +36,7 @@ PAGES = [
     st.Page(QUIZ_PAGE, title="Quiz", icon=":material/quiz:", url_path="quiz"),
     st.Page("pages/progress.py", title="My progress", icon=":material/timeline:", url_path="progress"),
     st.Page("pages/room.py", title="Class room", icon=":material/groups:", url_path="room"),
+    st.Page("pages/deck.py", title="Deck builder", icon=":material/slideshow:", url_path="deck"),
 ]
 
 show_notices(read_url("app", list(GLOBAL_PARAMS), report_unknown=False))

@@ -267,6 +267,14 @@ def _step(raw: object) -> Step:
     return TypedStep(q.prompt, q.options, right, note)
 
 
+def read_step(raw: dict) -> Step:
+    """One step, as the builder makes it from its form; BadDeck saying what is wrong."""
+    try:
+        return _step(raw)
+    except ValueError as err:
+        raise BadDeck(str(err)) from None
+
+
 def parse(raw: str | bytes | dict) -> Deck:
     """A deck from its file (or the file's parsed JSON). BadDeck, naming the step, if any step is bad:
     the deck is refused whole."""

@@ -33,7 +33,7 @@ from encoder_core.lessons import LESSON_IDS, LESSON_TITLES
 from encoder_core.quiz import generators
 from ui.frame.quiz_widget import escape_md
 from ui.frame.shell import CURRENT_PAGE_KEY
-from ui.frame.state import DECK, DECK_STEP, STEP
+from ui.frame.state import ALL_SECTIONS, CONTRAST, DECK, DECK_STEP, MODEL, SEED, STEP
 
 from . import session as rooms
 from .quiz import from_quiz, quiz_question
@@ -121,10 +121,10 @@ def load(deck_id: str) -> Deck | None:
 
 
 def present(deck_id: str, deck: Deck, index: int = 0) -> None:
-    """Open step `index` of a deck saved under deck_id (in the script's body, not a callback)."""
+    """on_click of a button that starts presenting a deck saved under deck_id, at step `index`."""
     st.session_state[LOADED_KEY] = (deck_id, deck)
     st.session_state[DECK.key] = deck_id
-    go(deck_id, deck, index)
+    choose(deck_id, deck, index)
 
 
 def _lecturer_room() -> str | None:
@@ -133,24 +133,39 @@ def _lecturer_room() -> str | None:
     return list(held)[-1] if held else None
 
 
-def go(deck_id: str, deck: Deck, index: int) -> None:
-    """Open the deck's step `index`: its page, with its controls as its link holds them (a control the link
-    leaves out takes its default, as in a new browser)."""
+GO_KEY = "_deck_go"  # the page and link a button chose, opened by deck_bar on the run that follows
+_FRAME_PARAMS = (CONTRAST, ALL_SECTIONS, SEED, MODEL)  # the app-wide controls a view's link may set
+
+
+def choose(deck_id: str, deck: Deck, index: int) -> None:
+    """on_click: make step `index` the deck's, with its controls as its link holds them (a control the link
+    leaves out takes its default, as in a new browser); deck_bar then opens its page."""
     index = min(max(index, 0), len(deck.steps) - 1)
     s = deck.steps[index]
     st.session_state[DECK_STEP.key] = index
     page, query = target(deck_id, index, s, _lecturer_room())
-    page_id = Path(page).stem
     if isinstance(s, ViewStep):
         st.session_state[STEP.key] = s.step
         for key in [k for k in st.session_state if str(k).startswith(f"{s.lesson}.")]:
             del st.session_state[key]
+        for p in _FRAME_PARAMS:
+            if p.name in s.params:
+                st.session_state[p.key] = p.parse(_link_value(s.params[p.name]))[0]
     elif query.get(rooms.ROOM.name):
         st.session_state[rooms.ROOM.key] = query[rooms.ROOM.name]
-    st.session_state.pop(f"_url_read_{page_id}", None)  # the page reads the link's controls again
-    if st.session_state.get(CURRENT_PAGE_KEY) == page_id:
+    st.session_state.pop(f"_url_read_{Path(page).stem}", None)  # the page reads the link's controls again
+    st.session_state[GO_KEY] = (page, query)
+
+
+def _open_chosen() -> None:
+    """In the script's body, before the page: open the page a button chose (nothing if none did)."""
+    chosen = st.session_state.pop(GO_KEY, None)
+    if chosen is None:
+        return
+    page, query = chosen
+    if st.session_state.get(CURRENT_PAGE_KEY) == Path(page).stem:
         st.query_params.from_dict(query)
-        st.rerun()
+        return  # this run draws it
     st.switch_page(page, query_params=query)
 
 
@@ -161,6 +176,7 @@ def close_deck() -> None:
 
 def deck_bar() -> None:
     """The open deck's place and its Previous / Next, above the page (nothing without a deck)."""
+    _open_chosen()
     raw = st.session_state.get(DECK.key)
     if not raw:
         return
@@ -180,20 +196,24 @@ def deck_bar() -> None:
     with st.container(key="deck-bar", border=True):
         c_where, c_prev, c_next, c_close = st.columns([6, 1.4, 1.4, 1], vertical_alignment="center")
         c_where.markdown(f"**{escape_md(deck.title)}** · Step {k + 1} of {n}: {escape_md(title(s))}")
-        back = c_prev.button(
+        c_prev.button(
             "Previous",
             key="deck_prev",
             disabled=k == 0,
             width="stretch",
+            on_click=choose,
+            args=(deck_id, deck, k - 1),
             shortcut=PREVIOUS_KEY,
             help="The deck's previous step (key Page Up)",
         )
-        ahead = c_next.button(
+        c_next.button(
             "Next",
             key="deck_next",
             disabled=k == n - 1,
             type="primary",
             width="stretch",
+            on_click=choose,
+            args=(deck_id, deck, k + 1),
             shortcut=NEXT_KEY,
             help="The deck's next step (key Page Down)",
         )
@@ -202,14 +222,14 @@ def deck_bar() -> None:
         for p in flagged:
             st.warning(f"{escape_md(str(p))} Skip it with Next.")
         here = st.session_state.get(CURRENT_PAGE_KEY)
-        wanted = Path(target(deck_id, k, s)[0]).stem
-        if here != wanted and not flagged:
-            if st.button(f"Open step {k + 1}", key="deck_open_step", icon=":material/slideshow:"):
-                go(deck_id, deck, k)
-    if back:
-        go(deck_id, deck, k - 1)
-    if ahead:
-        go(deck_id, deck, k + 1)
+        if here != Path(target(deck_id, k, s)[0]).stem and not flagged:
+            st.button(
+                f"Open step {k + 1}",
+                key="deck_open_step",
+                icon=":material/slideshow:",
+                on_click=choose,
+                args=(deck_id, deck, k),
+            )
 
 
 def step_question(deck_id: str, deck: Deck, index: int) -> RoomQuestion:
@@ -257,3 +277,15 @@ def ask_panel(code: str, open_round) -> None:
 def deck_file_name(deck: Deck) -> str:
     stem = "".join(c if c.isalnum() else "-" for c in deck.title.lower()).strip("-")[:40] or "deck"
     return f"encoder-lab-deck-{stem}.json"
+
+
+def deck_link(deck_id: str) -> str:
+    """The deck's link, from the address this page was opened at: it opens the builder with the deck."""
+    try:
+        here = st.context.url or ""
+    except Exception:  # outside a browser session
+        here = ""
+    base = here.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    if base.count("/") > 2:  # drop the page's own path segment: https://host/deck -> https://host
+        base = base.rsplit("/", 1)[0]
+    return f"{base}/deck?{DECK.name}={deck_id}" if base.startswith(("http://", "https://")) else f"/deck?deck={deck_id}"
