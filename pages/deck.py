@@ -247,7 +247,7 @@ def preview(step) -> None:
         st.warning(f"This question cannot be asked as it stands: {escape_md(q)}")
         return
     with st.container(key="deck-preview", border=True):
-        st.markdown(q.prompt if q.source == "typed" else escape_md(q.prompt))
+        st.markdown(decks.shown_prompt(q))
         for i, option in enumerate(q.options):
             mark = "  ✓" if i == q.correct else ""
             st.markdown(f"**{room_view.letter(i)}**  {escape_md(option)}{mark}")

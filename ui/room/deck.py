@@ -10,6 +10,7 @@ that question, ready to ask (ask_panel, called by the room's round).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
@@ -79,10 +80,16 @@ def room_question(s: Step) -> RoomQuestion:
         return found
     if isinstance(s, TypedStep):
         try:
-            return typed(s.prompt, "\n".join(s.options), s.right)
+            return replace(typed(s.prompt, "\n".join(s.options), s.right), markdown=True)
         except BadQuestion as err:
             raise CannotAsk(str(err)) from None
     raise CannotAsk("A lesson view is not a question.")
+
+
+def shown_prompt(q: RoomQuestion) -> str:
+    """A question's prompt for st.markdown: a deck's typed question as its Markdown and LaTeX, anything else
+    as plain text (a sentence a student typed, a quiz prompt, a question typed in the room's form)."""
+    return q.prompt if q.markdown else escape_md(q.prompt)
 
 
 def is_question(s: Step) -> bool:
@@ -263,7 +270,7 @@ def ask_panel(code: str, open_round) -> None:
         except CannotAsk as err:
             st.warning(escape_md(str(err)))
             return
-        st.markdown(escape_md(question.prompt) if question.source != "typed" else question.prompt)
+        st.markdown(shown_prompt(question))
         st.button(
             "Ask the deck's question: vote 1 opens",
             key="deck_ask",

@@ -25,7 +25,7 @@ from ui.views import room as view
 
 from . import session as rooms
 from . import sources
-from .deck import ask_panel
+from .deck import ask_panel, shown_prompt
 from .quiz import transfer
 
 COUNT_REFRESH_S = 1.0  # the lecturer's count of votes: within a second of a tap
@@ -170,7 +170,7 @@ def question_shown(rnd: Round, show_right: bool) -> None:
     lesson = f" · {LESSON_TITLES.get(q.lesson, q.lesson)}" if q.lesson else ""
     st.caption(f"Question {rnd.number} · {kind}{lesson}")
     with st.container(key="room-lecturer-question"):
-        st.markdown(f"### {escape_md(q.prompt)}")
+        st.markdown(f"### {shown_prompt(q)}")  # a deck's typed question keeps its Markdown and LaTeX
         for i, option in enumerate(q.options):
             mark = "  ✓" if show_right and i == q.correct else ""
             st.markdown(f"**{view.letter(i)}**  {escape_md(option)}{mark}")

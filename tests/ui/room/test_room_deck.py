@@ -84,3 +84,16 @@ def test_a_deck_of_200_steps_is_known_and_opens_each_step():
     deck = Deck("Long", steps)
     assert problems(deck, known()) == []
     assert [target(deck.id, i, s)[1]["deck_step"] for i, s in enumerate(deck.steps)][-1] == "199"
+
+
+def test_a_decks_typed_question_keeps_its_markdown_and_latex_and_others_are_plain_text():
+    from classroom.questions import RoomQuestion, typed
+    from ui.room.deck import shown_prompt
+
+    q = room_question(TypedStep("What does $\\sqrt{d_k}$ do?", ("scales", "masks"), 1))
+    assert q.markdown and shown_prompt(q) == "What does $\\sqrt{d_k}$ do?"
+    assert RoomQuestion.from_json(q.to_json()) == q
+    plain = typed("What does $x$ do?", "a\nb", 1)
+    assert not plain.markdown and shown_prompt(plain) == "What does \\$x\\$ do?"
+    old = '{"prompt": "p", "options": ["a", "b"], "correct": 0, "source": "typed"}'  # a round stored before
+    assert RoomQuestion.from_json(old).markdown is False
