@@ -4,12 +4,13 @@ step opens the page its link names."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from classroom.decks import MODELS, Deck, PredictionStep, QuizStep, TypedStep, ViewStep, import_deck, problems
+from classroom.decks import MODELS, BadDeck, Deck, PredictionStep, QuizStep, TypedStep, ViewStep, import_deck, problems
 from encoder_core.lessons import LESSON_IDS
 from ui.frame.state import GLOBAL_PARAMS, MODEL
 from ui.room.deck import COURSE, course_deck, is_question, known, room_question, target
@@ -97,3 +98,17 @@ def test_a_decks_typed_question_keeps_its_markdown_and_latex_and_others_are_plai
     assert not plain.markdown and shown_prompt(plain) == "What does \\$x\\$ do?"
     old = '{"prompt": "p", "options": ["a", "b"], "correct": 0, "source": "typed"}'  # a round stored before
     assert RoomQuestion.from_json(old).markdown is False
+
+
+def test_the_lecturers_guide_shows_a_deck_file_that_imports_and_an_error_the_app_gives():
+    guide = (ROOT / "docs" / "lecturers.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Build and present a deck") :]
+    example = section[section.index("```json") + len("```json") : section.index("```", section.index("```json") + 7)]
+    deck = import_deck(example, known())
+    assert [s.kind for s in deck.steps] == ["view", "prediction", "quiz", "typed"]
+    quoted = re.search(r"\(``(Step 3 \(quiz question\): .*?)``\)", " ".join(section.split()))
+    bad = json.loads(deck.to_json())
+    bad["steps"].insert(2, {"kind": "quiz", "generator": "masking_split", "seed": -4})
+    with pytest.raises(BadDeck) as err:
+        import_deck(json.dumps(bad), known())
+    assert quoted and str(err.value).startswith(quoted.group(1)) and len(quoted.group(1)) > 60
