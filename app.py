@@ -40,6 +40,10 @@ PAGES = [
 ]
 
 show_notices(read_url("app", list(GLOBAL_PARAMS), report_unknown=False))
+if st.session_state.get(DECK.key):  # a lecturer's deck is open: its page changes keep the sidebar's values
+    from ui.room.deck import keep_sidebar
+
+    keep_sidebar()
 if lecture_mode():  # the hall needs the width: the sidebar folds away, and its arrow (top left) reopens it
     st.set_page_config(initial_sidebar_state="collapsed")
 

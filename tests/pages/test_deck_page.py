@@ -138,9 +138,10 @@ NAV = Deck(
 
 def click(at: AppTest, key: str) -> AppTest:
     """Press a button, then keep to the page the run ended on, as a browser does (AppTest would otherwise run
-    the page it was opened on again next time)."""
+    the page it was opened on again next time). The sidebar keeps lecture mode and the seed across pages."""
     at = at.button(key=key).click().run()
     no_exception(at)
+    assert at.session_state["lecture"] is True and at.session_state["seed"] == 5
     at.switch_page(f"pages/{at.session_state['_current_page']}.py")
     return at
 
@@ -148,7 +149,7 @@ def click(at: AppTest, key: str) -> AppTest:
 def test_the_deck_bar_walks_the_lecturer_across_lessons_and_into_the_room(database):
     deck_id = database.save_deck(NAV)
     room, key = database.open_room(5)
-    at = builder({"deck": deck_id})
+    at = builder({"deck": deck_id, "lecture": "1", "seed": "5"})
     at.session_state["_room_keys"] = {room.code: key}  # this session opened the room
     at = click(at, "deck_open_step")  # the builder is no step's page
     no_exception(at)

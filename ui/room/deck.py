@@ -34,7 +34,7 @@ from encoder_core.lessons import LESSON_IDS, LESSON_TITLES
 from encoder_core.quiz import generators
 from ui.frame.quiz_widget import escape_md
 from ui.frame.shell import CURRENT_PAGE_KEY
-from ui.frame.state import ALL_SECTIONS, CONTRAST, DECK, DECK_STEP, MODEL, SEED, STEP
+from ui.frame.state import ALL_SECTIONS, CONTRAST, DECK, DECK_STEP, LECTURE, MODEL, SEED, STEP
 
 from . import session as rooms
 from .quiz import from_quiz, quiz_question
@@ -141,7 +141,9 @@ def _lecturer_room() -> str | None:
 
 
 GO_KEY = "_deck_go"  # the page and link a button chose, opened by deck_bar on the run that follows
+KEEP_KEY = "_deck_keep"  # the sidebar's values as the deck left them, put back after st.switch_page
 _FRAME_PARAMS = (CONTRAST, ALL_SECTIONS, SEED, MODEL)  # the app-wide controls a view's link may set
+_SIDEBAR_PARAMS = (LECTURE, *_FRAME_PARAMS)  # the sidebar's widgets
 
 
 def choose(deck_id: str, deck: Deck, index: int) -> None:
@@ -162,6 +164,15 @@ def choose(deck_id: str, deck: Deck, index: int) -> None:
         st.session_state[rooms.ROOM.key] = query[rooms.ROOM.name]
     st.session_state.pop(f"_url_read_{Path(page).stem}", None)  # the page reads the link's controls again
     st.session_state[GO_KEY] = (page, query)
+    st.session_state[KEEP_KEY] = {p.key: st.session_state[p.key] for p in _SIDEBAR_PARAMS if p.key in st.session_state}
+
+
+def keep_sidebar() -> None:
+    """At the top of the run, before the sidebar's widgets: st.switch_page starts the next page without the
+    browser's widget values, so the sidebar (lecture mode, the model, the seed, ...) would fall back to its
+    defaults. The values the deck's step left are put back, once, on the run after the switch."""
+    if GO_KEY not in st.session_state:
+        st.session_state.update(st.session_state.pop(KEEP_KEY, None) or {})
 
 
 def _open_chosen() -> None:
@@ -172,6 +183,7 @@ def _open_chosen() -> None:
     page, query = chosen
     if st.session_state.get(CURRENT_PAGE_KEY) == Path(page).stem:
         st.query_params.from_dict(query)
+        st.session_state.pop(KEEP_KEY, None)  # no switch: the sidebar kept its values
         return  # this run draws it
     st.switch_page(page, query_params=query)
 
