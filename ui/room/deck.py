@@ -45,6 +45,14 @@ ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "decks" / "course.json"  # the example deck: a lecture through the eight lessons
 DECK_PAGE, ROOM_PAGE = "pages/deck.py", "pages/room.py"
 PREVIOUS_KEY, NEXT_KEY = "PageUp", "PageDown"  # a presentation clicker's keys
+# Our own stylesheet, never user text: the bar stays in view below Streamlit's header (3.75rem; a lecture step scrolls its
+# heading up to the top, which would take the bar out of view), and a step's heading stops below it.
+BAR_CSS = """
+[data-testid="stLayoutWrapper"]:has(> .st-key-deck-bar), .st-key-deck-bar
+  {position: sticky; top: 3.75rem; z-index: 990;}
+.st-key-deck-bar {background: var(--st-background-color, #ffffff);}
+#lecture-step {scroll-margin-top: 10.5rem !important;}
+"""
 LOADED_KEY = "_deck_loaded"  # (id, Deck | None) of the deck the link names, read once per id per session
 QUESTIONS_KEY = "_deck_questions"  # (deck id, step index) -> RoomQuestion, built once
 
@@ -212,8 +220,9 @@ def deck_bar() -> None:
     n = len(deck.steps)
     k = min(max(int(st.session_state.get(DECK_STEP.key, 0)), 0), n - 1)
     s = deck.steps[k]
+    st.html(f"<style>{BAR_CSS}</style>")
     with st.container(key="deck-bar", border=True):
-        c_where, c_prev, c_next, c_close = st.columns([6, 1.4, 1.4, 1], vertical_alignment="center")
+        c_where, c_prev, c_next, c_close = st.columns([4, 2, 2, 1.2], vertical_alignment="center")
         c_where.markdown(f"**{escape_md(deck.title)}** · Step {k + 1} of {n}: {escape_md(title(s))}")
         c_prev.button(
             "Previous",
