@@ -45,8 +45,8 @@ ROOT = Path(__file__).resolve().parents[2]
 COURSE = ROOT / "decks" / "course.json"  # the example deck: a lecture through the eight lessons
 DECK_PAGE, ROOM_PAGE = "pages/deck.py", "pages/room.py"
 PREVIOUS_KEY, NEXT_KEY = "PageUp", "PageDown"  # a presentation clicker's keys
-# Our own stylesheet, never user text: the bar stays in view below Streamlit's header (3.75rem; a lecture step scrolls its
-# heading up to the top, which would take the bar out of view), and a step's heading stops below it.
+# Our own stylesheet, never user text: the bar stays in view below Streamlit's header (3.75rem): a lecture step
+# scrolls its heading up to the top, which would take the bar out of view; the heading now stops below the bar.
 BAR_CSS = """
 [data-testid="stLayoutWrapper"]:has(> .st-key-deck-bar), .st-key-deck-bar
   {position: sticky; top: 3.75rem; z-index: 990;}
