@@ -170,6 +170,10 @@ def test_the_deck_bar_walks_the_lecturer_across_lessons_and_into_the_room(databa
     rnd = database.current_round(room.code)
     assert rnd is not None and rnd.question.prompt == "Which mask hides the future?"
     assert rnd.question.options[rnd.question.correct] == "causal"
+    database.advance(room.code, rnd.id, "vote1", "between")
+    database.advance(room.code, rnd.id, "between", "reveal")
+    at = at.run()
+    assert "Asked already, as question 1" in plain(at)
 
     at = click(at, "deck_next")
     no_exception(at)
@@ -180,3 +184,16 @@ def test_the_deck_bar_walks_the_lecturer_across_lessons_and_into_the_room(databa
     at = click(at, "deck_close")
     no_exception(at)
     assert not at.session_state["deck"] and "deck" not in at.query_params
+
+
+def test_a_step_naming_a_lesson_the_app_lacks_is_flagged_and_skipped_not_dropped(database):
+    deck = Deck("Old", (ViewStep("attention", {"step": 0}), ViewStep("retired", {"step": 1}), ViewStep("padding")))
+    deck_id = database.save_deck(deck)
+    at = builder({"deck": deck_id, "lecture": "1", "seed": "5"})
+    assert len(draft(at).steps) == 3 and "Step 2 (lesson view): the lesson `retired`" in plain(at)
+    assert at.button(key="deck_present").disabled
+    at = click(at, "deck_open_step")
+    at = click(at, "deck_next")  # the flagged step: the bar says so, and the page stays
+    assert "Step 2 of 3" in plain(at) and "retired" in plain(at) and at.session_state["_current_page"] == "attention"
+    at = click(at, "deck_next")
+    assert at.session_state["_current_page"] == "padding" and "Step 3 of 3" in plain(at)

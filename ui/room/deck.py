@@ -160,6 +160,8 @@ def choose(deck_id: str, deck: Deck, index: int) -> None:
     index = min(max(index, 0), len(deck.steps) - 1)
     s = deck.steps[index]
     st.session_state[DECK_STEP.key] = index
+    if problems(Deck("", (s,)), known()):  # a lesson this app no longer has: the bar says so, the page stays
+        return
     page, query = target(deck_id, index, s, _lecturer_room())
     if isinstance(s, ViewStep):
         st.session_state[STEP.key] = s.step
@@ -292,10 +294,17 @@ def ask_panel(code: str, open_round) -> None:
             st.warning(escape_md(str(err)))
             return
         st.markdown(shown_prompt(question))
+        try:
+            asked = get_store().current_round(code)
+        except StoreUnavailable:
+            asked = None
+        again = asked is not None and asked.question.prompt == question.prompt
+        if again:
+            st.caption(f"Asked already, as question {asked.number}.")
         st.button(
-            "Ask the deck's question: vote 1 opens",
+            "Ask the deck's question again" if again else "Ask the deck's question: vote 1 opens",
             key="deck_ask",
-            type="primary",
+            type="secondary" if again else "primary",
             on_click=open_round,
             args=(code, question),
             icon=":material/how_to_vote:",
