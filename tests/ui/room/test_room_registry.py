@@ -11,9 +11,10 @@ from encoder_core.model.tokenizer import english_tokenizer
 from ui.room import registry
 from ui.room.registry import CannotAsk, Run, middle_word, predictions, register_room_question, word_positions
 
-OFFERED = {  # what the lecturer's picker offered before the lessons registered their own
+OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it registers them
     "attention-rows": "attention",
     "attention-drop": "attention",
+    "attention-look-ahead": "attention",
     "padding-leak": "padding",
     "block-ffn-shape": "block",
     "inside-head": "inside",
