@@ -34,3 +34,50 @@ def test_the_look_ahead_question_is_the_trained_heads_favourite():
 def test_the_look_ahead_question_on_too_short_a_sentence_says_why(sentence):
     with pytest.raises(CannotAsk, match="longer"):
         from_prediction("attention-look-ahead", sentence, "small", 0)
+
+
+def attention_and_labels(model, tokenizer, sentence: str):
+    from encoder_core.lessons import heads as heads_core
+    from encoder_core.model.head_patterns import label_heads
+
+    enc = tokenizer.encode(sentence, max_length=model.config.max_positions, truncate=True)
+    run = heads_core.run_encoder(model, enc)
+    return run, label_heads(run.attentions, run.tokens)
+
+
+@pytest.mark.parametrize("model", ["mlm", "minilm"])
+def test_the_heads_look_back_question_is_the_head_with_the_most_weight_on_the_token_before(model):
+    from encoder_core.lessons import heads as heads_core
+    from ui.models import lesson_model
+
+    sentence = "the old man read the book in the garden"
+    q = from_prediction("heads-previous-token", sentence, model, 0)
+    chosen = lesson_model(model, 0)
+    _, labels = attention_and_labels(chosen.encoder, chosen.tokenizer, sentence)
+    choice = heads_core.previous_token_choice(labels)
+    best = choice.candidates[choice.answer]
+    assert q.options[q.correct] == f"layer {best[0]}, head {best[1]}"
+    assert max(lab.masses["previous token"] for lab in labels) == pytest.approx(choice.previous[choice.answer])
+    assert f"with {chosen.name}: In this model" in q.prompt and q.concept == "heads_pattern"
+    assert len(proof_charts(q)) == 1
+
+
+def test_the_heads_top_key_question_is_the_words_largest_weight_in_minilm():
+    from encoder_core.lessons import heads as heads_core
+    from ui.models import lesson_model
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("heads-top-key", sentence, "minilm", 0)
+    chosen = lesson_model("minilm", 0)
+    run, labels = attention_and_labels(chosen.encoder, chosen.tokenizer, sentence)
+    choice = heads_core.top_key_choice(run.attentions, run.tokens, skip=heads_core.positional_heads(labels))
+    row = run.attentions[choice.layer, choice.head, choice.query]
+    best = int(row.argmax())
+    assert q.options[q.correct] == f"{best} {run.tokens[best]}"
+    assert f"layer {choice.layer}, head {choice.head}" in q.prompt and len(proof_charts(q)) == 1
+
+
+@pytest.mark.parametrize("key, model", [("heads-previous-token", "small"), ("heads-top-key", "mlm")])
+def test_a_heads_question_on_a_model_whose_heads_learned_nothing_says_which_to_choose(key, model):
+    with pytest.raises(CannotAsk, match="choose"):
+        from_prediction(key, "the cat sat on the mat", model, 0)

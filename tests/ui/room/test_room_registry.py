@@ -17,6 +17,8 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "attention-look-ahead": "attention",
     "padding-leak": "padding",
     "block-ffn-shape": "block",
+    "heads-previous-token": "heads",
+    "heads-top-key": "heads",
     "inside-head": "inside",
     "tradeoffs-mismatch": "tradeoffs",
 }
