@@ -182,3 +182,27 @@ register_room_question(
     answer=lambda run: core.LEAK_TRENDS.index(core.leak_trend(_leak(run))),
     charts=lambda run: [figs.leak_curve_chart(_leak(run), mask_on=False)],
 )
+
+
+BATCH_STEP = 0  # "The batch"
+ROOM_PAIR = ("the cat sat on the mat", "it was happy")  # the lesson's own pair (pages/padding.py's defaults)
+
+
+def _count(run: Run):
+    """The lesson's pair and the lecturer's sentence as the single one, in one batch with no extra pads."""
+    limit = run.model.config.max_positions
+    pair = run.tokenizer.encode(*ROOM_PAIR, max_length=limit, truncate=True)
+    single = run.tokenizer.encode(run.proof["sentence"], max_length=limit, truncate=True)
+    return run.tokenizer.pad([pair, single]), core.pad_count(pair, single, 0)
+
+
+register_room_question(
+    "padding",
+    "padding-pad-count",
+    "Padding: how many [PAD]s does the single sentence's row get?",
+    ask=lambda run: pad_count(_count(run)[1], 0),
+    step=BATCH_STEP,
+    answer=lambda run: pad_count_answer(pad_count(_count(run)[1], 0), _count(run)[1]),
+    charts=lambda run: [figs.batch_chart(_count(run)[0])],
+    lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
+)

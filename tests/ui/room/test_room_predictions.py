@@ -81,3 +81,23 @@ def test_the_heads_top_key_question_is_the_words_largest_weight_in_minilm():
 def test_a_heads_question_on_a_model_whose_heads_learned_nothing_says_which_to_choose(key, model):
     with pytest.raises(CannotAsk, match="choose"):
         from_prediction(key, "the cat sat on the mat", model, 0)
+
+
+@pytest.mark.parametrize(
+    "sentence", ["the cat sat", "unbelievably xylophones", "the old man read the book in the garden"]
+)
+def test_the_pad_count_question_counts_the_single_sentences_pads_beside_the_lessons_pair(sentence):
+    from pathlib import Path
+
+    from encoder_core.lessons import padding as padding_core
+    from encoder_core.model.tokenizer import english_tokenizer
+    from ui.questions.padding import ROOM_PAIR
+
+    q = from_prediction("padding-pad-count", sentence, "small", 0)
+    tok = english_tokenizer()
+    count = padding_core.pad_count(tok.encode(*ROOM_PAIR), tok.encode(sentence), 0)
+    assert q.options[q.correct] == str(count.answer)
+    assert all(int(o) >= 0 for o in q.options) and len(set(q.options)) == len(q.options)
+    assert f"“{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”" in q.prompt and len(proof_charts(q)) == 1
+    page = (Path(__file__).resolve().parents[3] / "pages" / "padding.py").read_text(encoding="utf-8")
+    assert f'DEFAULT_A, DEFAULT_B, DEFAULT_SINGLE = "{ROOM_PAIR[0]}", "{ROOM_PAIR[1]}"' in page

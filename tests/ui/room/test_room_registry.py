@@ -16,6 +16,7 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "attention-drop": "attention",
     "attention-look-ahead": "attention",
     "padding-leak": "padding",
+    "padding-pad-count": "padding",
     "block-ffn-shape": "block",
     "heads-previous-token": "heads",
     "heads-top-key": "heads",
