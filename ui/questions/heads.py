@@ -14,6 +14,7 @@ from encoder_core.lessons import heads as core
 from encoder_core.lessons.heads import TopKeyChoice
 from encoder_core.model.head_patterns import HeadLabel, head_label, label_heads
 from ui.frame.predict import Option, Question, Trap, percent, tolerance_for
+from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, register_room_question
 from ui.views import heads as views
 
@@ -190,4 +191,30 @@ register_room_question(
     step=GRID_STEP,
     answer=lambda run: _top_key(run)[1].answer,
     charts=lambda run: [views.top_key_chart(_top_key(run)[1], _top_key(run)[0].tokens, run.name)],
+)
+
+
+SPLIT_STEP = 0  # "Split d into heads" asks the count
+ON_THE_CHARTS = "(count the tokens in the charts above, [CLS] and [SEP] included)"
+
+
+def _weight_count(run: Run):
+    """One layer's attention weights on the lecturer's sentence (H x T x T), as a choice among the named miscounts."""
+    enc = run.tokenizer.encode(run.proof["sentence"], max_length=run.model.config.max_positions, truncate=True)
+    mech = core.head_mechanics(run.model, enc, 0, 0)
+    cfg = run.model.config
+    asked = weight_count(cfg.n_heads, "this model", mech.weight_count_traps(cfg.n_layers), mech.n_weights)
+    asked = replace(asked, prompt=asked.prompt.replace(f" {ON_THE_CHARTS}", ""))  # the room's lead lists the tokens
+    return mech, number_choice(asked, mech.n_weights)
+
+
+register_room_question(
+    "heads",
+    "heads-weight-count",
+    "Heads: how many attention weights does one layer compute?",
+    ask=lambda run: _weight_count(run)[1][0],
+    step=SPLIT_STEP,
+    answer=lambda run: _weight_count(run)[1][1],
+    charts=lambda run: [views.own_weights_chart(_weight_count(run)[0])],
+    lead=lambda run: f"It reads {len(run.tokens)} tokens: {' '.join(run.tokens)}. ",
 )

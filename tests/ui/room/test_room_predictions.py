@@ -101,3 +101,18 @@ def test_the_pad_count_question_counts_the_single_sentences_pads_beside_the_less
     assert f"“{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”" in q.prompt and len(proof_charts(q)) == 1
     page = (Path(__file__).resolve().parents[3] / "pages" / "padding.py").read_text(encoding="utf-8")
     assert f'DEFAULT_A, DEFAULT_B, DEFAULT_SINGLE = "{ROOM_PAIR[0]}", "{ROOM_PAIR[1]}"' in page
+
+
+@pytest.mark.parametrize("model", ["small", "minilm"])
+def test_the_weight_count_question_is_heads_times_tokens_squared(model):
+    from ui.models import lesson_model
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("heads-weight-count", sentence, model, 0)
+    chosen = lesson_model(model, 0)
+    T = len(chosen.tokenizer.encode(sentence).ids)
+    H = chosen.encoder.config.n_heads
+    assert q.options[q.correct] == f"{H * T * T:,}" and f"It reads {T} tokens" in q.prompt
+    assert f"{T * T:,}" in q.options and f"{H * T:,}" in q.options  # one grid; one weight per token
+    assert [int(o.replace(",", "")) for o in q.options] == sorted(int(o.replace(",", "")) for o in q.options)
+    assert "charts above" not in q.prompt and "Right within" not in q.prompt and len(proof_charts(q)) == 1

@@ -20,6 +20,7 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "block-ffn-shape": "block",
     "heads-previous-token": "heads",
     "heads-top-key": "heads",
+    "heads-weight-count": "heads",
     "inside-head": "inside",
     "tradeoffs-mismatch": "tradeoffs",
 }
