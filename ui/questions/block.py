@@ -18,6 +18,7 @@ from encoder_core.lessons.block import (
     FfnTokenChoice,
 )
 from ui.frame.predict import Option, Question, Trap, percent, tolerance_for
+from ui.room.numbers import number_choice
 from ui.room.registry import Run, register_room_question
 from ui.views import block as figs
 
@@ -192,4 +193,42 @@ register_room_question(
     charts=lambda run: [_ffn_chart(run)],
     block=True,
     lead=lambda run: "Layer 0 of the block lesson's small model. ",
+)
+
+
+INPUT_STEP = 0  # "Input: three embeddings, summed and normalised" asks the spread
+
+
+def _norm_row(run: Run):
+    """The row the lesson asks about (its first word) before and after the embeddings' LayerNorm, and the walk."""
+    walk, _ = _ffn_hidden(run)
+    row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, core.first_word_position(len(run.tokens)))
+    return walk, row
+
+
+def _norm_choice(run: Run):
+    walk, row = _norm_row(run)
+    asked = layernorm_std(
+        run.tokens[row.position], row.position, row.std_before, row.std_after, core.norm_std_traps(row, walk.d_model)
+    )
+    return number_choice(asked, row.std_after, shown=lambda v: f"{v:.3f}")
+
+
+def _norm_charts(run: Run) -> list:
+    walk, _ = _norm_row(run)
+    parts = walk.embeddings
+    charts = figs.embedding_charts(parts, run.tokens, core.summarize_parts(parts), core.token_stats(parts.normed))
+    return [charts["emb_sum"], charts["emb_norm"]]
+
+
+register_room_question(
+    "block",
+    "block-norm-std",
+    "The block: a row's spread after the embeddings' LayerNorm?",
+    ask=lambda run: _norm_choice(run)[0],
+    step=INPUT_STEP,
+    answer=lambda run: _norm_choice(run)[1],
+    charts=_norm_charts,
+    block=True,
+    lead=lambda run: "The block lesson's small model. ",
 )

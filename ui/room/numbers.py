@@ -13,7 +13,7 @@ from dataclasses import replace
 from classroom.questions import MAX_OPTIONS
 from ui.frame.predict import Option, Question
 
-MIN_CHOICES = 4
+MIN_CHOICES = 3  # the answer and two misconceptions: enough; fewer, and far-off values join them
 FAR = 3.0  # a value "far too high" is the answer times this, "far too low" the answer divided by it
 # How a number prediction states its tolerance, which a choice does not need: " Right within 2 %." or
 # "(..., right within 25 %)".

@@ -116,3 +116,20 @@ def test_the_weight_count_question_is_heads_times_tokens_squared(model):
     assert f"{T * T:,}" in q.options and f"{H * T:,}" in q.options  # one grid; one weight per token
     assert [int(o.replace(",", "")) for o in q.options] == sorted(int(o.replace(",", "")) for o in q.options)
     assert "charts above" not in q.prompt and "Right within" not in q.prompt and len(proof_charts(q)) == 1
+
+
+def test_the_norm_std_question_is_the_rows_spread_after_the_embeddings_layernorm():
+    from encoder_core.lessons import block as block_core
+    from ui.models import small_model, word_tokenizer
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("block-norm-std", sentence, "small", 0)
+    model, tok = small_model(0), word_tokenizer()
+    enc = tok.encode(sentence)
+    walk = block_core.walk_block(model, enc.ids, enc.segments, 0)
+    row = block_core.norm_row(
+        walk.embeddings.summed, walk.embeddings.normed, block_core.first_word_position(len(enc.ids))
+    )
+    assert q.options[q.correct] == f"{row.std_after:.3f}" and f"{row.std_before:.3f} over its features" in q.prompt
+    assert f"{walk.sqrt_d:.3f}" in q.options  # the row's length, taken for its spread
+    assert "Right within" not in q.prompt and len(proof_charts(q)) == 2

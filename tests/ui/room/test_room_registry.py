@@ -18,6 +18,7 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "padding-leak": "padding",
     "padding-pad-count": "padding",
     "block-ffn-shape": "block",
+    "block-norm-std": "block",
     "heads-previous-token": "heads",
     "heads-top-key": "heads",
     "heads-weight-count": "heads",
