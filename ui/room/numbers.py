@@ -28,10 +28,12 @@ def without_rule(prompt: str) -> str:
     return _RULE.sub("", prompt).replace("()", "").strip()
 
 
-def number_choice(q: Question, answer: float, shown: Callable[[float], str] = whole) -> tuple[Question, int]:
+def number_choice(
+    q: Question, answer: float, shown: Callable[[float], str] = whole, most: float | None = None
+) -> tuple[Question, int]:
     """q as a choice, and the index of the right option. A trap within the question's own tolerance of the answer
     (before the lesson narrows it to judge a typed number) is too close to offer beside it, and one shown like
-    another option is offered once."""
+    another option is offered once. most: the largest value the number can take (1 for a share), if any."""
     tolerance = q.tolerance
     values = [(answer, "")] + [(t.value, t.misconception) for t in q.traps]
     if len(values) < MIN_CHOICES and answer:
@@ -40,7 +42,8 @@ def number_choice(q: Question, answer: float, shown: Callable[[float], str] = wh
     for value, why in values:
         label = shown(value)
         far_enough = value == answer or not answer or abs(value / answer - 1) > tolerance
-        if label not in picked and far_enough and len(picked) < MAX_OPTIONS:
+        possible = most is None or value <= most
+        if label not in picked and far_enough and possible and len(picked) < MAX_OPTIONS:
             picked[label] = (value, why)
     ordered = sorted(picked.items(), key=lambda item: item[1][0])
     options = tuple(Option(label, why) for label, (_, why) in ordered)

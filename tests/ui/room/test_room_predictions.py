@@ -133,3 +133,26 @@ def test_the_norm_std_question_is_the_rows_spread_after_the_embeddings_layernorm
     assert q.options[q.correct] == f"{row.std_after:.3f}" and f"{row.std_before:.3f} over its features" in q.prompt
     assert f"{walk.sqrt_d:.3f}" in q.options  # the row's length, taken for its spread
     assert "Right within" not in q.prompt and len(proof_charts(q)) == 2
+
+
+def test_the_pad_share_question_is_the_lessons_mean_share_without_the_mask():
+    from encoder_core.lessons import padding as padding_core
+    from encoder_core.model.tokenizer import english_tokenizer
+    from ui.models import lesson_model
+    from ui.questions.padding import ROOM_PAIR
+
+    sentence = "the cat sat"
+    q = from_prediction("padding-pad-share", sentence, "small", 0)
+    tok = english_tokenizer()
+    batch = tok.pad([tok.encode(*ROOM_PAIR), tok.encode(sentence)])
+    attn = padding_core.padded_attention(lesson_model("small", 0).encoder, batch, 1, 0, 0)
+    share = padding_core.mean_pad_share(attn)
+    assert q.options[q.correct] == f"{share:.3f}" and "0.000" in q.options  # the pads taken for empty
+    assert all(0 <= float(o) <= 1 for o in q.options) and "right within" not in q.prompt
+    charts, _ = asked_with(q)
+    assert len(charts) == 1 and len(proof_charts(q)) == 3  # with the mask first; both grids and the pads' mass after
+
+
+def test_the_pad_share_question_needs_pads_that_take_attention():
+    with pytest.raises(CannotAsk, match="no \\[PAD\\]"):
+        from_prediction("padding-pad-share", "the cat sat on the mat and it was very happy indeed", "small", 0)

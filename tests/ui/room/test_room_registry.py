@@ -17,6 +17,7 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "attention-look-ahead": "attention",
     "padding-leak": "padding",
     "padding-pad-count": "padding",
+    "padding-pad-share": "padding",
     "block-ffn-shape": "block",
     "block-norm-std": "block",
     "heads-previous-token": "heads",
