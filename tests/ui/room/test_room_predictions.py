@@ -156,3 +156,32 @@ def test_the_pad_share_question_is_the_lessons_mean_share_without_the_mask():
 def test_the_pad_share_question_needs_pads_that_take_attention():
     with pytest.raises(CannotAsk, match="no \\[PAD\\]"):
         from_prediction("padding-pad-share", "the cat sat on the mat and it was very happy indeed", "small", 0)
+
+
+def test_the_cache_saving_question_is_the_lessons_ratio_of_flops():
+    from encoder_core.lessons import tradeoffs as tradeoffs_core
+    from ui.models import lesson_model
+    from ui.questions.tradeoffs import ROOM_APPENDS
+
+    sentence = "the cat sat on the mat and the dog slept"
+    q = from_prediction("tradeoffs-cache-saving", sentence, "small", 0)
+    chosen = lesson_model("small", 0)
+    ids = chosen.tokenizer.encode(sentence).ids
+    ratio = tradeoffs_core.append_costs(chosen.encoder, ids, ROOM_APPENDS).ratio
+    assert q.options[q.correct] == f"{ratio:,.1f}×"
+    assert f"{len(ids):,.1f}×" in q.options and f"{len(ids) + ROOM_APPENDS:,.1f}×" in q.options  # T, T + N
+    assert len(proof_charts(q)) == 1
+
+
+def test_the_first_cut_question_is_the_first_piece_past_the_cap():
+    from encoder_core.lessons import tradeoffs as tradeoffs_core
+    from ui.models import lesson_model
+    from ui.questions.tradeoffs import ROOM_COPIES
+
+    sentence = "the old man read the book in the garden"
+    q = from_prediction("tradeoffs-first-cut", sentence, "small", 0)
+    tok, limit = lesson_model("small", 0).tokenizer, lesson_model("small", 0).encoder.config.max_positions
+    cut = tradeoffs_core.first_cut(tok, sentence, ROOM_COPIES, limit)
+    assert q.options[q.correct] == f"piece {cut.index}: “{cut.pieces[cut.index]}”" and len(proof_charts(q)) == 1
+    with pytest.raises(CannotAsk, match="nothing to ask"):
+        from_prediction("tradeoffs-first-cut", "hi", "small", 0)

@@ -25,6 +25,8 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "heads-weight-count": "heads",
     "inside-head": "inside",
     "tradeoffs-mismatch": "tradeoffs",
+    "tradeoffs-cache-saving": "tradeoffs",
+    "tradeoffs-first-cut": "tradeoffs",
 }
 
 
