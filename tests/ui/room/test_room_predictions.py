@@ -185,3 +185,32 @@ def test_the_first_cut_question_is_the_first_piece_past_the_cap():
     assert q.options[q.correct] == f"piece {cut.index}: “{cut.pieces[cut.index]}”" and len(proof_charts(q)) == 1
     with pytest.raises(CannotAsk, match="nothing to ask"):
         from_prediction("tradeoffs-first-cut", "hi", "small", 0)
+
+
+@pytest.mark.parametrize("model", ["mlm", "minilm"])
+def test_the_ffn_token_question_is_the_word_with_the_longest_ffn_output(model):
+    from encoder_core.lessons import block as block_core
+    from ui.models import lesson_model
+
+    sentence = "the old man read the book in the garden"
+    q = from_prediction("block-ffn-token", sentence, model, 0)
+    chosen = lesson_model(model, 0)
+    norms = block_core.ffn_norms_of(chosen.encoder, chosen.tokenizer, sentence, chosen.name)
+    choice = block_core.ffn_token_choice(norms.norms, norms.tokens)
+    assert q.options[q.correct] == f"{choice.best} {norms.tokens[choice.best]}"
+    assert f"layer {choice.layer}" in q.prompt and len(proof_charts(q)) == 1
+    with pytest.raises(CannotAsk, match="trained FFN"):
+        from_prediction("block-ffn-token", sentence, "small", 0)
+
+
+def test_the_deep_growth_question_is_the_lessons_outcome_on_its_two_stacks():
+    from encoder_core.lessons import block as block_core
+    from ui.models import word_tokenizer
+    from ui.questions.block import ROOM_DEPTH
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("block-deep-growth", sentence, "small", 0)
+    enc = word_tokenizer().encode(sentence)
+    study = block_core.deep_stack_study(list(enc.ids), list(enc.segments), ROOM_DEPTH, 0, block_core.BERT_INIT_STD)
+    assert q.correct == block_core.GROWTH_OUTCOMES.index(block_core.growth_outcome(study))
+    assert len(proof_charts(q)) == 2

@@ -20,6 +20,8 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "padding-pad-share": "padding",
     "block-ffn-shape": "block",
     "block-norm-std": "block",
+    "block-ffn-token": "block",
+    "block-deep-growth": "block",
     "heads-previous-token": "heads",
     "heads-top-key": "heads",
     "heads-weight-count": "heads",
