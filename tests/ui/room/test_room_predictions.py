@@ -214,3 +214,17 @@ def test_the_deep_growth_question_is_the_lessons_outcome_on_its_two_stacks():
     study = block_core.deep_stack_study(list(enc.ids), list(enc.segments), ROOM_DEPTH, 0, block_core.BERT_INIT_STD)
     assert q.correct == block_core.GROWTH_OUTCOMES.index(block_core.growth_outcome(study))
     assert len(proof_charts(q)) == 2
+
+
+def test_the_closest_sentence_question_is_minilms_highest_cosine():
+    from encoder_core.lessons import outputs as outputs_core
+    from ui.models import minilm
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("outputs-closest-sentence", sentence, "minilm", 0)
+    found = outputs_core.closest_sentence(minilm()[0], sentence)
+    assert q.options == tuple(found.options) and q.correct == found.answer
+    best = max(range(len(found.options)), key=lambda i: found.cosine["mean"][i])
+    assert q.correct == best and len(proof_charts(q)) == 1
+    with pytest.raises(CannotAsk, match="choose it"):
+        from_prediction("outputs-closest-sentence", sentence, "small", 0)

@@ -26,6 +26,7 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "heads-top-key": "heads",
     "heads-weight-count": "heads",
     "inside-head": "inside",
+    "outputs-closest-sentence": "outputs",
     "tradeoffs-mismatch": "tradeoffs",
     "tradeoffs-cache-saving": "tradeoffs",
     "tradeoffs-first-cut": "tradeoffs",
