@@ -228,3 +228,30 @@ def test_the_closest_sentence_question_is_minilms_highest_cosine():
     assert q.correct == best and len(proof_charts(q)) == 1
     with pytest.raises(CannotAsk, match="choose it"):
         from_prediction("outputs-closest-sentence", sentence, "small", 0)
+
+
+def test_the_hardest_position_question_is_the_largest_loss_of_the_lessons_draw():
+    from encoder_core.lessons import masking as masking_core
+    from ui.questions.masking import ROOM_DRAW
+
+    sentence = "the old man read the book in the garden while the young dog slept by the warm fire"
+    q = from_prediction("masking-hardest", sentence, "small", 0)
+    trained, _ = trained_mlm()
+    ids = trained.tokenizer.encode(sentence).ids
+    draw = masking_core.draw_masks(trained.tokenizer, ids, **ROOM_DRAW)
+    fwd = masking_core.mlm_forward(trained.model, draw.result.inputs, draw.result.labels, tokenizer=trained.tokenizer)
+    choice = masking_core.hardest_choice(draw, fwd)
+    best = draw.positions[choice.positions[choice.answer]]
+    assert q.options[q.correct].startswith(f"position {best.position}, “{best.token}”")
+    assert "\\\\" not in "".join(q.options) and "counts as right too" not in q.prompt  # plain text, one answer
+    assert len(proof_charts(q)) == 1
+    with pytest.raises(CannotAsk, match="ten words"):
+        from_prediction("masking-hardest", "the cat sat on the mat", "small", 0)
+
+
+@pytest.mark.parametrize("text", ["position 5, “the” (the model reads [MASK])", "##ing 1.5% a-b \\ x_y *z*"])
+def test_a_pages_escaped_text_comes_back_plain_for_the_room(text):
+    from ui.frame.quiz_widget import escape_md
+    from ui.questions.masking import unescaped
+
+    assert unescaped(escape_md(text)) == text

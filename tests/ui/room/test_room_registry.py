@@ -18,6 +18,7 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "padding-leak": "padding",
     "padding-pad-count": "padding",
     "padding-pad-share": "padding",
+    "masking-hardest": "masking",
     "block-ffn-shape": "block",
     "block-norm-std": "block",
     "block-ffn-token": "block",
