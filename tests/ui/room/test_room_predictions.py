@@ -255,3 +255,27 @@ def test_a_pages_escaped_text_comes_back_plain_for_the_room(text):
     from ui.questions.masking import unescaped
 
     assert unescaped(escape_md(text)) == text
+
+
+def test_the_token_knockout_question_is_the_token_whose_hiding_costs_the_answer_most():
+    from encoder_core.lessons import inside as inside_core
+
+    sentence = "the dog slept on the [MASK] all day"
+    q = from_prediction("inside-token", sentence, "small", 0)
+    trained, _ = trained_mlm()
+    cloze = inside_core.prepare_cloze(trained.tokenizer, sentence)
+    knock = inside_core.knockouts(trained.model, trained.tokenizer, cloze)
+    choice = inside_core.token_choice(knock, inside_core.attention_maps(trained.model, cloze), cloze)
+    best = choice.candidates[choice.answer]
+    assert q.options[q.correct] == f"“{cloze.tokens[best]}” (token {best})"
+    assert float(knock.tokens[best]) == min(float(knock.tokens[i]) for i in choice.candidates)
+    assert "\\\\" not in q.prompt + "".join(q.options) + "".join(q.why_wrong)  # plain text: the room escapes
+    assert len(proof_charts(q)) == 1
+
+
+def test_the_inside_lessons_markdown_comes_back_plain_for_the_room():
+    from ui.questions.inside import plain
+    from ui.views.inside import md
+
+    for text in ["[MASK] & <b>x</b> *y* #z $1", "“[SEP]” (token 9)"]:
+        assert plain(md(text)) == text

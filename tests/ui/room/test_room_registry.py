@@ -27,6 +27,7 @@ OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it 
     "heads-top-key": "heads",
     "heads-weight-count": "heads",
     "inside-head": "inside",
+    "inside-token": "inside",
     "outputs-closest-sentence": "outputs",
     "tradeoffs-mismatch": "tradeoffs",
     "tradeoffs-cache-saving": "tradeoffs",
