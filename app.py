@@ -15,12 +15,13 @@ from ui.frame.shell import (
     presenting_controls,
     share_link,
 )
-from ui.frame.state import GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_url, show_notices
+from ui.frame.state import DECK, GLOBAL_PARAMS, MODEL, MODEL_LABELS, SEED, read_url, show_notices
 
 leave_legacy_pages_mode()  # the first session after a restart would otherwise skip this frame
 st.set_page_config(page_title="Encoder Lab", page_icon=":material/school:", layout="wide")
 
-# Home, every finished lesson in encoder_core.lessons.LESSONS, then the quiz, the learner's progress, the class room.
+# Home, every finished lesson in encoder_core.lessons.LESSONS, then the quiz, the learner's progress, the class room
+# and the lecturer's deck builder.
 PAGES = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
     *(
@@ -35,9 +36,14 @@ PAGES = [
     st.Page(QUIZ_PAGE, title="Quiz", icon=":material/quiz:", url_path="quiz"),
     st.Page("pages/progress.py", title="My progress", icon=":material/timeline:", url_path="progress"),
     st.Page("pages/room.py", title="Class room", icon=":material/groups:", url_path="room"),
+    st.Page("pages/deck.py", title="Deck builder", icon=":material/slideshow:", url_path="deck"),
 ]
 
 show_notices(read_url("app", list(GLOBAL_PARAMS), report_unknown=False))
+if st.session_state.get(DECK.key):  # a lecturer's deck is open: its page changes keep the sidebar's values
+    from ui.room.deck import keep_sidebar
+
+    keep_sidebar()
 if lecture_mode():  # the hall needs the width: the sidebar folds away, and its arrow (top left) reopens it
     st.set_page_config(initial_sidebar_state="collapsed")
 
@@ -68,6 +74,10 @@ with st.sidebar:
 page_style()
 page = st.navigation(PAGES)
 enter_page(page.url_path)
+if st.session_state.get(DECK.key):  # a lecturer's deck is open: its bar, above every page (ui/room/deck.py)
+    from ui.room.deck import deck_bar
+
+    deck_bar()
 page.run()
 with st.sidebar:
     progress_panel()  # after the page: it counts the predictions committed on this run too

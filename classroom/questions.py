@@ -33,6 +33,7 @@ class RoomQuestion:
     explanation: str = ""  # the working, shown at the reveal
     proof: dict = field(default_factory=dict)  # what the reveal recomputes: {"kind": ..., and its inputs}
     why_wrong: tuple[str, ...] = ()  # per option, the misconception behind choosing it ("" if none or right)
+    markdown: bool = False  # the prompt is a deck's typed question, Markdown with LaTeX between $: shown as written
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

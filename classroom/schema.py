@@ -1,5 +1,6 @@
-"""The class room's tables: rooms, the students who joined them, quiz answers, and peer-instruction rounds
-with their votes. Created on first use (RoomStore.ensure_schema); a room's rows go when the room goes."""
+"""The class room's tables: rooms, the students who joined them, quiz answers, peer-instruction rounds with
+their votes, and lecturers' decks. Created on first use (RoomStore.ensure_schema); a room's rows go when the
+room goes."""
 
 from __future__ import annotations
 
@@ -113,4 +114,14 @@ lab_settings = Table(  # values every app process shares: the key that signs lea
     metadata,
     Column("name", String(32), primary_key=True),
     Column("value", String(128), nullable=False),
+)
+
+# ---- the lecturers' decks (classroom/decks.py): kept as their file, under an id taken from its content
+decks = Table(
+    "deck",
+    metadata,
+    Column("id", String(16), primary_key=True),  # classroom.decks.Deck.id: the same deck, the same id
+    Column("title", String(200), nullable=False),
+    Column("body", Text, nullable=False),  # the deck's file (classroom.decks.Deck.to_dict) as JSON
+    Column("created_at", DateTime(timezone=True), nullable=False),
 )

@@ -4,8 +4,8 @@ SQLite in artifacts/classroom.sqlite3 (WAL mode) unless ENCODER_LAB_DATABASE_URL
 database, e.g. postgresql+psycopg://user:pass@host/db, which several app processes share. The schema
 is created the first time a process uses the store. One answer per student per question is a unique
 constraint, so simultaneous first answers never both count. Peer-instruction rounds and their votes
-are rounds.py's, mixed into RoomStore; the tables of both are schema.py's. Every failure of the
-database reaches callers as StoreUnavailable, which the pages turn into a notice.
+are rounds.py's, mixed into RoomStore, as are the lecturers' decks (decks.py); the tables of all are
+schema.py's. Every failure of the database reaches callers as StoreUnavailable, which the pages turn into a notice.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from .codes import key_hash, key_matches, new_code, new_lecturer_key
+from .decks import SavedDecks
 from .learners import LearnerRecords
 from .rounds import RoundVotes
 from .schema import OPTION_CHARS, answers, joins, metadata, rooms, rounds
@@ -131,7 +132,7 @@ def _add_missing_columns(conn) -> None:
                 conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {guard}{column.name} {kind}"))
 
 
-class RoomStore(RoundVotes, LearnerRecords):
+class RoomStore(RoundVotes, LearnerRecords, SavedDecks):
     def __init__(self, url: str):
         self.url = url
         try:

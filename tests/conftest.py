@@ -89,7 +89,7 @@ def minilm_mlm(minilm):
 
 # ---- the class room ----
 
-ROOM_TABLES = "room, room_student, room_answer, room_round, room_vote, learner_event, learner_transfer, learner"
+ROOM_TABLES = "room, room_student, room_answer, room_round, room_vote, learner_event, learner_transfer, learner, deck"
 
 
 @pytest.fixture

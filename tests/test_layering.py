@@ -225,7 +225,7 @@ def test_every_lesson_has_its_three_layers(lesson):
 
 
 def test_every_page_file_is_in_the_navigation():
-    assert {p.stem for p in PAGES} == {"home", "quiz", "progress", "room", *LESSON_IDS}
+    assert {p.stem for p in PAGES} == {"home", "quiz", "progress", "room", "deck", *LESSON_IDS}
 
 
 def test_every_lesson_has_a_navigation_icon():

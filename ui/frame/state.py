@@ -29,7 +29,11 @@ SEED = Param("seed", 0, "int", 0, MAX_SEED)
 MODEL = Param("model", "small", "choice", options=("small", "mlm", "minilm"))
 # Short enough for the sidebar's select box; the box's help gives the sizes.
 MODEL_LABELS = {"small": "small, random weights", "mlm": "small, trained (lab's MLM)", "minilm": "all-MiniLM-L6-v2"}
-GLOBAL_PARAMS = (LECTURE, CONTRAST, ALL_SECTIONS, STEP, SEED, MODEL)
+# A lecturer's deck (classroom/decks.py) being presented, and its step (from 0, as a lesson's step): every page
+# keeps them in its link, so the deck's bar (ui/room/deck.py) follows the lecturer from lesson to lesson.
+DECK = Param("deck", "", "text", max_len=16)
+DECK_STEP = Param("deck_step", 0, "int", 0, MAX_STEP)
+GLOBAL_PARAMS = (LECTURE, CONTRAST, ALL_SECTIONS, STEP, SEED, MODEL, DECK, DECK_STEP)
 
 
 def read_url(page: str, params: list[Param], *, report_unknown: bool = True) -> list[str]:

@@ -173,3 +173,41 @@ register_room_question(
     ),
     position=_last_word,
 )
+
+
+def _look(run: Run):
+    """The lesson's trained head that looks ahead, on the lecturer's sentence (the lab's trained MLM's encoder)."""
+    return core.look_ahead_run(run.model.bert, run.tokenizer, run.proof["sentence"])
+
+
+def _look_question(run: Run) -> Question:
+    """The lesson's own question, asked only where a word's favourite leads by the lesson's margin."""
+    found = _look(run)
+    if found.question is None:
+        raise CannotAsk(
+            "No word of this sentence has a word on each side and a clear favourite in this head: try a longer one."
+        )
+    return look_ahead(found.question, found.tokens, found.example_mass)
+
+
+def _look_example(run: Run) -> list:
+    found = _look(run)
+    return [
+        figs.look_ahead_example_chart(
+            found.example_grid, found.example_tokens, run.name, found.layer, found.head, found.example_mass
+        )
+    ]
+
+
+register_room_question(
+    "attention",
+    "attention-look-ahead",
+    "Attention: in a trained head, which token does a word attend to most?",
+    ask=_look_question,
+    step=3,  # "A trained head looks ahead"
+    answer=lambda run: _look(run).question.answer,
+    charts=lambda run: [figs.look_ahead_chart(_look(run).grid, _look(run).tokens, _look(run).question, run.name)],
+    asked_with=_look_example,  # the head on the lesson's example: its habit, not this sentence's answer
+    trained=True,
+    lead=lambda run: f"Layer {_look(run).layer}, head {_look(run).head}, shown on an example first. ",
+)

@@ -18,7 +18,8 @@ from encoder_core.lessons.block import (
     FfnTokenChoice,
 )
 from ui.frame.predict import Option, Question, Trap, percent, tolerance_for
-from ui.room.registry import Run, register_room_question
+from ui.room.numbers import number_choice
+from ui.room.registry import CannotAsk, Run, register_room_question
 from ui.views import block as figs
 
 NORM_STD_TOLERANCE = 0.1  # a spread within 10 % of the model's: the LayerNorm's own eps and γ move it less
@@ -193,4 +194,92 @@ register_room_question(
     block=True,
     lead=lambda run: "Layer 0 of the block lesson's small model. ",
     link=lambda proof: {"block_sentence": proof["sentence"]},
+)
+
+
+INPUT_STEP = 0  # "Input: three embeddings, summed and normalised" asks the spread
+
+
+def _norm_row(run: Run):
+    """The row the lesson asks about (its first word) before and after the embeddings' LayerNorm, and the walk."""
+    walk, _ = _ffn_hidden(run)
+    row = core.norm_row(walk.embeddings.summed, walk.embeddings.normed, core.first_word_position(len(run.tokens)))
+    return walk, row
+
+
+def _norm_choice(run: Run):
+    walk, row = _norm_row(run)
+    asked = layernorm_std(
+        run.tokens[row.position], row.position, row.std_before, row.std_after, core.norm_std_traps(row, walk.d_model)
+    )
+    return number_choice(asked, row.std_after, shown=lambda v: f"{v:.3f}")
+
+
+def _norm_charts(run: Run) -> list:
+    walk, _ = _norm_row(run)
+    parts = walk.embeddings
+    charts = figs.embedding_charts(parts, run.tokens, core.summarize_parts(parts), core.token_stats(parts.normed))
+    return [charts["emb_sum"], charts["emb_norm"]]
+
+
+register_room_question(
+    "block",
+    "block-norm-std",
+    "The block: a row's spread after the embeddings' LayerNorm?",
+    ask=lambda run: _norm_choice(run)[0],
+    step=INPUT_STEP,
+    answer=lambda run: _norm_choice(run)[1],
+    charts=_norm_charts,
+    block=True,
+    lead=lambda run: "The block lesson's small model. ",
+)
+
+
+TRAINED_STEP, NORMS_STEP = 3, 5  # "A trained FFN, token by token"; "Post-norm or pre-norm, on the same weights"
+ROOM_DEPTH = 12  # the deep stacks' blocks, as the lesson's own default (BERT-base's 12)
+
+
+def _ffn_token(run: Run):
+    """How long a vector each layer's FFN adds to each token, on a trained model (the lesson's choice of words)."""
+    if run.proof.get("model") not in ("mlm", "minilm"):
+        raise CannotAsk(
+            "This question is about what a trained FFN learned: choose the lab's MLM or all-MiniLM-L6-v2 as the "
+            "model (the sidebar's, or the deck step's)."
+        )
+    norms = core.ffn_norms_of(run.model, run.tokenizer, run.proof["sentence"], run.name)
+    choice = core.ffn_token_choice(norms.norms, norms.tokens)
+    if choice is None:
+        raise CannotAsk("On this sentence no word's FFN output stands out clearly in any layer: try a longer one.")
+    return norms, choice
+
+
+def _deep_stack(run: Run):
+    """The lesson's two deep stacks (post-norm, pre-norm) of ROOM_DEPTH blocks on this sentence, BERT's init."""
+    enc = run.tokenizer.encode(run.proof["sentence"], max_length=run.model.config.max_positions, truncate=True)
+    std = core.init_std_for("bert", run.model.config.d_model)
+    study = core.deep_stack_study(list(enc.ids), list(enc.segments), ROOM_DEPTH, run.proof["seed"], std)
+    if not core.growth_clear(study):
+        raise CannotAsk("On this sentence a stream ends too near the “grown” line to call: try another sentence.")
+    return study
+
+
+register_room_question(
+    "block",
+    "block-ffn-token",
+    "The block: to which word does a trained FFN add the longest vector?",
+    ask=lambda run: ffn_token(_ffn_token(run)[1], list(_ffn_token(run)[0].tokens), "this model", core.FFN_TOKEN_MARGIN),
+    step=TRAINED_STEP,
+    answer=lambda run: _ffn_token(run)[1].answer,
+    charts=lambda run: [figs.ffn_token_chart(_ffn_token(run)[1], _ffn_token(run)[0].tokens, run.name)],
+)
+register_room_question(
+    "block",
+    "block-deep-growth",
+    "The block: after 12 blocks, whose residual stream has grown?",
+    ask=lambda run: deep_growth(_deep_stack(run)),
+    step=NORMS_STEP,
+    answer=lambda run: core.GROWTH_OUTCOMES.index(core.growth_outcome(_deep_stack(run))),
+    charts=lambda run: list(figs.deep_stack_charts(_deep_stack(run))),
+    block=True,
+    lead=lambda run: f"A post-norm and a pre-norm stack of {ROOM_DEPTH} of the block lesson's blocks, BERT's init. ",
 )

@@ -10,9 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from encoder_core.lessons import heads as core
 from encoder_core.lessons.heads import TopKeyChoice
-from encoder_core.model.head_patterns import HeadLabel
+from encoder_core.model.head_patterns import HeadLabel, head_label, label_heads
 from ui.frame.predict import Option, Question, Trap, percent, tolerance_for
+from ui.room.numbers import number_choice
+from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.views import heads as views
 
 WEIGHT_COUNT_TOLERANCE = 0.02  # a count: within 2 %, so a token miscounted (T ± 1) is already wrong
 # What a student holding each misconception of HeadMechanics.weight_count_traps would type, and why.
@@ -118,3 +122,99 @@ def top_key(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> Que
         concept="heads_top_key",
         idea="query-top-key",
     )
+
+
+# ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+GRID_STEP = 2  # "All heads at once" asks both
+MAP_TOKENS = 64  # the large map's tokens, as the page draws it
+TRAINED = {"mlm", "minilm"}  # only a trained model's heads were shaped by learning: random ones have no habit
+
+
+def _heads_run(run: Run, models: set[str] = TRAINED, needs: str = "a trained model (the lab's MLM or MiniLM)"):
+    """Every head's attention on the lecturer's sentence, and each head's label, as the page computes them."""
+    if run.proof.get("model") not in models:
+        raise CannotAsk(
+            f"This question is about heads that learned something: choose {needs} as the model (the sidebar's, or "
+            "the deck step's)."
+        )
+    enc = run.tokenizer.encode(run.proof["sentence"], max_length=run.model.config.max_positions, truncate=True)
+    attention = core.run_encoder(run.model, enc)
+    return attention, label_heads(attention.attentions, attention.tokens)
+
+
+def _previous(run: Run):
+    attention, labels = _heads_run(run)
+    choice = core.previous_token_choice(labels)
+    if choice is None:
+        raise CannotAsk("On this sentence too few heads stand apart from the one that looks back most: try another.")
+    return attention, labels, choice
+
+
+def _previous_question(run: Run) -> Question:
+    _, labels, choice = _previous(run)
+    rivals = [head_label(labels, *c) for c in choice.candidates]
+    return previous_token(rivals, "this model", left_out=bool(choice.too_close))  # the room's prompt names it
+
+
+def _previous_chart(run: Run) -> list:
+    attention, labels, choice = _previous(run)
+    best, m = choice.candidates[choice.answer], min(len(attention.tokens), MAP_TOKENS)
+    weights = attention.attentions[best[0], best[1], :m, :m]
+    return [
+        views.head_map_chart(weights, attention.tokens[:m], head_label(labels, *best), len(attention.tokens), run.name)
+    ]
+
+
+def _top_key(run: Run):
+    attention, labels = _heads_run(run, {"minilm"}, "all-MiniLM-L6-v2, whose heads the lesson asks about")
+    choice = core.top_key_choice(attention.attentions, attention.tokens, skip=core.positional_heads(labels))
+    if choice is None:
+        raise CannotAsk("No word of this sentence has a favourite that leads clearly in any head: try another.")
+    return attention, choice
+
+
+register_room_question(
+    "heads",
+    "heads-previous-token",
+    "Heads: which head looks back at the token before?",
+    ask=_previous_question,
+    step=GRID_STEP,
+    answer=lambda run: _previous(run)[2].answer,
+    charts=_previous_chart,
+)
+register_room_question(
+    "heads",
+    "heads-top-key",
+    "Heads: in a pretrained head, which token does a word put the most weight on?",
+    ask=lambda run: top_key(_top_key(run)[1], _top_key(run)[0].tokens, "this model"),  # the room's prompt names it
+    step=GRID_STEP,
+    answer=lambda run: _top_key(run)[1].answer,
+    charts=lambda run: [views.top_key_chart(_top_key(run)[1], _top_key(run)[0].tokens, run.name)],
+)
+
+
+SPLIT_STEP = 0  # "Split d into heads" asks the count
+ON_THE_CHARTS = "(count the tokens in the charts above, [CLS] and [SEP] included)"
+
+
+def _weight_count(run: Run):
+    """One layer's attention weights on the lecturer's sentence (H x T x T), as a choice among the named miscounts."""
+    enc = run.tokenizer.encode(run.proof["sentence"], max_length=run.model.config.max_positions, truncate=True)
+    mech = core.head_mechanics(run.model, enc, 0, 0)
+    cfg = run.model.config
+    asked = weight_count(cfg.n_heads, "this model", mech.weight_count_traps(cfg.n_layers), mech.n_weights)
+    asked = replace(asked, prompt=asked.prompt.replace(f" {ON_THE_CHARTS}", ""))  # the room's lead lists the tokens
+    return mech, number_choice(asked, mech.n_weights)
+
+
+register_room_question(
+    "heads",
+    "heads-weight-count",
+    "Heads: how many attention weights does one layer compute?",
+    ask=lambda run: _weight_count(run)[1][0],
+    step=SPLIT_STEP,
+    answer=lambda run: _weight_count(run)[1][1],
+    charts=lambda run: [views.own_weights_chart(_weight_count(run)[0])],
+    lead=lambda run: f"It reads {len(run.tokens)} tokens: {' '.join(run.tokens)}. ",
+)

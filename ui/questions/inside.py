@@ -3,6 +3,10 @@ wrong answer."""
 
 from __future__ import annotations
 
+import html
+import re
+from dataclasses import replace
+
 from encoder_core.lessons import inside as core
 from encoder_core.lessons.inside import (
     EXPLANATION_MARGIN,
@@ -189,4 +193,42 @@ register_room_question(
     lead=_head_lead,
     position=middle_word,
     link=lambda proof: {"inside_sentence": proof["sentence"]},
+)
+
+
+TOKENS_STEP = HEADS_STEP  # "Knock it out" asks the token question first, then the head question
+_MD_ESCAPED = re.compile(r"\\([\\`*_\[\]<>#|~$])")  # what md() put a backslash before
+
+
+def plain(text: str) -> str:
+    """md()'s text as plain text, its HTML entities undone too: the room escapes what it shows itself."""
+    return html.unescape(_MD_ESCAPED.sub(r"\1", text))
+
+
+def _token_knockouts(run: Run):
+    """(cloze, knockouts, the tokens offered) as the lesson computes them, on the lab's trained MLM."""
+    cloze, knock, _ = _head_knockouts(run)
+    return cloze, knock, core.token_choice(knock, core.attention_maps(run.model, cloze), cloze)
+
+
+def _token_question(run: Run) -> Question:
+    """The lesson's own question, asked only where one token's knockout stands apart by the lesson's margin."""
+    cloze, knock, choice = _token_knockouts(run)
+    if not choice.asked:
+        raise CannotAsk("On this sentence no token's knockout stands apart from the others': try another sentence.")
+    asked = most_important_token(choice, cloze.tokens, knock.answer)
+    options = tuple(Option(plain(o.label), plain(o.misconception)) for o in asked.options)
+    return replace(asked, prompt=plain(asked.prompt), options=options)
+
+
+register_room_question(
+    "inside",
+    "inside-token",
+    "Looking inside: which token, hidden, costs the answer most?",
+    ask=_token_question,
+    step=TOKENS_STEP,
+    answer=lambda run: _token_knockouts(run)[2].answer,
+    charts=lambda run: [figs.token_knockout_chart(_token_knockouts(run)[1], _token_knockouts(run)[0])],
+    trained=True,
+    lead=_head_lead,
 )

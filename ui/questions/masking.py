@@ -6,6 +6,10 @@ The answers come from encoder_core.lessons.masking: loss_outcome / matching_loss
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
+from encoder_core.lessons import masking as core
 from encoder_core.lessons.masking import (
     LOSS_MARGIN,
     LOSS_SETS,
@@ -16,6 +20,8 @@ from encoder_core.lessons.masking import (
 )
 from ui.frame.predict import Option, Question, Verdict, judge
 from ui.frame.quiz_widget import escape_md
+from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.views import masking as figs
 
 LOSS_OPTIONS = {
     "every": Option(
@@ -221,3 +227,56 @@ def hardest_not_asked(choice: HardestChoice) -> str:
         f"Every chosen position's loss is within {LOSS_MARGIN:g} nats of the largest on this draw: too close to "
         "call, so there is no question on which is largest. Draw again for one."
     )
+
+
+# ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+LOSS_STEP = 2  # "Which positions carry a loss" asks, after the loss question, which carries the largest
+ROOM_DRAW = {"rate": 0.15, "exact": True, "seed": 0}  # the lesson's own default draw
+
+
+def _hardest(run: Run):
+    """The lesson's draw on the lecturer's sentence, the trained MLM's loss at each chosen position, and the choice."""
+    draw = core.draw_masks(run.tokenizer, run.ids, **ROOM_DRAW)
+    forward = core.mlm_forward(run.model, draw.result.inputs, draw.result.labels, tokenizer=run.tokenizer)
+    choice = core.hardest_choice(draw, forward)
+    if choice.n_chosen < 2:
+        raise CannotAsk(
+            f"15% of this sentence's words is {choice.n_chosen} position: there is no largest loss to predict. Type a "
+            "sentence of ten words or more."
+        )
+    if len(choice.right) != 1:  # the lesson counts a loss within LOSS_MARGIN as right too; a room has one answer
+        raise CannotAsk(
+            f"Two chosen positions' losses lie within {LOSS_MARGIN:g} nats of each other on this draw: too close to "
+            "call. Try another sentence."
+        )
+    return draw, forward, choice
+
+
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~$:])")  # what escape_md put a backslash before
+
+
+def unescaped(text: str) -> str:
+    """The page's Markdown-escaped text as plain text: the room escapes what it shows itself."""
+    return _ESCAPED.sub(r"\1", text)
+
+
+def _hardest_question(run: Run) -> Question:
+    draw, _, choice = _hardest(run)
+    asked = hardest(choice, draw.positions, run.name)
+    prompt = asked.prompt.replace(f" A position within {LOSS_MARGIN:g} nats of the largest counts as right too.", "")
+    options = tuple(Option(unescaped(o.label), unescaped(o.misconception)) for o in asked.options)
+    return replace(asked, prompt=prompt, options=options)  # asked only where no other position comes that close
+
+
+register_room_question(
+    "masking",
+    "masking-hardest",
+    "Masked LM: which chosen position carries the largest loss?",
+    ask=_hardest_question,
+    step=LOSS_STEP,
+    answer=lambda run: _hardest(run)[2].answer,
+    charts=lambda run: [figs.loss_chart(_hardest(run)[1], _hardest(run)[0].tokens, _hardest(run)[0].input_tokens)],
+    trained=True,
+    lead=lambda run: "The lesson's draw: 15% of the words chosen, then 80/10/10. ",
+)

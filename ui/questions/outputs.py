@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from encoder_core.lessons.outputs import PROBE_OUTCOMES, SAME_MARGIN, SHAPE_FORMS, ClosestSentence
+from encoder_core.lessons.outputs import PROBE_OUTCOMES, SAME_MARGIN, SHAPE_FORMS, ClosestSentence, closest_sentence
 from ui.frame.predict import Option, Question
+from ui.models import minilm
+from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.views import outputs as figs
 
 LESSON = "outputs"
 
@@ -93,3 +96,33 @@ def closest_question(c: ClosestSentence, sentence: str) -> Question:
         concept="outputs_closest_pooled",
         idea="closest-pooled-sentence",
     )
+
+
+# ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+POOLING_STEP = 6  # "Pooling"
+
+
+def _closest(run: Run) -> ClosestSentence:
+    """The lesson's sentence whose MiniLM mean-pooled vector is closest to the lecturer's."""
+    pre, why = minilm()
+    if run.proof.get("model") != "minilm" or pre is None:
+        raise CannotAsk(
+            "This question is about all-MiniLM-L6-v2's sentence vectors: choose it as the model (the sidebar's, or "
+            f"the deck step's).{' ' + why if why else ''}"
+        )
+    found = closest_sentence(pre, run.proof["sentence"])
+    if found is None:
+        raise CannotAsk("No sentence of the lesson is clearly closest to this one: try another sentence.")
+    return found
+
+
+register_room_question(
+    LESSON,
+    "outputs-closest-sentence",
+    "Using the outputs: which sentence's vector is closest to yours?",
+    ask=lambda run: closest_question(_closest(run), run.proof["sentence"]),
+    step=POOLING_STEP,
+    answer=lambda run: _closest(run).answer,
+    charts=lambda run: [figs.closest_chart(_closest(run))],
+)

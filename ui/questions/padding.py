@@ -18,7 +18,8 @@ from encoder_core.lessons.padding import (
     leak_ends,
 )
 from ui.frame.predict import Option, Question, Trap, Verdict, judge, percent
-from ui.room.registry import Run, register_room_question
+from ui.room.numbers import number_choice
+from ui.room.registry import CannotAsk, Run, register_room_question
 from ui.views import padding as figs
 
 N_COUNT_OPTIONS = 4
@@ -182,4 +183,81 @@ register_room_question(
     answer=lambda run: core.LEAK_TRENDS.index(core.leak_trend(_leak(run))),
     charts=lambda run: [figs.leak_curve_chart(_leak(run), mask_on=False)],
     link=lambda proof: {"single": proof["sentence"]},  # the lesson pads its single sentence
+)
+
+
+BATCH_STEP = 0  # "The batch"
+ROOM_PAIR = ("the cat sat on the mat", "it was happy")  # the lesson's own pair (pages/padding.py's defaults)
+
+
+def _count(run: Run):
+    """The lesson's pair and the lecturer's sentence as the single one, in one batch with no extra pads."""
+    limit = run.model.config.max_positions
+    pair = run.tokenizer.encode(*ROOM_PAIR, max_length=limit, truncate=True)
+    single = run.tokenizer.encode(run.proof["sentence"], max_length=limit, truncate=True)
+    return run.tokenizer.pad([pair, single]), core.pad_count(pair, single, 0)
+
+
+register_room_question(
+    "padding",
+    "padding-pad-count",
+    "Padding: how many [PAD]s does the single sentence's row get?",
+    ask=lambda run: pad_count(_count(run)[1], 0),
+    step=BATCH_STEP,
+    answer=lambda run: pad_count_answer(pad_count(_count(run)[1], 0), _count(run)[1]),
+    charts=lambda run: [figs.batch_chart(_count(run)[0])],
+    lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
+)
+
+
+ATTENTION_STEP = 1  # "Attention with and without the mask" asks the pads' share
+SHORT_ROW = 1  # the batch is [pair, single]: the single sentence is the one padded
+
+
+def _pad_attention(run: Run):
+    """The single sentence's row at the round's layer and head, with and without the mask (the lesson's grids)."""
+    batch, _ = _count(run)
+    n_real = batch.lengths[SHORT_ROW]
+    n_pads = batch.ids.shape[1] - n_real
+    if not n_pads:
+        raise CannotAsk(
+            f"The sentence is as long as the lesson's pair ({n_real} tokens or more), so it gets no [PAD]: type a "
+            "shorter one."
+        )
+    attn = core.padded_attention(run.model, batch, SHORT_ROW, run.proof["layer"], run.proof["head"])
+    share = core.mean_pad_share(attn)
+    if share < core.PAD_SHARE_MIN:
+        raise CannotAsk(
+            f"On this head the pads take only {share:.3f} of the real tokens' attention even without the mask: "
+            "too little to ask about. Try another sentence."
+        )
+    return batch, attn, n_real, n_pads, share
+
+
+def _share_choice(run: Run):
+    _, attn, n_real, n_pads, share = _pad_attention(run)
+    layer, head = run.proof["layer"], run.proof["head"]
+    asked = pad_share(n_real, n_pads, layer, head, share, core.even_share(attn))
+    return number_choice(asked, share, shown=lambda v: f"{v:.3f}", most=1.0)
+
+
+def _share_charts(run: Run) -> list:
+    batch, attn, *_ = _pad_attention(run)
+    tokens = batch.tokens[SHORT_ROW]
+    return [*figs.padded_attention_charts(attn, tokens), figs.pad_mass_chart(attn, tokens)]
+
+
+register_room_question(
+    "padding",
+    "padding-pad-share",
+    "Padding: mask off, what share of its attention does a real token give the pads?",
+    ask=lambda run: _share_choice(run)[0],
+    step=ATTENTION_STEP,
+    answer=lambda run: _share_choice(run)[1],
+    charts=_share_charts,
+    # the worked half: with the mask, the pads get nothing
+    asked_with=lambda run: list(figs.padded_attention_charts(_pad_attention(run)[1], _count(run)[0].tokens[SHORT_ROW]))[
+        :1
+    ],
+    lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
 )

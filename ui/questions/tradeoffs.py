@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from encoder_core.lessons import tradeoffs as core
 from encoder_core.lessons.tradeoffs import CASES, FirstCut, cache_traps
 from ui.frame.predict import Option, Question, Trap
+from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, middle_word, register_room_question
 from ui.views import tradeoffs as figs
 
@@ -137,4 +139,62 @@ register_room_question(
     trained=True,
     position=_mismatch_position,
     link=lambda proof: {"sentence": proof["sentence"], "word": proof["position"]},  # the lesson's "Position to hide"
+)
+
+
+REUSE_STEP, LENGTH_STEP = 0, 1  # "No reuse" asks the cache's saving, "Length: a hard cap" the first piece cut
+ROOM_APPENDS = 16  # N, as the lesson's own default
+ROOM_COPIES = 100  # the sentence written this many times, as the lesson's own default
+
+
+def _costs(run: Run):
+    """N tokens appended to the lecturer's sentence one at a time, both ways (the lesson's count of FLOPs)."""
+    if len(run.ids) + ROOM_APPENDS > run.model.config.max_positions:
+        raise CannotAsk(
+            f"{len(run.ids)} + {ROOM_APPENDS} tokens pass the model's {run.model.config.max_positions} positions: "
+            "type a shorter sentence."
+        )
+    return _append_costs(run.model, tuple(run.ids))
+
+
+@lru_cache(maxsize=8)
+def _append_costs(model, ids: tuple[int, ...]):
+    """Once per model and sentence: the question, its answer and its chart all read it (on MiniLM it takes seconds)."""
+    return core.append_costs(model, list(ids), ROOM_APPENDS)
+
+
+def _cache_choice(run: Run):
+    return number_choice(cache_question(len(run.ids), ROOM_APPENDS), _costs(run).ratio, shown=lambda v: f"{v:,.1f}×")
+
+
+def _cut(run: Run):
+    """The lecturer's sentence written ROOM_COPIES times, truncated to the model's positions (the lesson's cut)."""
+    text, limit = run.proof["sentence"], run.model.config.max_positions
+    cap = core.length_cap(run.tokenizer, " ".join([text] * ROOM_COPIES), limit)
+    cut = core.first_cut(run.tokenizer, text, ROOM_COPIES, cap.cap)
+    if cut is None:
+        raise CannotAsk(
+            f"Written {ROOM_COPIES} times, this sentence fits the model's {limit} positions, or it is one word piece "
+            "(where every wrong idea would cut it): nothing to ask. Type a longer sentence."
+        )
+    return cap, cut
+
+
+register_room_question(
+    LESSON,
+    "tradeoffs-cache-saving",
+    "Trade-offs: how many times the cached FLOPs does the encoder spend on N appends?",
+    ask=lambda run: _cache_choice(run)[0],
+    step=REUSE_STEP,
+    answer=lambda run: _cache_choice(run)[1],
+    charts=lambda run: [figs.append_flops_chart(_costs(run))],
+)
+register_room_question(
+    LESSON,
+    "tradeoffs-first-cut",
+    "Trade-offs: the sentence repeated past the cap; which piece is cut first?",
+    ask=lambda run: cut_question(_cut(run)[1], ROOM_COPIES, lambda text: text),  # the room shows options as text
+    step=LENGTH_STEP,
+    answer=lambda run: _cut(run)[1].options.index(_cut(run)[1].index),
+    charts=lambda run: [figs.cap_chart(_cut(run)[0])],
 )

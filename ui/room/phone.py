@@ -19,6 +19,7 @@ from ui.frame.quiz_widget import escape_md
 from ui.views.room import letter
 
 from . import session as rooms
+from .deck import shown_prompt
 
 PHONE_REFRESH_S = 2.0
 # Big targets on a phone (at least 44 px tall), the question's type large enough to read at arm's length.
@@ -70,7 +71,7 @@ def phone_round(code: str) -> None:
     stage = {"vote1": "vote 1", "between": "discuss", "vote2": "vote 2", "reveal": "the answer"}[rnd.phase]
     st.caption(f"{header} · question {rnd.number} · {stage}")
     with st.container(key="room-question"):
-        st.markdown(escape_md(rnd.question.prompt))
+        st.markdown(shown_prompt(rnd.question))  # a deck's typed question keeps its Markdown and LaTeX
     if vote is not None:
         vote_buttons(code, rnd, vote)
         return

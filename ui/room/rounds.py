@@ -33,6 +33,7 @@ from ui.views import room as view
 
 from . import session as rooms
 from . import sources
+from .deck import ask_panel, shown_prompt
 from .quiz import transfer
 
 COUNT_REFRESH_S = 1.0  # the lecturer's count of votes: within a second of a tap
@@ -272,7 +273,7 @@ def question_shown(rnd: Round, show_right: bool) -> None:
     lesson = f" · {LESSON_TITLES.get(q.lesson, q.lesson)}" if q.lesson else ""
     st.caption(f"Question {rnd.number} · {kind}{lesson}")
     with st.container(key="room-lecturer-question"):
-        st.markdown(f"### {escape_md(q.prompt)}")
+        st.markdown(f"### {shown_prompt(q)}")  # a deck's typed question keeps its Markdown and LaTeX
         for i, option in enumerate(q.options):
             mark = "  ✓" if show_right and i == q.correct else ""
             st.markdown(f"**{view.letter(i)}**  {escape_md(option)}{mark}")
@@ -453,6 +454,7 @@ def lecturer_rounds(code: str, quiz_seed: int, presenter: bool = False) -> None:
         st.warning(rooms.DOWN)
         return
     if rnd is None or rnd.phase in ("reveal", CANCELLED):
+        ask_panel(code, _open)  # the open deck's question step, if any, ready to ask (ui/room/deck.py)
         pose_form(code, quiz_seed)
     rounds_list(code, presenter)
     st.download_button(

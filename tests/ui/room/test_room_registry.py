@@ -11,13 +11,27 @@ from encoder_core.model.tokenizer import english_tokenizer
 from ui.room import registry
 from ui.room.registry import CannotAsk, Run, middle_word, predictions, register_room_question, word_positions
 
-OFFERED = {  # what the lecturer's picker offered before the lessons registered their own
+OFFERED = {  # what the lecturer's picker offers, each lesson's in the order it registers them
     "attention-rows": "attention",
     "attention-drop": "attention",
+    "attention-look-ahead": "attention",
     "padding-leak": "padding",
+    "padding-pad-count": "padding",
+    "padding-pad-share": "padding",
+    "masking-hardest": "masking",
     "block-ffn-shape": "block",
+    "block-norm-std": "block",
+    "block-ffn-token": "block",
+    "block-deep-growth": "block",
+    "heads-previous-token": "heads",
+    "heads-top-key": "heads",
+    "heads-weight-count": "heads",
     "inside-head": "inside",
+    "inside-token": "inside",
+    "outputs-closest-sentence": "outputs",
     "tradeoffs-mismatch": "tradeoffs",
+    "tradeoffs-cache-saving": "tradeoffs",
+    "tradeoffs-first-cut": "tradeoffs",
 }
 
 

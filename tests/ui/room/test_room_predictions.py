@@ -1,0 +1,281 @@
+"""The lessons' predictions a room can vote on, each answered by the same encoder_core function the lesson's
+page uses, on the lecturer's sentence, with the lesson's chart as its proof; a sentence it cannot be asked on
+says why."""
+
+from __future__ import annotations
+
+import pytest
+
+from encoder_core.lessons import attention as attention_core
+from ui.models import trained_mlm
+from ui.room.registry import CannotAsk
+from ui.room.sources import asked_with, from_prediction, proof_charts
+
+
+def test_the_look_ahead_question_is_the_trained_heads_favourite():
+    sentence = "the old man read the book in the garden"
+    q = from_prediction("attention-look-ahead", sentence, "small", 0)
+    trained, _ = trained_mlm()
+    run = attention_core.look_ahead_run(trained.model.bert, trained.tokenizer, sentence)
+    assert run.question is not None
+    assert q.correct == run.question.answer and len(q.options) == len(run.question.options)
+    word = run.tokens[run.question.query]
+    assert f"“{word}” (token {run.question.query})" in q.prompt and "the lab's trained MLM" in q.prompt
+    win = run.question.options[run.question.answer]
+    assert q.options[q.correct] == f"“{run.tokens[win]}” (token {win})"
+    assert all(q.why_wrong[i] for i in range(len(q.options)) if i != q.correct)  # each wrong option's idea
+    assert q.concept == "attention_look_ahead" and q.lesson == "attention"
+    charts, _ = asked_with(q)
+    assert len(charts) == 1  # the head on the lesson's example: its habit, not this sentence's answer
+    assert len(proof_charts(q)) == 1
+
+
+@pytest.mark.parametrize("sentence", ["one", "[CLS] [SEP]"])
+def test_the_look_ahead_question_on_too_short_a_sentence_says_why(sentence):
+    with pytest.raises(CannotAsk, match="longer"):
+        from_prediction("attention-look-ahead", sentence, "small", 0)
+
+
+def attention_and_labels(model, tokenizer, sentence: str):
+    from encoder_core.lessons import heads as heads_core
+    from encoder_core.model.head_patterns import label_heads
+
+    enc = tokenizer.encode(sentence, max_length=model.config.max_positions, truncate=True)
+    run = heads_core.run_encoder(model, enc)
+    return run, label_heads(run.attentions, run.tokens)
+
+
+@pytest.mark.parametrize("model", ["mlm", "minilm"])
+def test_the_heads_look_back_question_is_the_head_with_the_most_weight_on_the_token_before(model):
+    from encoder_core.lessons import heads as heads_core
+    from ui.models import lesson_model
+
+    sentence = "the old man read the book in the garden"
+    q = from_prediction("heads-previous-token", sentence, model, 0)
+    chosen = lesson_model(model, 0)
+    _, labels = attention_and_labels(chosen.encoder, chosen.tokenizer, sentence)
+    choice = heads_core.previous_token_choice(labels)
+    best = choice.candidates[choice.answer]
+    assert q.options[q.correct] == f"layer {best[0]}, head {best[1]}"
+    assert max(lab.masses["previous token"] for lab in labels) == pytest.approx(choice.previous[choice.answer])
+    assert f"with {chosen.name}: In this model" in q.prompt and q.concept == "heads_pattern"
+    assert len(proof_charts(q)) == 1
+
+
+def test_the_heads_top_key_question_is_the_words_largest_weight_in_minilm():
+    from encoder_core.lessons import heads as heads_core
+    from ui.models import lesson_model
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("heads-top-key", sentence, "minilm", 0)
+    chosen = lesson_model("minilm", 0)
+    run, labels = attention_and_labels(chosen.encoder, chosen.tokenizer, sentence)
+    choice = heads_core.top_key_choice(run.attentions, run.tokens, skip=heads_core.positional_heads(labels))
+    row = run.attentions[choice.layer, choice.head, choice.query]
+    best = int(row.argmax())
+    assert q.options[q.correct] == f"{best} {run.tokens[best]}"
+    assert f"layer {choice.layer}, head {choice.head}" in q.prompt and len(proof_charts(q)) == 1
+
+
+@pytest.mark.parametrize("key, model", [("heads-previous-token", "small"), ("heads-top-key", "mlm")])
+def test_a_heads_question_on_a_model_whose_heads_learned_nothing_says_which_to_choose(key, model):
+    with pytest.raises(CannotAsk, match="choose"):
+        from_prediction(key, "the cat sat on the mat", model, 0)
+
+
+@pytest.mark.parametrize(
+    "sentence", ["the cat sat", "unbelievably xylophones", "the old man read the book in the garden"]
+)
+def test_the_pad_count_question_counts_the_single_sentences_pads_beside_the_lessons_pair(sentence):
+    from pathlib import Path
+
+    from encoder_core.lessons import padding as padding_core
+    from encoder_core.model.tokenizer import english_tokenizer
+    from ui.questions.padding import ROOM_PAIR
+
+    q = from_prediction("padding-pad-count", sentence, "small", 0)
+    tok = english_tokenizer()
+    count = padding_core.pad_count(tok.encode(*ROOM_PAIR), tok.encode(sentence), 0)
+    assert q.options[q.correct] == str(count.answer)
+    assert all(int(o) >= 0 for o in q.options) and len(set(q.options)) == len(q.options)
+    assert f"“{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”" in q.prompt and len(proof_charts(q)) == 1
+    page = (Path(__file__).resolve().parents[3] / "pages" / "padding.py").read_text(encoding="utf-8")
+    assert f'DEFAULT_A, DEFAULT_B, DEFAULT_SINGLE = "{ROOM_PAIR[0]}", "{ROOM_PAIR[1]}"' in page
+
+
+@pytest.mark.parametrize("model", ["small", "minilm"])
+def test_the_weight_count_question_is_heads_times_tokens_squared(model):
+    from ui.models import lesson_model
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("heads-weight-count", sentence, model, 0)
+    chosen = lesson_model(model, 0)
+    T = len(chosen.tokenizer.encode(sentence).ids)
+    H = chosen.encoder.config.n_heads
+    assert q.options[q.correct] == f"{H * T * T:,}" and f"It reads {T} tokens" in q.prompt
+    assert f"{T * T:,}" in q.options and f"{H * T:,}" in q.options  # one grid; one weight per token
+    assert [int(o.replace(",", "")) for o in q.options] == sorted(int(o.replace(",", "")) for o in q.options)
+    assert "charts above" not in q.prompt and "Right within" not in q.prompt and len(proof_charts(q)) == 1
+
+
+def test_the_norm_std_question_is_the_rows_spread_after_the_embeddings_layernorm():
+    from encoder_core.lessons import block as block_core
+    from ui.models import small_model, word_tokenizer
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("block-norm-std", sentence, "small", 0)
+    model, tok = small_model(0), word_tokenizer()
+    enc = tok.encode(sentence)
+    walk = block_core.walk_block(model, enc.ids, enc.segments, 0)
+    row = block_core.norm_row(
+        walk.embeddings.summed, walk.embeddings.normed, block_core.first_word_position(len(enc.ids))
+    )
+    assert q.options[q.correct] == f"{row.std_after:.3f}" and f"{row.std_before:.3f} over its features" in q.prompt
+    assert f"{walk.sqrt_d:.3f}" in q.options  # the row's length, taken for its spread
+    assert "Right within" not in q.prompt and len(proof_charts(q)) == 2
+
+
+def test_the_pad_share_question_is_the_lessons_mean_share_without_the_mask():
+    from encoder_core.lessons import padding as padding_core
+    from encoder_core.model.tokenizer import english_tokenizer
+    from ui.models import lesson_model
+    from ui.questions.padding import ROOM_PAIR
+
+    sentence = "the cat sat"
+    q = from_prediction("padding-pad-share", sentence, "small", 0)
+    tok = english_tokenizer()
+    batch = tok.pad([tok.encode(*ROOM_PAIR), tok.encode(sentence)])
+    attn = padding_core.padded_attention(lesson_model("small", 0).encoder, batch, 1, 0, 0)
+    share = padding_core.mean_pad_share(attn)
+    assert q.options[q.correct] == f"{share:.3f}" and "0.000" in q.options  # the pads taken for empty
+    assert all(0 <= float(o) <= 1 for o in q.options) and "right within" not in q.prompt
+    charts, _ = asked_with(q)
+    assert len(charts) == 1 and len(proof_charts(q)) == 3  # with the mask first; both grids and the pads' mass after
+
+
+def test_the_pad_share_question_needs_pads_that_take_attention():
+    with pytest.raises(CannotAsk, match="no \\[PAD\\]"):
+        from_prediction("padding-pad-share", "the cat sat on the mat and it was very happy indeed", "small", 0)
+
+
+def test_the_cache_saving_question_is_the_lessons_ratio_of_flops():
+    from encoder_core.lessons import tradeoffs as tradeoffs_core
+    from ui.models import lesson_model
+    from ui.questions.tradeoffs import ROOM_APPENDS
+
+    sentence = "the cat sat on the mat and the dog slept"
+    q = from_prediction("tradeoffs-cache-saving", sentence, "small", 0)
+    chosen = lesson_model("small", 0)
+    ids = chosen.tokenizer.encode(sentence).ids
+    ratio = tradeoffs_core.append_costs(chosen.encoder, ids, ROOM_APPENDS).ratio
+    assert q.options[q.correct] == f"{ratio:,.1f}×"
+    assert f"{len(ids):,.1f}×" in q.options and f"{len(ids) + ROOM_APPENDS:,.1f}×" in q.options  # T, T + N
+    assert len(proof_charts(q)) == 1
+
+
+def test_the_first_cut_question_is_the_first_piece_past_the_cap():
+    from encoder_core.lessons import tradeoffs as tradeoffs_core
+    from ui.models import lesson_model
+    from ui.questions.tradeoffs import ROOM_COPIES
+
+    sentence = "the old man read the book in the garden"
+    q = from_prediction("tradeoffs-first-cut", sentence, "small", 0)
+    tok, limit = lesson_model("small", 0).tokenizer, lesson_model("small", 0).encoder.config.max_positions
+    cut = tradeoffs_core.first_cut(tok, sentence, ROOM_COPIES, limit)
+    assert q.options[q.correct] == f"piece {cut.index}: “{cut.pieces[cut.index]}”" and len(proof_charts(q)) == 1
+    with pytest.raises(CannotAsk, match="nothing to ask"):
+        from_prediction("tradeoffs-first-cut", "hi", "small", 0)
+
+
+@pytest.mark.parametrize("model", ["mlm", "minilm"])
+def test_the_ffn_token_question_is_the_word_with_the_longest_ffn_output(model):
+    from encoder_core.lessons import block as block_core
+    from ui.models import lesson_model
+
+    sentence = "the old man read the book in the garden"
+    q = from_prediction("block-ffn-token", sentence, model, 0)
+    chosen = lesson_model(model, 0)
+    norms = block_core.ffn_norms_of(chosen.encoder, chosen.tokenizer, sentence, chosen.name)
+    choice = block_core.ffn_token_choice(norms.norms, norms.tokens)
+    assert q.options[q.correct] == f"{choice.best} {norms.tokens[choice.best]}"
+    assert f"layer {choice.layer}" in q.prompt and len(proof_charts(q)) == 1
+    with pytest.raises(CannotAsk, match="trained FFN"):
+        from_prediction("block-ffn-token", sentence, "small", 0)
+
+
+def test_the_deep_growth_question_is_the_lessons_outcome_on_its_two_stacks():
+    from encoder_core.lessons import block as block_core
+    from ui.models import word_tokenizer
+    from ui.questions.block import ROOM_DEPTH
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("block-deep-growth", sentence, "small", 0)
+    enc = word_tokenizer().encode(sentence)
+    study = block_core.deep_stack_study(list(enc.ids), list(enc.segments), ROOM_DEPTH, 0, block_core.BERT_INIT_STD)
+    assert q.correct == block_core.GROWTH_OUTCOMES.index(block_core.growth_outcome(study))
+    assert len(proof_charts(q)) == 2
+
+
+def test_the_closest_sentence_question_is_minilms_highest_cosine():
+    from encoder_core.lessons import outputs as outputs_core
+    from ui.models import minilm
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("outputs-closest-sentence", sentence, "minilm", 0)
+    found = outputs_core.closest_sentence(minilm()[0], sentence)
+    assert q.options == tuple(found.options) and q.correct == found.answer
+    best = max(range(len(found.options)), key=lambda i: found.cosine["mean"][i])
+    assert q.correct == best and len(proof_charts(q)) == 1
+    with pytest.raises(CannotAsk, match="choose it"):
+        from_prediction("outputs-closest-sentence", sentence, "small", 0)
+
+
+def test_the_hardest_position_question_is_the_largest_loss_of_the_lessons_draw():
+    from encoder_core.lessons import masking as masking_core
+    from ui.questions.masking import ROOM_DRAW
+
+    sentence = "the old man read the book in the garden while the young dog slept by the warm fire"
+    q = from_prediction("masking-hardest", sentence, "small", 0)
+    trained, _ = trained_mlm()
+    ids = trained.tokenizer.encode(sentence).ids
+    draw = masking_core.draw_masks(trained.tokenizer, ids, **ROOM_DRAW)
+    fwd = masking_core.mlm_forward(trained.model, draw.result.inputs, draw.result.labels, tokenizer=trained.tokenizer)
+    choice = masking_core.hardest_choice(draw, fwd)
+    best = draw.positions[choice.positions[choice.answer]]
+    assert q.options[q.correct].startswith(f"position {best.position}, “{best.token}”")
+    assert "\\\\" not in "".join(q.options) and "counts as right too" not in q.prompt  # plain text, one answer
+    assert len(proof_charts(q)) == 1
+    with pytest.raises(CannotAsk, match="ten words"):
+        from_prediction("masking-hardest", "the cat sat on the mat", "small", 0)
+
+
+@pytest.mark.parametrize("text", ["position 5, “the” (the model reads [MASK])", "##ing 1.5% a-b \\ x_y *z*"])
+def test_a_pages_escaped_text_comes_back_plain_for_the_room(text):
+    from ui.frame.quiz_widget import escape_md
+    from ui.questions.masking import unescaped
+
+    assert unescaped(escape_md(text)) == text
+
+
+def test_the_token_knockout_question_is_the_token_whose_hiding_costs_the_answer_most():
+    from encoder_core.lessons import inside as inside_core
+
+    sentence = "the dog slept on the [MASK] all day"
+    q = from_prediction("inside-token", sentence, "small", 0)
+    trained, _ = trained_mlm()
+    cloze = inside_core.prepare_cloze(trained.tokenizer, sentence)
+    knock = inside_core.knockouts(trained.model, trained.tokenizer, cloze)
+    choice = inside_core.token_choice(knock, inside_core.attention_maps(trained.model, cloze), cloze)
+    best = choice.candidates[choice.answer]
+    assert q.options[q.correct] == f"“{cloze.tokens[best]}” (token {best})"
+    assert float(knock.tokens[best]) == min(float(knock.tokens[i]) for i in choice.candidates)
+    assert "\\\\" not in q.prompt + "".join(q.options) + "".join(q.why_wrong)  # plain text: the room escapes
+    assert len(proof_charts(q)) == 1
+
+
+def test_the_inside_lessons_markdown_comes_back_plain_for_the_room():
+    from ui.questions.inside import plain
+    from ui.views.inside import md
+
+    for text in ["[MASK] & <b>x</b> *y* #z $1", "“[SEP]” (token 9)"]:
+        assert plain(md(text)) == text
