@@ -37,7 +37,7 @@ def checked_questions(lesson: str, gen: Callable[[int], Question], check: Callab
 
 
 def assert_practised(prediction) -> None:
-    """A lesson's prediction (ui.frame.predict.Question) names the quiz generator that practises its idea
+    """A lesson's prediction (ui.frame.predict.Prediction) names the quiz generator that practises its idea
     (`concept`), and that generator names the same idea: the review asks anew what was missed."""
     by_name = {g.__name__: g for g in generators()}
     assert prediction.concept in by_name, f"{prediction.key}: no quiz generator {prediction.concept!r}"

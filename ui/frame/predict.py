@@ -64,7 +64,7 @@ class Trap:
 
 
 @dataclass(frozen=True)
-class Question:
+class Prediction:
     lesson: str
     name: str
     prompt: str
@@ -115,7 +115,7 @@ class Logged:
         return self.right is False and self.sure is True
 
 
-def judge(q: Question, guess: int | float, answer: int | float) -> Verdict:
+def judge(q: Prediction, guess: int | float, answer: int | float) -> Verdict:
     """Score a committed guess against the model's answer."""
     if not q.numeric:
         right = int(guess) == int(answer)
@@ -124,7 +124,7 @@ def judge(q: Question, guess: int | float, answer: int | float) -> Verdict:
     return judge_number(q, float(guess), float(answer))
 
 
-def tolerance_for(q: Question, answer: float) -> float:
+def tolerance_for(q: Prediction, answer: float) -> float:
     """The share of the answer within which a guess is right: q.tolerance, narrowed to half the way to the
     nearest trap, so that a student who holds a named misconception is never scored as right."""
     gaps = [abs(t.value / answer - 1) for t in q.traps if answer and t.value != answer]
@@ -135,7 +135,7 @@ def percent(share: float) -> str:
     return f"{share * 100:.0f} %" if share >= 0.01 else f"{share * 100:.1g} %"
 
 
-def judge_number(q: Question, guess: float, answer: float) -> Verdict:
+def judge_number(q: Prediction, guess: float, answer: float) -> Verdict:
     """A number is right within tolerance_for(q, answer) of the model's; a wrong one names the trap it
     lands on (within the same share of that trap's value), or else how far off it is and which way."""
     if answer == 0 or guess == 0:
@@ -161,7 +161,7 @@ def judge_number(q: Question, guess: float, answer: float) -> Verdict:
     return Verdict(False, said, misconception)
 
 
-def option_order(q: Question) -> list[int]:
+def option_order(q: Prediction) -> list[int]:
     """The order q's options are shown in on this visit: drawn once per visit and question, the same on
     every rerun, so the right option's place is never a habit to learn."""
     seed = st.session_state.setdefault(ORDER_SEED_KEY, secrets.randbits(32))
@@ -189,15 +189,15 @@ def _commits() -> dict[str, Commit]:
     return st.session_state.setdefault(STATE_KEY, {})
 
 
-def _choice_key(q: Question) -> str:
+def _choice_key(q: Prediction) -> str:
     return f"_predict_guess_{q.key}"
 
 
-def _sure_key(q: Question) -> str:
+def _sure_key(q: Prediction) -> str:
     return f"_predict_sure_{q.key}"
 
 
-def _commit(q: Question, context: str, skip: bool) -> None:
+def _commit(q: Prediction, context: str, skip: bool) -> None:
     """Button callback: keep the guess (or the skip) for this context. A second click changes nothing."""
     commits = _commits()
     if q.key in commits and commits[q.key].context == context:
@@ -216,7 +216,7 @@ def _commit(q: Question, context: str, skip: bool) -> None:
     rerun_whole_page()
 
 
-def _ask(q: Question, context: str) -> None:
+def _ask(q: Prediction, context: str) -> None:
     if q.word:
         st.text_input(q.prompt, key=_choice_key(q), placeholder="one word", max_chars=MAX_WORD)
     elif q.numeric:
@@ -237,20 +237,20 @@ def _ask(q: Question, context: str) -> None:
         )
 
 
-def _said_guess(q: Question, guess: int | float | str) -> str:
+def _said_guess(q: Prediction, guess: int | float | str) -> str:
     if q.word:
         return str(guess)
     return q.options[int(guess)].label if not q.numeric else f"{guess:g}"
 
 
-def revealed(q: Question, context: str) -> bool:
+def revealed(q: Prediction, context: str) -> bool:
     """Has the student committed (or skipped) q on this context? A page may lay out differently after it."""
     commit = _commits().get(q.key)
     return commit is not None and commit.context == context
 
 
 def predict_then_see(
-    q: Question,
+    q: Prediction,
     context: str,
     answer: Callable[[], Any],
     reveal: Callable[[Any], None],
@@ -293,7 +293,7 @@ def predict_then_see(
         reveal(value)
 
 
-def _log(q: Question, context: str, right: bool | None, sure: bool | None) -> None:
+def _log(q: Prediction, context: str, right: bool | None, sure: bool | None) -> None:
     """This visit's record (the sidebar), and once per commit the learner's own record (kept across visits)."""
     log, key = st.session_state.setdefault(LOG_KEY, {}), f"{q.key}@{context}"
     if key in log:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from encoder_core.lessons import attention as core
 from encoder_core.lessons.attention import DropLastResult, LookAhead, RowFacts, moved_count
-from ui.frame.predict import Option, Question
+from ui.frame.predict import Option, Prediction
 from ui.room.registry import CannotAsk, Run, register_room_question
 from ui.views import attention as figs
 
 
-def same_rows(facts: RowFacts, tokens: list[str]) -> Question:
+def same_rows(facts: RowFacts, tokens: list[str]) -> Prediction:
     """Which query row is the same under both masks (answer: row_outcome; asked only where facts.askable)."""
     busiest = facts.busiest
-    return Question(
+    return Prediction(
         "attention",
         "rows",
         "You see the bidirectional grid. Now the causal mask is added: which query row comes out exactly the same?",
@@ -49,10 +49,10 @@ def _rounding(x: float) -> str:
     return "0" if x == 0 else f"{x:.1e}"
 
 
-def drop(result: DropLastResult) -> Question:
+def drop(result: DropLastResult) -> Prediction:
     """Which runs move the vectors before a dropped token (answer: drop_outcome; asked where drop_is_clear)."""
     n, moved = result.positions, moved_count(result)
-    return Question(
+    return Prediction(
         "attention",
         "drop",
         "Drop that token and run the sentence again. Which runs change the final vectors of the tokens before it?",
@@ -90,7 +90,7 @@ LOOK_HABIT = {  # why a guess at this role misses, when the head's favourite is 
 }
 
 
-def look_ahead(la: LookAhead, tokens: list[str], example_mass: float) -> Question:
+def look_ahead(la: LookAhead, tokens: list[str], example_mass: float) -> Prediction:
     """Which of a few tokens a word attends to most in a trained head (answer: LookAhead.answer).
 
     example_mass: the head's average weight on the token right after a token, on the example it was shown on."""
@@ -113,7 +113,7 @@ def look_ahead(la: LookAhead, tokens: list[str], example_mass: float) -> Questio
             f"and {label} {weight:.2f}."
         )
         options.append(Option(label, habit + fact))
-    return Question(
+    return Prediction(
         "attention",
         "look-ahead",
         f"Now the same head reads your sentence. Which token does “{tokens[word]}” (token {word}) attend to most?",
@@ -130,7 +130,7 @@ def _comparison(run: Run):
     return core.compare_masks(run.model, run.ids, run.proof["layer"], run.proof["head"])
 
 
-def _rows_question(run: Run) -> Question:
+def _rows_question(run: Run) -> Prediction:
     """The lesson's own question, asked only where its answer stands clear (core.row_facts(...).askable)."""
     facts = core.row_facts(_comparison(run))
     if not facts.askable:
@@ -180,7 +180,7 @@ def _look(run: Run):
     return core.look_ahead_run(run.model.bert, run.tokenizer, run.proof["sentence"])
 
 
-def _look_question(run: Run) -> Question:
+def _look_question(run: Run) -> Prediction:
     """The lesson's own question, asked only where a word's favourite leads by the lesson's margin."""
     found = _look(run)
     if found.question is None:

@@ -17,7 +17,7 @@ from encoder_core.lessons.block import (
     DeepStackStudy,
     FfnTokenChoice,
 )
-from ui.frame.predict import Option, Question, Trap, percent, tolerance_for
+from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
 from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, register_room_question
 from ui.views import block as figs
@@ -32,10 +32,12 @@ NORM_TRAPS = {
 }
 
 
-def layernorm_std(token: str, position: int, std_before: float, std_after: float, traps: dict[str, float]) -> Question:
+def layernorm_std(
+    token: str, position: int, std_before: float, std_after: float, traps: dict[str, float]
+) -> Prediction:
     """The embeddings' LayerNorm, asked about one row whose spread before it the page quotes. std_after: the model's
     answer (only to state the tolerance: the prompt never shows it); traps: core.norm_std_traps of that row."""
-    q = Question(
+    q = Prediction(
         "block",
         "norm-std",
         f"Before the LayerNorm, the row of “{token}” (position {position}) has a standard deviation of "
@@ -59,7 +61,7 @@ SHAPE_MISTAKES = {
 }
 
 
-def ffn_shape(n_tokens: int, d_model: int, d_ff: int) -> Question:
+def ffn_shape(n_tokens: int, d_model: int, d_ff: int) -> Prediction:
     """The shape of the FFN's hidden layer on this sentence; options in the order of core.SHAPE_CHOICES."""
     sizes = {
         "T x d": (n_tokens, d_model),
@@ -67,7 +69,7 @@ def ffn_shape(n_tokens: int, d_model: int, d_ff: int) -> Question:
         "T x T": (n_tokens, n_tokens),
         "d x d_ff": (d_model, d_ff),
     }
-    return Question(
+    return Prediction(
         "block",
         "ffn-shape",
         f"Your sentence has T = {n_tokens} tokens and the block is d = {d_model} wide. What shape is the FFN's "
@@ -109,9 +111,9 @@ def growth_options(study: DeepStackStudy) -> dict[str, Option]:
     }
 
 
-def deep_growth(study: DeepStackStudy) -> Question:
+def deep_growth(study: DeepStackStudy) -> Prediction:
     options = growth_options(study)
-    return Question(
+    return Prediction(
         "block",
         "deep-growth",
         "Both stacks start from the same embeddings, each token's vector of length √d. After the last block, whose "
@@ -127,7 +129,7 @@ def token_option(position: int, token: str) -> str:
     return f"{position} {token}"
 
 
-def ffn_token(choice: FfnTokenChoice, tokens: list[str], model_name: str, margin: float) -> Question:
+def ffn_token(choice: FfnTokenChoice, tokens: list[str], model_name: str, margin: float) -> Prediction:
     """Which word gets the longest FFN output in a trained model's layer (core.ffn_token_choice's options)."""
     best, norms = choice.best, choice.norms
     options = tuple(
@@ -145,7 +147,7 @@ def ffn_token(choice: FfnTokenChoice, tokens: list[str], model_name: str, margin
         if choice.passed_over
         else ""
     )
-    return Question(
+    return Prediction(
         "block",
         "ffn-token",
         f"In {model_name}, layer {choice.layer}: the FFN reads each token's row on its own and adds a vector f to it. "
@@ -168,7 +170,7 @@ def _ffn_hidden(run: Run):
     return walk, walk.trace["ffn_hidden"]
 
 
-def _ffn_question(run: Run) -> Question:
+def _ffn_question(run: Run) -> Prediction:
     walk, _ = _ffn_hidden(run)
     return ffn_shape(len(run.tokens), walk.d_model, walk.d_ff)
 

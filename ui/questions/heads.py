@@ -13,7 +13,7 @@ from dataclasses import replace
 from encoder_core.lessons import heads as core
 from encoder_core.lessons.heads import TopKeyChoice
 from encoder_core.model.head_patterns import HeadLabel, head_label, label_heads
-from ui.frame.predict import Option, Question, Trap, percent, tolerance_for
+from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
 from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, register_room_question
 from ui.views import heads as views
@@ -29,9 +29,9 @@ COUNT_TRAPS = {
 }
 
 
-def weight_count(n_heads: int, model_name: str, traps: dict[str, int], answer: int) -> Question:
+def weight_count(n_heads: int, model_name: str, traps: dict[str, int], answer: int) -> Prediction:
     """traps: HeadMechanics.weight_count_traps; answer: the model's count (only to state the tolerance)."""
-    q = Question(
+    q = Prediction(
         "heads",
         "weight-count",
         f"One attention layer of {model_name}, with {n_heads} heads, runs on your sentence. How many attention "
@@ -63,7 +63,7 @@ def head_name(layer: int, head: int) -> str:
     return f"layer {layer}, head {head}"
 
 
-def previous_token(candidates: Sequence[HeadLabel], model_name: str, left_out: bool = False) -> Question:
+def previous_token(candidates: Sequence[HeadLabel], model_name: str, left_out: bool = False) -> Prediction:
     """Which of these heads (encoder_core.lessons.heads.previous_token_choice's candidates) looks back most.
     left_out: heads too close to the answer to call were left out of the options (the prompt says so)."""
     options = []
@@ -72,7 +72,7 @@ def previous_token(candidates: Sequence[HeadLabel], model_name: str, left_out: b
         said = WRONG_HEAD[lab.pattern].format(head=name, mass=lab.mass)
         options.append(Option(name, said[:1].upper() + said[1:]))
     note = " (A head that looks back nearly as much as the answer is not offered: too close to call.)"
-    return Question(
+    return Prediction(
         "heads",
         "previous-token",
         f"In {model_name}, on your sentence: which of these heads puts the most weight on the token just before "
@@ -101,7 +101,7 @@ def top_key_misconception(choice: TopKeyChoice, tokens: Sequence[str], key: int)
     return f"“{tokens[q]}” puts {than}: a trained head picks its word, not just a neighbour or a sink."
 
 
-def top_key(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> Question:
+def top_key(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> Prediction:
     """Which key the asked word of the sentence gives its largest weight in one head of a trained model."""
     q = choice.query
     options = tuple(
@@ -113,7 +113,7 @@ def top_key(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> Que
         if choice.passed_over
         else ""
     )
-    return Question(
+    return Prediction(
         "heads",
         "top-key",
         f"In {model_name}, layer {choice.layer}, head {choice.head}: which token does “{tokens[q]}” (position {q}) "
@@ -151,7 +151,7 @@ def _previous(run: Run):
     return attention, labels, choice
 
 
-def _previous_question(run: Run) -> Question:
+def _previous_question(run: Run) -> Prediction:
     _, labels, choice = _previous(run)
     rivals = [head_label(labels, *c) for c in choice.candidates]
     return previous_token(rivals, "this model", left_out=bool(choice.too_close))  # the room's prompt names it

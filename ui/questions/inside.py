@@ -16,7 +16,7 @@ from encoder_core.lessons.inside import (
     TokenChoice,
     best_methods,
 )
-from ui.frame.predict import Option, Question, Verdict, judge
+from ui.frame.predict import Option, Prediction, Verdict, judge
 from ui.room.registry import CannotAsk, Run, middle_word, register_room_question
 from ui.views import inside as figs
 from ui.views.inside import md
@@ -41,7 +41,7 @@ def head_name(layer: int, head: int) -> str:
     return f"layer {layer}, head {head}"
 
 
-def most_important_head(choice: HeadChoice, answer: str, tokens: list[str] | None = None) -> Question:
+def most_important_head(choice: HeadChoice, answer: str, tokens: list[str] | None = None) -> Prediction:
     """tokens: the sentence's, to name where a sharp head looks (None: by its index)."""
     best = choice.candidates[choice.answer]
     options = []
@@ -54,7 +54,7 @@ def most_important_head(choice: HeadChoice, answer: str, tokens: list[str] | Non
             peak_token=where, margin=KNOCKOUT_MARGIN,
         )  # fmt: skip
         options.append(Option(head_name(*c), "" if reason == "answer" else idea))
-    return Question(
+    return Prediction(
         "inside",
         "head",
         f"The model answers “{md(answer)}” at the [MASK]. Knock out one head (its output zeroed before W_O): "
@@ -85,7 +85,7 @@ def token_name(tokens: list[str], i: int) -> str:
     return f"“{md(tokens[i])}” (token {i})"
 
 
-def most_important_token(choice: TokenChoice, tokens: list[str], answer: str) -> Question:
+def most_important_token(choice: TokenChoice, tokens: list[str], answer: str) -> Prediction:
     """Which of the tokens offered, hidden from every query, lowers the answer's log-probability most?"""
     best = choice.candidates[choice.answer]
     options = []
@@ -97,7 +97,7 @@ def most_important_token(choice: TokenChoice, tokens: list[str], answer: str) ->
             best_token=md(tokens[best]), margin=KNOCKOUT_MARGIN,
         )  # fmt: skip
         options.append(Option(token_name(tokens, i), "" if reason == "answer" else idea))
-    return Question(
+    return Prediction(
         "inside",
         "token",
         f"The model answers “{md(answer)}” at the [MASK]. Hide one token from every query, in every layer: which of "
@@ -124,8 +124,8 @@ WRONG_METHOD = {
 }
 
 
-def best_explanation() -> Question:
-    return Question(
+def best_explanation() -> Prediction:
+    return Prediction(
         "inside",
         "explanation",
         "Which explanation will rank the tokens most like the knockouts do on your sentence (the highest Spearman "
@@ -168,7 +168,7 @@ def _head_knockouts(run: Run):
     return cloze, knock, core.head_choice(knock, attentions, cloze.position)
 
 
-def _head_question(run: Run) -> Question:
+def _head_question(run: Run) -> Prediction:
     """The lesson's own question, asked only where one head stands apart by the lesson's margin."""
     cloze, knock, choice = _head_knockouts(run)
     if not choice.asked:
@@ -211,7 +211,7 @@ def _token_knockouts(run: Run):
     return cloze, knock, core.token_choice(knock, core.attention_maps(run.model, cloze), cloze)
 
 
-def _token_question(run: Run) -> Question:
+def _token_question(run: Run) -> Prediction:
     """The lesson's own question, asked only where one token's knockout stands apart by the lesson's margin."""
     cloze, knock, choice = _token_knockouts(run)
     if not choice.asked:

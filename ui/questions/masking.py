@@ -18,7 +18,7 @@ from encoder_core.lessons.masking import (
     HardestChoice,
     rank_guess,
 )
-from ui.frame.predict import Option, Question, Verdict, judge
+from ui.frame.predict import Option, Prediction, Verdict, judge
 from ui.frame.quiz_widget import escape_md
 from ui.room.registry import CannotAsk, Run, register_room_question
 from ui.views import masking as figs
@@ -46,7 +46,7 @@ LOSS_OPTIONS = {
     ),
 }
 
-LOSS = Question(
+LOSS = Prediction(
     "masking",
     "loss",
     "Which positions of this draw does the loss read?",
@@ -69,7 +69,7 @@ def loss_verdict(guess: int, answer: int, matches: list[str]) -> Verdict:
     )
 
 
-FILL = Question(
+FILL = Prediction(
     "masking",
     "fill",
     "What word will the model put first in the first [MASK]? Type one word. The model's own first choice counts "
@@ -164,14 +164,14 @@ def hardest_misconception(choice: HardestChoice, positions: list[DrawPosition], 
     )
 
 
-def hardest(choice: HardestChoice, positions: list[DrawPosition], model_name: str) -> Question:
+def hardest(choice: HardestChoice, positions: list[DrawPosition], model_name: str) -> Prediction:
     """Which of the draw's chosen positions carries the largest loss under the trained model?"""
     some = (
         f" ({len(choice.positions)} of the {choice.n_chosen} chosen are offered.)"
         if choice.n_chosen > len(choice.positions)
         else ""
     )
-    return Question(
+    return Prediction(
         "masking",
         "hardest",
         f"Under {model_name}, which of this draw's chosen positions carries the largest loss, −log p(original "
@@ -185,7 +185,7 @@ def hardest(choice: HardestChoice, positions: list[DrawPosition], model_name: st
     )
 
 
-def hardest_score(q: Question, choice: HardestChoice):
+def hardest_score(q: Prediction, choice: HardestChoice):
     """score(guess, answer): the largest loss is right, and so is any position within LOSS_MARGIN of it."""
 
     def score(guess: int, answer: int) -> Verdict:
@@ -261,7 +261,7 @@ def unescaped(text: str) -> str:
     return _ESCAPED.sub(r"\1", text)
 
 
-def _hardest_question(run: Run) -> Question:
+def _hardest_question(run: Run) -> Prediction:
     draw, _, choice = _hardest(run)
     asked = hardest(choice, draw.positions, run.name)
     prompt = asked.prompt.replace(f" A position within {LOSS_MARGIN:g} nats of the largest counts as right too.", "")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from encoder_core.lessons.outputs import PROBE_OUTCOMES, SAME_MARGIN, SHAPE_FORMS, ClosestSentence, closest_sentence
-from ui.frame.predict import Option, Question
+from ui.frame.predict import Option, Prediction
 from ui.models import minilm
 from ui.room.registry import CannotAsk, Run, register_room_question
 from ui.views import outputs as figs
@@ -18,10 +18,10 @@ SHAPE_MISCONCEPTIONS = {
 }
 
 
-def shape_question(forms: dict[str, tuple[int, ...]], d_model: int, n_tags: int) -> Question:
+def shape_question(forms: dict[str, tuple[int, ...]], d_model: int, n_tags: int) -> Prediction:
     """The tagging head's logits on the student's batch; forms: SHAPE_FORMS with the batch's numbers put in."""
     B, T, _ = forms["(B, T, D)"]
-    return Question(
+    return Prediction(
         LESSON,
         "tag-shape",
         f"Your sentence and your pair make a batch of B = {B} rows, padded to T = {T} tokens; the encoder gives "
@@ -32,7 +32,7 @@ def shape_question(forms: dict[str, tuple[int, ...]], d_model: int, n_tags: int)
     )
 
 
-SHAPE = Question(LESSON, "tag-shape", "")  # its key, for revealed(): has the student answered it on this batch?
+SHAPE = Prediction(LESSON, "tag-shape", "")  # its key, for revealed(): has the student answered it on this batch?
 
 
 PROBE_LABELS = {  # short: ui.frame.predict keeps the first 40 characters of a choice
@@ -56,8 +56,8 @@ PROBE_MISCONCEPTIONS = {
 }
 
 
-def probe_question(task_name: str, steps: int) -> Question:
-    return Question(
+def probe_question(task_name: str, steps: int) -> Prediction:
+    return Prediction(
         LESSON,
         "probe-or-scratch",
         f"Three runs on {task_name}, {steps} steps each, from three starting points (your commit starts their "
@@ -85,9 +85,9 @@ def closest_misconception(c: ClosestSentence, i: int) -> str:
     )
 
 
-def closest_question(c: ClosestSentence, sentence: str) -> Question:
+def closest_question(c: ClosestSentence, sentence: str) -> Prediction:
     """sentence: the student's, as the page shows it (escaped for markdown)."""
-    return Question(
+    return Prediction(
         LESSON,
         "closest-sentence",
         f"all-MiniLM-L6-v2 turns “{sentence}” and each sentence below into one vector, the mean of its tokens' "

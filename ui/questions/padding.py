@@ -17,7 +17,7 @@ from encoder_core.lessons.padding import (
     even_is_far,
     leak_ends,
 )
-from ui.frame.predict import Option, Question, Trap, Verdict, judge, percent
+from ui.frame.predict import Option, Prediction, Trap, Verdict, judge, percent
 from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, register_room_question
 from ui.views import padding as figs
@@ -44,7 +44,7 @@ def miscount_text(name: str, count: PadCount, extra: int) -> str:
     return f"The {extra} extra pads go on every row, the single sentence's too."
 
 
-def pad_count(count: PadCount, extra: int) -> Question:
+def pad_count(count: PadCount, extra: int) -> Prediction:
     """A choice: how many [PAD]s the single sentence's row gets (answer: the option labelled count.answer)."""
     options = {count.answer: Option(str(count.answer))}
     by_count: dict[int, list[str]] = {}  # two misconceptions may give the same count: both are named
@@ -59,7 +59,7 @@ def pad_count(count: PadCount, extra: int) -> Question:
                 options[n] = Option(str(n), COUNT_AGAIN)
         step += 1
     more = f", then {extra} extra pads on every row" if extra else ""
-    return Question(
+    return Prediction(
         "padding",
         "pad-count",
         "The pair and the single sentence go into one batch: each is tokenized ([CLS] first, a [SEP] after each "
@@ -71,12 +71,12 @@ def pad_count(count: PadCount, extra: int) -> Question:
     )
 
 
-def pad_count_answer(q: Question, count: PadCount) -> int:
+def pad_count_answer(q: Prediction, count: PadCount) -> int:
     """The index of the right option in q (built by pad_count)."""
     return [o.label for o in q.options].index(str(count.answer))
 
 
-def pad_share(n_real: int, n_pads: int, layer: int, head: int, share: float, even: float) -> Question:
+def pad_share(n_real: int, n_pads: int, layer: int, head: int, share: float, even: float) -> Prediction:
     """A number: without the mask, the share of a real token's attention that goes to the pads.
 
     share: the model's answer, even: an even spread's (both known before the commit, shown only after it): the
@@ -91,7 +91,7 @@ def pad_share(n_real: int, n_pads: int, layer: int, head: int, share: float, eve
                 f"{share:.3f}.",
             )
         )
-    return Question(
+    return Prediction(
         "padding",
         "pad-share",
         f"Suppose nobody passes the mask. At layer {layer}, head {head}, what share of its attention does a real "
@@ -131,9 +131,9 @@ LEAK_TREND_OPTIONS = {
 }
 
 
-def leak_trend(most_pads: int) -> Question:
+def leak_trend(most_pads: int) -> Prediction:
     """A choice: without the mask, how the real outputs move as pads are appended (answer: leak_trend)."""
-    return Question(
+    return Prediction(
         "padding",
         "leak-trend",
         f"Mask off. Append [PAD]s after the single sentence, 1 of them, then more, up to {most_pads}. "
@@ -149,7 +149,7 @@ def leak_fact(leak: PadLeak) -> str:
     return f" Here the gap is {first:.3g} with {few} pad{'s' if few != 1 else ''} and {last:.3g} with {most}."
 
 
-def leak_verdict(q: Question, leak: PadLeak, guess: int, answer: int) -> Verdict:
+def leak_verdict(q: Prediction, leak: PadLeak, guess: int, answer: int) -> Verdict:
     """Score a trend guess: right if it is among accepted_trends (a neighbour counts where the ratio sits on the
     edge between two trends); a wrong guess's misconception is followed by this sentence's gaps."""
     accepted = accepted_trends(leak)

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from encoder_core.lessons import tradeoffs as core
 from encoder_core.lessons.tradeoffs import CASES, FirstCut, cache_traps
-from ui.frame.predict import Option, Question, Trap
+from ui.frame.predict import Option, Prediction, Trap
 from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, middle_word, register_room_question
 from ui.views import tradeoffs as figs
@@ -34,8 +34,8 @@ CACHE_TRAPS = {  # the wrong idea behind each value encoder_core's cache_traps g
 }
 
 
-def cache_question(prefix: int, n: int) -> Question:
-    return Question(
+def cache_question(prefix: int, n: int) -> Prediction:
+    return Prediction(
         LESSON,
         "cache-saving",
         f"Now append N = {n} tokens to your T = {prefix}-token sentence, one at a time. After each one the encoder "
@@ -65,10 +65,10 @@ CUT_MISCONCEPTIONS = {
 }
 
 
-def cut_question(cut: FirstCut, copies: int, escape) -> Question:
+def cut_question(cut: FirstCut, copies: int, escape) -> Prediction:
     """cut: encoder_core's first_cut on the student's sentence; escape: for the pieces, as the page shows them."""
     names = {i: name for name, i in cut.misread.items()} | {cut.index: "right"}
-    return Question(
+    return Prediction(
         LESSON,
         "first-cut",
         f"Your sentence, {len(cut.pieces)} word pieces, written {copies} times in a row is longer than the model's "
@@ -97,9 +97,9 @@ CASE_MISCONCEPTIONS = {
 }
 
 
-def mismatch_question(position: int, word: str) -> Question:
+def mismatch_question(position: int, word: str) -> Prediction:
     """word: the original word at the position, as the page shows it (escaped for markdown)."""
-    return Question(
+    return Prediction(
         LESSON,
         "mask-mismatch",
         f"The trained MLM reads your sentence three times, with position {position} (“{word}”) holding [MASK], a "

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from classroom.questions import MAX_OPTIONS
-from ui.frame.predict import Option, Question
+from ui.frame.predict import Option, Prediction
 
 MIN_CHOICES = 3  # the answer and two misconceptions: enough; fewer, and far-off values join them
 FAR = 3.0  # a value "far too high" is the answer times this, "far too low" the answer divided by it
@@ -29,8 +29,8 @@ def without_rule(prompt: str) -> str:
 
 
 def number_choice(
-    q: Question, answer: float, shown: Callable[[float], str] = whole, most: float | None = None
-) -> tuple[Question, int]:
+    q: Prediction, answer: float, shown: Callable[[float], str] = whole, most: float | None = None
+) -> tuple[Prediction, int]:
     """q as a choice, and the index of the right option. A trap within the question's own tolerance of the answer
     (before the lesson narrows it to judge a typed number) is too close to offer beside it, and one shown like
     another option is offered once. most: the largest value the number can take (1 for a share), if any."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from encoder_core.lessons import LESSON_IDS
 
 if TYPE_CHECKING:
-    from ui.frame.predict import Question as Prediction
+    from ui.frame.predict import Prediction
     from ui.views.figures import Chart
 
 QUESTIONS_PACKAGE = "ui.questions"  # ui.questions.<lesson id>: where a lesson registers its room questions

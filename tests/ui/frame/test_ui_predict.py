@@ -3,18 +3,18 @@ one small AppTest of committing a typed word and a long option label."""
 
 import pytest
 
-from ui.frame.predict import Option, Question, Trap, fingerprint, judge, lettered, shuffled, tolerance_for
+from ui.frame.predict import Option, Prediction, Trap, fingerprint, judge, lettered, shuffled, tolerance_for
 
-CHOICE = Question(
+CHOICE = Prediction(
     "demo",
     "pick",
     "Which?",
     (Option("a", "the idea behind a"), Option("b"), Option("c", "the idea behind c")),
 )
-NUMBER = Question(
+NUMBER = Prediction(
     "demo", "count", "How many?", tolerance=0.5, too_high="counted too much", too_low="counted too little"
 )
-TRAPPED = Question(
+TRAPPED = Prediction(
     "demo",
     "trapped",
     "How many times more?",
@@ -88,11 +88,11 @@ def test_a_context_is_a_short_stable_digest_of_what_it_was_made_on():
 def _word_and_long_label_page():
     import streamlit as st
 
-    from ui.frame.predict import Option, Question, Verdict, predict_then_see
+    from ui.frame.predict import Option, Prediction, Verdict, predict_then_see
 
-    word = Question("demo", "word", "Which word?", word=True)
+    word = Prediction("demo", "word", "Which word?", word=True)
     label = "an option label well over forty characters long, as a lesson may write"
-    long = Question("demo", "long", "Which?", (Option(label), Option("b", "the idea behind b")))
+    long = Prediction("demo", "long", "Which?", (Option(label), Option("b", "the idea behind b")))
     predict_then_see(
         word,
         "ctx",

@@ -3,10 +3,10 @@ far-off values with the too-high and too-low misconceptions where those are few,
 
 from __future__ import annotations
 
-from ui.frame.predict import Question, Trap
+from ui.frame.predict import Prediction, Trap
 from ui.room.numbers import number_choice, without_rule
 
-ASKED = Question(
+ASKED = Prediction(
     "heads",
     "n",
     "How many? Right within 2 %.",
@@ -26,9 +26,11 @@ def test_the_answer_and_each_named_misconception_become_options_in_ascending_ord
 
 
 def test_too_few_traps_are_filled_with_a_value_far_too_high_and_far_too_low():
-    q, right = number_choice(Question("x", "n", "How many?", traps=(Trap(10, "one"),), too_high="hi", too_low="lo"), 30)
+    q, right = number_choice(
+        Prediction("x", "n", "How many?", traps=(Trap(10, "one"),), too_high="hi", too_low="lo"), 30
+    )
     assert [(o.label, o.misconception) for o in q.options] == [("10", "one"), ("30", ""), ("90", "hi")]
-    q, right = number_choice(Question("x", "n", "How many?", too_high="hi", too_low="lo"), 300)
+    q, right = number_choice(Prediction("x", "n", "How many?", too_high="hi", too_low="lo"), 300)
     assert [(o.label, o.misconception) for o in q.options] == [("100", "lo"), ("300", ""), ("900", "hi")]
     assert right == 1
 
