@@ -1,0 +1,200 @@
+"""What one rerun of a lesson costs the server: bytes sent, figures, CPU. Deterministic enough to compare
+two commits on a busy machine, where wall-clock times are not (prints a table; not a test).
+
+    .venv/bin/python -m benchmarks.rerun_cost [--runs 5] [--lesson block inside] [--profile block]
+
+Each lesson is opened as an AppTest (`tests.apptest_helpers.open_page`, its default tab, every prediction
+skipped), as two students in one server process, so that whatever one caches the other can reuse. Then,
+`--runs` times, with a new sentence each time (words drawn as `benchmarks.hall_load` draws them):
+
+- **new sentence**: student A types a sentence nobody has typed;
+- **same sentence**: student B types the sentence A just typed (a class typing what the lecturer says);
+- **control**: student A moves the lesson's second control (a slider where the page has one; `CONTROLS`);
+- **first page**: a third student's first run of the page, on its defaults, which others opened before
+  (the burst of a hall joining at once).
+
+Per rerun it reports:
+
+- **bytes**: the sum of the serialized protobuf sizes (`ForwardMsg.ByteSize()`) of every forward message
+  the run enqueued (deltas, page info, script finished), i.e. what the server writes to the WebSocket before
+  compression, counted before Streamlit's queue coalesces anything;
+- **chart bytes**: of those, the plotly figure JSON specs (`plotly_chart.spec`, in characters);
+- **figures**: plotly charts sent;
+- **CPU**: `time.process_time()` of the run (every thread of this process: the script runs in AppTest's own
+  thread; torch runs one thread, as the app does), median over the runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import random
+import statistics
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+
+from tests.apptest_helpers import open_page
+
+WORDS = "the a cat dog bird teacher student sat ran sang read on in near park river book garden old small".split()
+
+# The lesson's sentence box (a text_input key) and its second control: (kind, key, values to cycle through).
+SENTENCE = {
+    "attention": "attention.sentence",
+    "padding": "padding.sentence_a",
+    "masking": "masking.mlm_sentence",
+    "block": "block.block_sentence",
+    "heads": "heads.heads_sentence",
+    "outputs": "outputs.out_sentence",
+    "tradeoffs": "tradeoffs.sentence",
+    "inside": "inside.inside_sentence",
+}
+CONTROLS = {
+    "attention": ("slider", "attention.head", (1, 2, 3, 0)),
+    "padding": ("slider", "padding.n_pads", (3, 5, 7, 1)),
+    "masking": ("slider", "masking.mlm_rate", (0.2, 0.3, 0.4, 0.5)),
+    "block": ("slider", "block.block_layer", (1, 0)),
+    "heads": ("slider", "heads.heads_head", (1, 2, 3, 0)),
+    "outputs": ("selectbox", "outputs.out_compare", None),  # None: the options after the current one, in turn
+    "tradeoffs": ("text_input", "tradeoffs.next_word", ("today", "slowly", "here", "again")),
+    "inside": ("select_slider", "inside.inside_steps", (4, 16, 64)),
+}
+
+
+@dataclass
+class Tally:
+    bytes: int = 0
+    chart_bytes: int = 0
+    figures: int = 0
+    on: bool = False
+
+
+TALLY = Tally()
+_enqueue = ForwardMsgQueue.enqueue
+
+
+def _counting_enqueue(self, msg) -> None:
+    if TALLY.on:
+        TALLY.bytes += msg.ByteSize()
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            element = msg.delta.new_element
+            if element.WhichOneof("type") == "plotly_chart":
+                TALLY.figures += 1
+                TALLY.chart_bytes += len(element.plotly_chart.spec)
+    _enqueue(self, msg)
+
+
+ForwardMsgQueue.enqueue = _counting_enqueue
+
+
+@dataclass
+class Cost:
+    bytes: list[int] = field(default_factory=list)
+    chart_bytes: list[int] = field(default_factory=list)
+    figures: list[int] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+    def row(self) -> tuple[str, str, str, str]:
+        def med(xs):
+            return statistics.median(xs) if xs else float("nan")
+
+        return (
+            f"{med(self.bytes) / 1000:,.1f}",
+            f"{med(self.chart_bytes) / 1000:,.1f}",
+            f"{med(self.figures):g}",
+            f"{med(self.cpu) * 1000:,.0f}",
+        )
+
+
+@contextmanager
+def measured(cost: Cost):
+    TALLY.bytes = TALLY.chart_bytes = TALLY.figures = 0
+    TALLY.on = True
+    t = time.process_time()
+    try:
+        yield
+    finally:
+        cost.cpu.append(time.process_time() - t)
+        TALLY.on = False
+        cost.bytes.append(TALLY.bytes)
+        cost.chart_bytes.append(TALLY.chart_bytes)
+        cost.figures.append(TALLY.figures)
+
+
+def sentences(runs: int, seed: int = 46) -> list[str]:
+    r = random.Random(seed)
+    return [" ".join(r.sample(WORDS, r.randint(4, 9))) for _ in range(runs)]
+
+
+def move_control(at, lesson: str, i: int):
+    kind, key, values = CONTROLS[lesson]
+    widget = getattr(at, kind)(key=key)
+    if values is None:
+        options = list(widget.options)
+        now = options.index(str(widget.value)) if str(widget.value) in options else 0
+        new = options[(now + 1) % len(options)]
+    else:
+        new = values[i % len(values)]
+    if kind == "text_input":
+        widget.input(new)
+    else:
+        widget.set_value(new)
+    return at.run()
+
+
+def lesson_costs(lesson: str, runs: int, profile: bool = False) -> dict[str, Cost]:
+    costs = {name: Cost() for name in ("new sentence", "same sentence", "control", "first page")}
+    a = open_page(lesson, timeout=300, every_section=False)
+    b = open_page(lesson, timeout=300, every_section=False)
+    profiler = cProfile.Profile() if profile else None
+    for i, text in enumerate(sentences(runs)):
+        a.text_input(key=SENTENCE[lesson]).input(text)
+        if profiler:
+            profiler.enable()
+        with measured(costs["new sentence"]):
+            a.run()
+        if profiler:
+            profiler.disable()
+        b.text_input(key=SENTENCE[lesson]).input(text)
+        with measured(costs["same sentence"]):
+            b.run()
+        with measured(costs["control"]):
+            move_control(a, lesson, i)
+        c = open_page(None, timeout=300)  # the home page first, as open_page does, unmeasured
+        c.switch_page(f"pages/{lesson}.py")
+        with measured(costs["first page"]):
+            c.run()
+        for at in (a, b, c):
+            assert not at.exception, (lesson, at.exception)
+    if profiler:
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(45)
+        print(f"\n### {lesson}: profile of the new-sentence reruns\n\n```\n{out.getvalue()}\n```")
+    return costs
+
+
+def main() -> None:
+    from benchmarks.browser import lessons
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--lesson", nargs="+", default=None)
+    ap.add_argument("--profile", nargs="*", default=(), help="lessons whose new-sentence reruns to profile")
+    args = ap.parse_args()
+    rows = []
+    for lesson in args.lesson or lessons():
+        costs = lesson_costs(lesson, args.runs, profile=lesson in args.profile)
+        rows += [(lesson, name, *cost.row()) for name, cost in costs.items()]
+    print(f"\nmedians of {args.runs} reruns each")
+    print("| lesson | rerun | kB sent | kB of chart specs | figures | CPU ms |")
+    print("|---|---|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
