@@ -18,7 +18,7 @@ from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, narrative
 from ui.frame.state import ensure_valid, value
-from ui.models import minilm, small_model, trained_mlm, word_tokenizer
+from ui.models import block_walk, minilm, small_model, trained_mlm, word_tokenizer
 from ui.questions import block as questions
 from ui.views import block as fb
 
@@ -108,7 +108,7 @@ if model_note := fb.model_choice_note(sidebar_model(), seed):
     st.info(model_note, icon=":material/info:")
 report_encoding(enc, model.config.max_positions)
 tokens = enc.tokens
-walk = core.walk_block(model, enc.ids, enc.segments, layer)
+walk = block_walk(seed, norm, tuple(enc.ids), tuple(enc.segments), layer)  # shared by every student: read only
 d, d_ff = walk.d_model, walk.d_ff
 # The predictions asked on this input. A later section holds back what would answer one not yet committed (or
 # skipped) on this sentence: a student can open the next tab first.

@@ -104,6 +104,12 @@ def append_costs(_model, key, n: int):
     return lesson.append_costs(_model, key[-1], n)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def append_reuse(_model, key, new_id: int):
+    """One token appended to the sentence, both ways: once per model, sentence and token for every student."""
+    return lesson.append_one_token(_model, key[-1], new_id)
+
+
 @st.cache_resource(show_spinner=False)
 def timing_store() -> dict:
     """Length timings by model, measured once per server when someone asks, shared by every session."""
@@ -117,7 +123,7 @@ def pad_pitfalls(_model, key):
 
 
 def render_reuse() -> None:
-    reuse = lesson.append_one_token(model, ids, new_id)
+    reuse = append_reuse(model, cache_key, new_id)
     new_token = tokenizer.vocab[new_id]
     show_chart(figs.append_shift_chart(reuse, tokens, new_token), "append_shift")
     m1, m2, m3 = st.columns(3)

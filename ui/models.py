@@ -50,6 +50,17 @@ def small_model(seed: int, norm: str = "post"):
     return teaching_model(seed, norm)
 
 
+# A walk holds every stage of one layer for one sentence, (T, 64) to (T, 256) each: small enough to keep many.
+@st.cache_resource(show_spinner=False, max_entries=64)
+def block_walk(seed: int, norm: str, ids: tuple[int, ...], segments: tuple[int, ...], layer: int):
+    """The block lesson's walk through the embeddings and one layer of the seeded small model, computed once per
+    process for every student on the same sentence and settings. Shared, read only: its tensors were made under
+    torch.inference_mode, so an in-place change outside it raises instead of changing what others see."""
+    from encoder_core.lessons import block
+
+    return block.walk_block(small_model(seed, norm), list(ids), list(segments), layer)
+
+
 def word_tokenizer() -> WordPieceTokenizer:
     """The small models' tokenizer: BERT's uncased English WordPiece vocabulary (one per process)."""
     return english_tokenizer()

@@ -703,3 +703,35 @@ def test_the_trained_ffn_question_says_when_it_asks_about_another_layer():
     first = core.FfnTokenChoice(0, 0, (), (1, 2, 3), 1, (0.0, 1.0, 5.0, 2.0, 0.0), (1, 2, 3))
     assert "Layer 0 has no word" not in questions.ffn_token(first, tokens, "a model", 1.2).prompt
     assert "20 % longer than every other word's" in fb.no_clear_ffn_note(1.2, 3)
+
+
+def test_a_sentence_is_walked_once_for_every_student_and_each_sentence_its_own(monkeypatch):
+    """Two students typing the same sentence share one walk through the block (ui.models.block_walk); another
+    sentence gets its own, and each page draws its sentence's numbers."""
+    from ui.models import block_walk
+
+    calls = []
+    walk_block = core.walk_block
+
+    def counted(model, ids, segments, layer):
+        calls.append((tuple(ids), layer))
+        return walk_block(model, ids, segments, layer)
+
+    monkeypatch.setattr(core, "walk_block", counted)
+    block_walk.clear()
+    first, second = open_page({"block_sentence": "a garden bird sang near the old river"}), open_page()
+    sentence_ids = tuple(TOK.encode("a garden bird sang near the old river").ids)
+    assert calls.count((sentence_ids, 0)) == 1
+    second.text_input(key="block.block_sentence").input("a garden bird sang near the old river").run()
+    assert calls.count((sentence_ids, 0)) == 1  # the second student reused the first one's walk
+    np.testing.assert_array_equal(z(figures(first)["emb_token"]), z(figures(second)["emb_token"]))
+    second.text_input(key="block.block_sentence").input("the teacher ran to the park").run()
+    other_ids = tuple(TOK.encode("the teacher ran to the park").ids)
+    assert calls.count((other_ids, 0)) == 1
+    walk, _ = expected("the teacher ran to the park")
+    drawn = z(figures(second)["emb_token"])
+    np.testing.assert_array_equal(drawn, walk.embeddings.token.double().numpy())
+    assert drawn.shape != z(figures(first)["emb_token"]).shape or not np.array_equal(
+        drawn, z(figures(first)["emb_token"])
+    )
+    assert not first.exception and not second.exception
