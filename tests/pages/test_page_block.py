@@ -735,3 +735,34 @@ def test_a_sentence_is_walked_once_for_every_student_and_each_sentence_its_own(m
         drawn, z(figures(first)["emb_token"])
     )
     assert not first.exception and not second.exception
+
+
+def raw_spec(at, key: str) -> str:
+    """A chart's figure as the browser receives it (JSON)."""
+    [spec] = [el.proto.spec for el in at.get("plotly_chart") if el.proto.id.endswith(f"chart_{key}")]
+    return spec
+
+
+def test_the_input_charts_are_built_once_for_every_student_and_a_lecture_styles_a_copy(monkeypatch):
+    """The first section's charts are kept for every session on the same sentence (shared_chart): built once,
+    drawn as they are, and a lecture's larger type goes on a copy, never on what the other students get."""
+    calls = []
+    build = fb.embedding_charts
+
+    def counted(parts, tokens, *rest):
+        calls.append(tuple(tokens))
+        return build(parts, tokens, *rest)
+
+    monkeypatch.setattr(fb, "embedding_charts", counted)
+    sentence = "the small bird read a book in the old garden"
+    tokens = tuple(TOK.encode(sentence).tokens)
+    first = open_page({"block_sentence": sentence})
+    lecture = open_page({"block_sentence": sentence, "lecture": "1", "step": "0"})
+    third = open_page({"block_sentence": sentence})
+    assert calls.count(tokens) == 1
+    plain, large = figures(first)["emb_token"], figures(lecture)["emb_token"]
+    assert large["layout"]["font"]["size"] == 20 and "size" not in plain["layout"].get("font", {})
+    assert raw_spec(third, "emb_token") == raw_spec(first, "emb_token")  # the lecture left the shared figure alone
+    walk, _ = expected(sentence)
+    np.testing.assert_array_equal(z(plain), walk.embeddings.token.double().numpy())
+    assert not first.exception and not lecture.exception and not third.exception

@@ -54,6 +54,9 @@ class Chart:
     # The table, or a function that builds it: most "numbers behind this chart" panels are never opened,
     # and a view that passes a function builds its table only when one is.
     table_source: pd.DataFrame | Callable[[], pd.DataFrame] | None = None
+    # True for a chart kept in a cache that every session reads (ui.frame.charts.shared_chart): its figure is
+    # already styled for the default view and is never changed again; lecture or contrast styles a copy.
+    shared: bool = False
 
     @property
     def table(self) -> pd.DataFrame | None:
