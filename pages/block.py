@@ -59,7 +59,8 @@ def trained_ffn(text: str) -> core.FfnNorms | None:
     return None if mlm is None else core.ffn_norms_of(mlm.model.bert, mlm.tokenizer, text, mlm.name)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+# About 0.2 MB an entry (five plotly figures of a 15-token sentence): 32 kept, 6 MB.
+@st.cache_resource(show_spinner=False, max_entries=32)
 def input_charts(seed: int, norm: str, ids: tuple, segments: tuple, tokens: tuple, _parts) -> dict:
     """The first section's charts, built once per process for every student on the same sentence, seed and
     placement (_parts, the walk's embeddings, follows from them): shared, so show_chart styles a copy for lecture
