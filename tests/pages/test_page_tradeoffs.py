@@ -317,8 +317,8 @@ def test_each_prediction_names_a_generator_that_practises_its_idea():
 
 
 def test_appending_a_token_runs_once_for_every_student_on_the_same_sentence(monkeypatch):
-    """The first tab's append-one-token runs (model passes, both ways) are shared by every session on the same
-    model, sentence and word; another sentence gets its own, drawn from its own numbers."""
+    """The first tab's append-one-token runs (model passes, both ways) and its chart are shared by every session on
+    the same model, sentence and word; another sentence gets its own, drawn from its own numbers."""
     calls = []
     append_one_token = lesson.append_one_token
 
@@ -327,6 +327,14 @@ def test_appending_a_token_runs_once_for_every_student_on_the_same_sentence(monk
         return append_one_token(model, ids, new_id)
 
     monkeypatch.setattr(lesson, "append_one_token", counted)
+    charts = []
+    append_shift_chart = views.append_shift_chart
+
+    def counted_chart(reuse, tokens, new_token):
+        charts.append(tuple(tokens))
+        return append_shift_chart(reuse, tokens, new_token)
+
+    monkeypatch.setattr(views, "append_shift_chart", counted_chart)
     text, other = "a small dog sang in the book garden", "the old teacher read near the river"
     key, other_key = (tuple(ids_of(text)), TOK.token_to_id["again"]), (tuple(ids_of(other)), TOK.token_to_id["again"])
     first = open_linked({"sentence": text}, every_section=False)
@@ -334,6 +342,7 @@ def test_appending_a_token_runs_once_for_every_student_on_the_same_sentence(monk
     assert calls.count(key) == 1
     second.text_input(key="tradeoffs.sentence").input(text).run()
     assert calls.count(key) == 1  # the second student reused the first one's run
+    assert charts.count(tuple(TOK.encode(text).tokens)) == 1  # and its chart
     np.testing.assert_array_equal(
         figures(first)["append_shift"]["data"][1]["y"], figures(second)["append_shift"]["data"][1]["y"]
     )
