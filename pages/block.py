@@ -8,8 +8,9 @@ from encoder_core import POST_NORM_STAGES, EncoderBlock, preset
 from encoder_core.lessons import block as core
 from encoder_core.model.model import Embeddings, sinusoidal_table
 from encoder_core.model.reference import block_equivalence, to_torch_layer
+from ui import shared_charts as shared
 from ui.frame import sections as lesson
-from ui.frame.charts import shared_chart, show_chart, show_chart_row, show_table
+from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -57,16 +58,6 @@ def trained_ffn(text: str) -> core.FfnNorms | None:
         return core.ffn_norms_of(pre.model, pre.tokenizer, text, "all-MiniLM-L6-v2")
     mlm, _ = trained_mlm()
     return None if mlm is None else core.ffn_norms_of(mlm.model.bert, mlm.tokenizer, text, mlm.name)
-
-
-# About 0.2 MB an entry (five plotly figures of a 15-token sentence): 32 kept, 6 MB.
-@st.cache_resource(show_spinner=False, max_entries=32)
-def input_charts(seed: int, norm: str, ids: tuple, segments: tuple, tokens: tuple, _parts) -> dict:
-    """The first section's charts, built once per process for every student on the same sentence, seed and
-    placement (_parts, the walk's embeddings, follows from them): shared, so show_chart styles a copy for lecture
-    or contrast."""
-    charts = fb.embedding_charts(_parts, list(tokens), core.summarize_parts(_parts), core.token_stats(_parts.normed))
-    return {key: shared_chart(chart) for key, chart in charts.items()}
 
 
 # ---- controls ---------------------------------------------------------------------------
@@ -141,7 +132,7 @@ def wait(section: str | None, what: str) -> None:
 def render_input() -> None:
     parts = walk.embeddings
     narrative(fb.input_intro(len(tokens), d))
-    charts = input_charts(seed, norm, tuple(enc.ids), tuple(enc.segments), tuple(tokens), parts)
+    charts = shared.block_input_charts(seed, norm, tuple(enc.ids), tuple(enc.segments), tuple(tokens), parts)
     keys = ("emb_token", "emb_position", "emb_segment")
     show_chart_row([charts[key] for key in keys], keys)
     if norm_open:  # the worked half: the sum the LayerNorm reads

@@ -13,7 +13,8 @@ from encoder_core.lessons import masking as lesson
 from encoder_core.objectives.loss import loss_breakdown
 from encoder_core.objectives.mlm_masking import exact_counts, mask_tokens
 from encoder_core.training.train import train_mlm
-from ui.frame.charts import shared_chart, show_chart, show_table
+from ui import shared_charts as shared
+from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_notes, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -25,7 +26,6 @@ from ui.frame.state import ensure_valid, value
 from ui.models import cached_leakage, masked_lm, run_leakage, seconds_per_step, word_tokenizer
 from ui.questions import masking as questions
 from ui.views import masking as figs
-from ui.views.figures import Chart
 
 DEFAULT_SENTENCE = "the cat sat on the mat and the dog slept on the floor"
 DEFAULT_FILL = "the [MASK] sat on the mat"
@@ -127,18 +127,6 @@ def needs_model(model=trained) -> bool:
 
 
 # ---- 1. choose, corrupt, label ----
-# The draw's two charts, built once per process for every student with the same settings (shared: show_chart
-# styles a copy for lecture or contrast). The worked count does not read the sentence: a class shares one.
-@st.cache_resource(show_spinner=False, max_entries=64)
-def draw_chart(model_choice: str, ids: tuple, rate: float, exact: bool, seed: int, labels: bool, _draw) -> Chart:
-    return shared_chart(figs.draw_chart(_draw, labels))  # _draw follows from the tokenizer, ids and settings
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def split_chart(n: int, rate: float) -> Chart:
-    return shared_chart(figs.split_chart(exact_counts(n, rate), rate))
-
-
 def render_draw() -> None:
     counts = draw.counts
     labels = trained is None or revealed(questions.LOSS, loss_context)  # no model: no loss question
@@ -146,9 +134,8 @@ def render_draw() -> None:
         st.warning(figs.nothing_chosen_text(draw, labels))
     show_metrics(figs.count_metrics(counts))
     st.markdown(figs.rule_text(draw))
-    tokenizer_choice = trained.choice if trained else "words"
-    settings = (draw_settings["rate"], draw_settings["exact"], draw_settings["seed"])
-    show_chart(draw_chart(tokenizer_choice, tuple(enc.ids), *settings, labels, draw), "masking_draw")
+    drawn_from = (trained.choice if trained else "words", tuple(enc.ids), *draw_settings.values())  # rate, exact, seed
+    show_chart(shared.masking_draw_chart(*drawn_from, labels, draw), "masking_draw")
     if not labels:
         st.caption(figs.LABELS_HELD)
     if note := figs.every_fate_text(draw, lesson.rate_showing_every_fate(counts.eligible)):
@@ -156,7 +143,7 @@ def render_draw() -> None:
     narrative(figs.WHY_NOT_ALWAYS_MASK)
     worked = exact_counts(int(value(P.mlm_n)), draw.rate)
     st.markdown(figs.worked_count_text(worked, draw.rate))
-    show_chart(split_chart(int(value(P.mlm_n)), draw.rate), "masking_split")
+    show_chart(shared.masking_split_chart(int(value(P.mlm_n)), draw.rate), "masking_split")
     show_code(mask_tokens, exact_counts)
 
 

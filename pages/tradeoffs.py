@@ -9,7 +9,8 @@ from encoder_core.lessons import tradeoffs as lesson
 from encoder_core.lessons.masking import summarise_leakage
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak
 from encoder_core.lessons.tradeoffs import MAX_SENTENCE_TOKENS, TIMING_LENGTHS
-from ui.frame.charts import shared_chart, show_chart, show_chart_row, show_table
+from ui import shared_charts as shared
+from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
@@ -110,13 +111,6 @@ def append_reuse(_model, key, new_id: int):
     return lesson.append_one_token(_model, key[-1], new_id)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
-def append_shift_chart(key, new_id: int, tokens: tuple, new_token: str, _reuse) -> Chart:
-    """The first tab's chart, built once for every student on the same model, sentence and word (_reuse follows
-    from them): shared, so show_chart styles a copy for lecture or contrast."""
-    return shared_chart(figs.append_shift_chart(_reuse, list(tokens), new_token))
-
-
 @st.cache_resource(show_spinner=False)
 def timing_store() -> dict:
     """Length timings by model, measured once per server when someone asks, shared by every session."""
@@ -132,7 +126,7 @@ def pad_pitfalls(_model, key):
 def render_reuse() -> None:
     reuse = append_reuse(model, cache_key, new_id)
     new_token = tokenizer.vocab[new_id]
-    show_chart(append_shift_chart(cache_key, new_id, tuple(tokens), new_token, reuse), "append_shift")
+    show_chart(shared.append_shift_chart(cache_key, new_id, tuple(tokens), new_token, reuse), "append_shift")
     m1, m2, m3 = st.columns(3)
     m1.metric("Largest move, causal", short_number(reuse.max_causal))
     m2.metric("Largest move, bidirectional", short_number(reuse.max_bidirectional))
