@@ -20,8 +20,11 @@ Per rerun it reports:
   compression, counted before Streamlit's queue coalesces anything;
 - **chart bytes**: of those, the plotly figure JSON specs (`plotly_chart.spec`, in characters);
 - **figures**: plotly charts sent;
+- **calls**: Python function calls in the run (cProfile, in the script's thread), from a second pass on other
+  sentences: a count the machine's other load does not move;
 - **CPU**: `time.process_time()` of the run (every thread of this process: the script runs in AppTest's own
-  thread; torch runs one thread, as the app does), median over the runs.
+  thread; torch runs one thread, as the app does), median over the runs. Scripts are compiled once, as a server
+  does (AppTest alone would compile app.py and the page on every run).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import streamlit.testing.v1.local_script_runner as local_script_runner
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
@@ -91,6 +95,11 @@ def _counting_enqueue(self, msg) -> None:
 
 ForwardMsgQueue.enqueue = _counting_enqueue
 
+# AppTest gives every run a new ScriptCache, so each run compiles app.py and the page again (3-4 ms); a server
+# compiles each script once. One cache for every run here, as in a server.
+_SCRIPT_CACHE = local_script_runner.ScriptCache()
+local_script_runner.ScriptCache = lambda: _SCRIPT_CACHE
+
 # The script runs in AppTest's own thread, and cProfile sees one thread: a profiler set here is enabled there.
 PROFILER: list[cProfile.Profile] = []
 _run_script = ScriptRunner._run_script
@@ -115,8 +124,9 @@ class Cost:
     chart_bytes: list[int] = field(default_factory=list)
     figures: list[int] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    calls: list[int] = field(default_factory=list)  # Python function calls of the run, from its second pass
 
-    def row(self) -> tuple[str, str, str, str]:
+    def row(self) -> tuple[str, str, str, str, str]:
         def med(xs):
             return statistics.median(xs) if xs else float("nan")
 
@@ -125,18 +135,28 @@ class Cost:
             f"{med(self.chart_bytes) / 1000:,.1f}",
             f"{med(self.figures):g}",
             f"{med(self.cpu) * 1000:,.0f}",
+            f"{med(self.calls) / 1000:,.0f}",
         )
 
 
 @contextmanager
-def measured(cost: Cost):
+def measured(cost: Cost, count_calls: bool = False):
+    """Bytes, figures and CPU of the run inside; with count_calls, its function calls instead of its CPU (a
+    profiler slows the run down, so the two come from separate passes)."""
     TALLY.bytes = TALLY.chart_bytes = TALLY.figures = 0
     TALLY.on = True
+    profiler = cProfile.Profile() if count_calls else None
+    if profiler:
+        PROFILER.append(profiler)
     t = time.process_time()
     try:
         yield
     finally:
-        cost.cpu.append(time.process_time() - t)
+        if profiler:
+            PROFILER.clear()
+            cost.calls.append(pstats.Stats(profiler).total_calls)
+        else:
+            cost.cpu.append(time.process_time() - t)
         TALLY.on = False
         cost.bytes.append(TALLY.bytes)
         cost.chart_bytes.append(TALLY.chart_bytes)
@@ -160,31 +180,34 @@ def move_control(at, lesson: str, i: int):
 
 
 def lesson_costs(lesson: str, runs: int, profile: bool = False) -> dict[str, Cost]:
+    """Two passes of `runs` rounds: the first measures CPU, the second (other sentences, so that a new sentence is
+    new again) counts function calls. profile: print where the first pass's new-sentence reruns went."""
     costs = {name: Cost() for name in ("new sentence", "same sentence", "control", "first page")}
-    a = open_page(lesson, timeout=300, every_section=False)
-    b = open_page(lesson, timeout=300, every_section=False)
     profiler = cProfile.Profile() if profile else None
-    for i, text in enumerate(sentences(runs)):
-        a.text_input(key=SENTENCE[lesson]).input(text)
-        if profiler:
-            PROFILER.append(profiler)
-        with measured(costs["new sentence"]):
-            a.run()
-        PROFILER.clear()
-        b.text_input(key=SENTENCE[lesson]).input(text)
-        with measured(costs["same sentence"]):
-            b.run()
-        if CONTROLS[lesson]:
-            with measured(costs["control"]):
-                move_control(a, lesson, i)
-        if not [w for w in a.text_input if w.key == SENTENCE[lesson]]:
-            a.run()  # the control reran its section alone (a fragment): AppTest's tree holds only that section now
-        c = open_page(None, timeout=300)  # the home page first, as open_page does, unmeasured
-        c.switch_page(f"pages/{lesson}.py")
-        with measured(costs["first page"]):
-            c.run()
-        for at in (a, b, c):
-            assert not at.exception, (lesson, at.exception)
+    for count_calls, seed in ((False, 46), (True, 47)):
+        a = open_page(lesson, timeout=300, every_section=False)
+        b = open_page(lesson, timeout=300, every_section=False)
+        for i, text in enumerate(sentences(runs, seed)):
+            a.text_input(key=SENTENCE[lesson]).input(text)
+            if profiler and not count_calls:
+                PROFILER.append(profiler)
+            with measured(costs["new sentence"], count_calls):
+                a.run()
+            PROFILER.clear()
+            b.text_input(key=SENTENCE[lesson]).input(text)
+            with measured(costs["same sentence"], count_calls):
+                b.run()
+            if CONTROLS[lesson]:
+                with measured(costs["control"], count_calls):
+                    move_control(a, lesson, i)
+            if not [w for w in a.text_input if w.key == SENTENCE[lesson]]:
+                a.run()  # the control reran its section alone (a fragment): AppTest's tree holds only that section
+            c = open_page(None, timeout=300)  # the home page first, as open_page does, unmeasured
+            c.switch_page(f"pages/{lesson}.py")
+            with measured(costs["first page"], count_calls):
+                c.run()
+            for at in (a, b, c):
+                assert not at.exception, (lesson, at.exception)
     if profiler:
         out = io.StringIO()
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(60)
@@ -206,8 +229,8 @@ def main() -> None:
         rows += [(lesson, name, *cost.row()) for name, cost in costs.items()]
         print("| " + " |\n| ".join(" | ".join(row) for row in rows[-len(costs) :]) + " |", flush=True)
     print(f"\nmedians of {args.runs} reruns each")
-    print("| lesson | rerun | kB sent | kB of chart specs | figures | CPU ms |")
-    print("|---|---|---|---|---|---|")
+    print("| lesson | rerun | kB sent | kB of chart specs | figures | CPU ms | thousand calls |")
+    print("|---|---|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
 

@@ -19,7 +19,15 @@ from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 from ui.frame.state import ensure_valid, value
-from ui.models import cached_leakage, lesson_model, minilm, minilm_pooling_ranking, run_leakage, trained_mlm
+from ui.models import (
+    append_reuse,
+    cached_leakage,
+    lesson_model,
+    minilm,
+    minilm_pooling_ranking,
+    run_leakage,
+    trained_mlm,
+)
 from ui.questions import tradeoffs as questions
 from ui.views import masking as masking_figs
 from ui.views import outputs as outputs_figs
@@ -103,12 +111,6 @@ def needs_trained() -> bool:
 @st.cache_data(show_spinner=False, max_entries=16)
 def append_costs(_model, key, n: int):
     return lesson.append_costs(_model, key[-1], n)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def append_reuse(_model, key, new_id: int):
-    """One token appended to the sentence, both ways: once per model, sentence and token for every student."""
-    return lesson.append_one_token(_model, key[-1], new_id)
 
 
 @st.cache_resource(show_spinner=False)

@@ -61,6 +61,17 @@ def block_walk(seed: int, norm: str, ids: tuple[int, ...], segments: tuple[int, 
     return block.walk_block(small_model(seed, norm), list(ids), list(segments), layer)
 
 
+# Small results (a few floats per token): cache_data's copies cost nothing here.
+@st.cache_data(show_spinner=False, max_entries=64)
+def append_reuse(_model, key: tuple, new_id: int):
+    """Trade-offs' one token appended to the sentence, both ways (encoder_core.lessons.tradeoffs.append_one_token),
+    once per process for every student on the same model, sentence and token. key: (the sidebar's model, its seed,
+    the sentence's ids), which _model follows from."""
+    from encoder_core.lessons import tradeoffs
+
+    return tradeoffs.append_one_token(_model, key[-1], new_id)
+
+
 def word_tokenizer() -> WordPieceTokenizer:
     """The small models' tokenizer: BERT's uncased English WordPiece vocabulary (one per process)."""
     return english_tokenizer()
