@@ -50,8 +50,9 @@ def small_model(seed: int, norm: str = "post"):
     return teaching_model(seed, norm)
 
 
-# A walk holds every stage of one layer for one sentence, (T, 64) to (T, 256) each: small enough to keep many.
-@st.cache_resource(show_spinner=False, max_entries=64)
+# A walk holds every stage of one layer for one sentence, (T, 64) to (T, 256) each: about 77 kB for a sentence
+# of 15 tokens, 2.6 MB for 512. 32 kept: 2.5 MB for a class's short sentences, 84 MB at most.
+@st.cache_resource(show_spinner=False, max_entries=32)
 def block_walk(seed: int, norm: str, ids: tuple[int, ...], segments: tuple[int, ...], layer: int):
     """The block lesson's walk through the embeddings and one layer of the seeded small model, computed once per
     process for every student on the same sentence and settings. Shared, read only: its tensors were made under

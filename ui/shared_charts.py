@@ -20,8 +20,8 @@ from ui.views import tradeoffs as tradeoffs_views
 from ui.views.figures import Chart
 
 
-# About 0.2 MB an entry (five plotly figures of a 15-token sentence): 32 kept, 6 MB.
-@st.cache_resource(show_spinner=False, max_entries=32)
+# Five plotly figures: about 0.2 MB for a sentence of 15 tokens, 3.8 MB for 512. 16 kept: 61 MB at most.
+@st.cache_resource(show_spinner=False, max_entries=16)
 def block_input_charts(seed: int, norm: str, ids: tuple, segments: tuple, tokens: tuple, _parts) -> dict[str, Chart]:
     """The block lesson's first section: the three embeddings, their sum and its LayerNorm, by chart key
     (_parts: the walk's embeddings, the same at every layer)."""
@@ -30,7 +30,8 @@ def block_input_charts(seed: int, norm: str, ids: tuple, segments: tuple, tokens
     return {key: shared_chart(chart) for key, chart in charts.items()}
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+# About 0.24 MB for a sentence of 15 tokens, 2.4 MB for 512. 16 kept: 39 MB at most.
+@st.cache_resource(show_spinner=False, max_entries=16)
 def masking_draw_chart(model: str, ids: tuple, rate: float, exact: bool, seed: int, labels: bool, _draw) -> Chart:
     """The masking lesson's draw, token by token (_draw: the draw of the model's tokenizer on ids, these settings)."""
     return shared_chart(masking_views.draw_chart(_draw, labels))
@@ -42,6 +43,7 @@ def masking_split_chart(n: int, rate: float) -> Chart:
     return shared_chart(masking_views.split_chart(exact_counts(n, rate), rate))
 
 
+# Bars over at most 64 tokens (the lesson's cap): small.
 @st.cache_resource(show_spinner=False, max_entries=64)
 def append_shift_chart(key: tuple, new_id: int, tokens: tuple, new_token: str, _reuse) -> Chart:
     """Trade-offs' first chart, how far each earlier token moved when one was appended (key: the model's choice,
