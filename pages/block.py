@@ -8,6 +8,7 @@ from encoder_core import POST_NORM_STAGES, EncoderBlock, preset
 from encoder_core.lessons import block as core
 from encoder_core.model.model import Embeddings, sinusoidal_table
 from encoder_core.model.reference import block_equivalence, to_torch_layer
+from ui import shared_charts as shared
 from ui.frame import sections as lesson
 from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
@@ -18,7 +19,7 @@ from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, narrative
 from ui.frame.state import ensure_valid, value
-from ui.models import minilm, small_model, trained_mlm, word_tokenizer
+from ui.models import block_walk, minilm, small_model, trained_mlm, word_tokenizer
 from ui.questions import block as questions
 from ui.views import block as fb
 
@@ -108,7 +109,7 @@ if model_note := fb.model_choice_note(sidebar_model(), seed):
     st.info(model_note, icon=":material/info:")
 report_encoding(enc, model.config.max_positions)
 tokens = enc.tokens
-walk = core.walk_block(model, enc.ids, enc.segments, layer)
+walk = block_walk(seed, norm, tuple(enc.ids), tuple(enc.segments), layer)  # shared by every student: read only
 d, d_ff = walk.d_model, walk.d_ff
 # The predictions asked on this input. A later section holds back what would answer one not yet committed (or
 # skipped) on this sentence: a student can open the next tab first.
@@ -131,7 +132,7 @@ def wait(section: str | None, what: str) -> None:
 def render_input() -> None:
     parts = walk.embeddings
     narrative(fb.input_intro(len(tokens), d))
-    charts = fb.embedding_charts(parts, tokens, core.summarize_parts(parts), core.token_stats(parts.normed))
+    charts = shared.block_input_charts(seed, norm, tuple(enc.ids), tuple(enc.segments), tuple(tokens), parts)
     keys = ("emb_token", "emb_position", "emb_segment")
     show_chart_row([charts[key] for key in keys], keys)
     if norm_open:  # the worked half: the sum the LayerNorm reads

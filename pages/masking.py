@@ -13,6 +13,7 @@ from encoder_core.lessons import masking as lesson
 from encoder_core.objectives.loss import loss_breakdown
 from encoder_core.objectives.mlm_masking import exact_counts, mask_tokens
 from encoder_core.training.train import train_mlm
+from ui import shared_charts as shared
 from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_notes, usable_sentence
@@ -133,7 +134,8 @@ def render_draw() -> None:
         st.warning(figs.nothing_chosen_text(draw, labels))
     show_metrics(figs.count_metrics(counts))
     st.markdown(figs.rule_text(draw))
-    show_chart(figs.draw_chart(draw, labels), "masking_draw")
+    drawn_from = (trained.choice if trained else "words", tuple(enc.ids), *draw_settings.values())  # rate, exact, seed
+    show_chart(shared.masking_draw_chart(*drawn_from, labels, draw), "masking_draw")
     if not labels:
         st.caption(figs.LABELS_HELD)
     if note := figs.every_fate_text(draw, lesson.rate_showing_every_fate(counts.eligible)):
@@ -141,7 +143,7 @@ def render_draw() -> None:
     narrative(figs.WHY_NOT_ALWAYS_MASK)
     worked = exact_counts(int(value(P.mlm_n)), draw.rate)
     st.markdown(figs.worked_count_text(worked, draw.rate))
-    show_chart(figs.split_chart(worked, draw.rate), "masking_split")
+    show_chart(shared.masking_split_chart(int(value(P.mlm_n)), draw.rate), "masking_split")
     show_code(mask_tokens, exact_counts)
 
 

@@ -9,6 +9,7 @@ from encoder_core.lessons import tradeoffs as lesson
 from encoder_core.lessons.masking import summarise_leakage
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak
 from encoder_core.lessons.tradeoffs import MAX_SENTENCE_TOKENS, TIMING_LENGTHS
+from ui import shared_charts as shared
 from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
@@ -18,7 +19,15 @@ from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
 from ui.frame.sections import Section, finish, narrative, render_sections, start
 from ui.frame.state import ensure_valid, value
-from ui.models import cached_leakage, lesson_model, minilm, minilm_pooling_ranking, run_leakage, trained_mlm
+from ui.models import (
+    append_reuse,
+    cached_leakage,
+    lesson_model,
+    minilm,
+    minilm_pooling_ranking,
+    run_leakage,
+    trained_mlm,
+)
 from ui.questions import tradeoffs as questions
 from ui.views import masking as masking_figs
 from ui.views import outputs as outputs_figs
@@ -117,9 +126,9 @@ def pad_pitfalls(_model, key):
 
 
 def render_reuse() -> None:
-    reuse = lesson.append_one_token(model, ids, new_id)
+    reuse = append_reuse(model, cache_key, new_id)
     new_token = tokenizer.vocab[new_id]
-    show_chart(figs.append_shift_chart(reuse, tokens, new_token), "append_shift")
+    show_chart(shared.append_shift_chart(cache_key, new_id, tuple(tokens), new_token, reuse), "append_shift")
     m1, m2, m3 = st.columns(3)
     m1.metric("Largest move, causal", short_number(reuse.max_causal))
     m2.metric("Largest move, bidirectional", short_number(reuse.max_bidirectional))

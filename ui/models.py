@@ -50,6 +50,29 @@ def small_model(seed: int, norm: str = "post"):
     return teaching_model(seed, norm)
 
 
+# A walk holds every stage of one layer for one sentence, (T, 64) to (T, 256) each: about 77 kB for a sentence
+# of 15 tokens, 2.6 MB for 512. 32 kept: 2.5 MB for a class's short sentences, 84 MB at most.
+@st.cache_resource(show_spinner=False, max_entries=32)
+def block_walk(seed: int, norm: str, ids: tuple[int, ...], segments: tuple[int, ...], layer: int):
+    """The block lesson's walk through the embeddings and one layer of the seeded small model, computed once per
+    process for every student on the same sentence and settings. Shared, read only: its tensors were made under
+    torch.inference_mode, so an in-place change outside it raises instead of changing what others see."""
+    from encoder_core.lessons import block
+
+    return block.walk_block(small_model(seed, norm), list(ids), list(segments), layer)
+
+
+# Small results (a few floats per token): cache_data's copies cost nothing here.
+@st.cache_data(show_spinner=False, max_entries=64)
+def append_reuse(_model, key: tuple, new_id: int):
+    """Trade-offs' one token appended to the sentence, both ways (encoder_core.lessons.tradeoffs.append_one_token),
+    once per process for every student on the same model, sentence and token. key: (the sidebar's model, its seed,
+    the sentence's ids), which _model follows from."""
+    from encoder_core.lessons import tradeoffs
+
+    return tradeoffs.append_one_token(_model, key[-1], new_id)
+
+
 def word_tokenizer() -> WordPieceTokenizer:
     """The small models' tokenizer: BERT's uncased English WordPiece vocabulary (one per process)."""
     return english_tokenizer()

@@ -701,3 +701,66 @@ def test_the_trained_ffn_question_says_when_it_asks_about_another_layer():
     first = core.FfnTokenChoice(0, 0, (), (1, 2, 3), 1, (0.0, 1.0, 5.0, 2.0, 0.0), (1, 2, 3))
     assert "Layer 0 has no word" not in questions.ffn_token(first, tokens, "a model", 1.2).prompt
     assert "20 % longer than every other word's" in fb.no_clear_ffn_note(1.2, 3)
+
+
+def test_a_sentence_is_walked_once_for_every_student_and_each_sentence_its_own(monkeypatch):
+    """Two students typing the same sentence share one walk through the block (ui.models.block_walk); another
+    sentence gets its own, and each page draws its sentence's numbers."""
+    from ui.models import block_walk
+
+    calls = []
+    walk_block = core.walk_block
+
+    def counted(model, ids, segments, layer):
+        calls.append((tuple(ids), layer))
+        return walk_block(model, ids, segments, layer)
+
+    monkeypatch.setattr(core, "walk_block", counted)
+    block_walk.clear()
+    first, second = open_page({"block_sentence": "a garden bird sang near the old river"}), open_page()
+    sentence_ids = tuple(TOK.encode("a garden bird sang near the old river").ids)
+    assert calls.count((sentence_ids, 0)) == 1
+    second.text_input(key="block.block_sentence").input("a garden bird sang near the old river").run()
+    assert calls.count((sentence_ids, 0)) == 1  # the second student reused the first one's walk
+    np.testing.assert_array_equal(z(figures(first)["emb_token"]), z(figures(second)["emb_token"]))
+    second.text_input(key="block.block_sentence").input("the teacher ran to the park").run()
+    other_ids = tuple(TOK.encode("the teacher ran to the park").ids)
+    assert calls.count((other_ids, 0)) == 1
+    walk, _ = expected("the teacher ran to the park")
+    drawn = z(figures(second)["emb_token"])
+    np.testing.assert_array_equal(drawn, walk.embeddings.token.double().numpy())
+    assert drawn.shape != z(figures(first)["emb_token"]).shape or not np.array_equal(
+        drawn, z(figures(first)["emb_token"])
+    )
+    assert not first.exception and not second.exception
+
+
+def raw_spec(at, key: str) -> str:
+    """A chart's figure as the browser receives it (JSON)."""
+    [spec] = [el.proto.spec for el in at.get("plotly_chart") if el.proto.id.endswith(f"chart_{key}")]
+    return spec
+
+
+def test_the_input_charts_are_built_once_for_every_student_and_a_lecture_styles_a_copy(monkeypatch):
+    """The first section's charts are kept for every session on the same sentence (shared_chart): built once,
+    drawn as they are, and a lecture's larger type goes on a copy, never on what the other students get."""
+    calls = []
+    build = fb.embedding_charts
+
+    def counted(parts, tokens, *rest):
+        calls.append(tuple(tokens))
+        return build(parts, tokens, *rest)
+
+    monkeypatch.setattr(fb, "embedding_charts", counted)
+    sentence = "the small bird read a book in the old garden"
+    tokens = tuple(TOK.encode(sentence).tokens)
+    first = open_page({"block_sentence": sentence})
+    lecture = open_page({"block_sentence": sentence, "lecture": "1", "step": "0"})
+    third = open_page({"block_sentence": sentence})
+    assert calls.count(tokens) == 1
+    plain, large = figures(first)["emb_token"], figures(lecture)["emb_token"]
+    assert large["layout"]["font"]["size"] == 20 and "size" not in plain["layout"].get("font", {})
+    assert raw_spec(third, "emb_token") == raw_spec(first, "emb_token")  # the lecture left the shared figure alone
+    walk, _ = expected(sentence)
+    np.testing.assert_array_equal(z(plain), walk.embeddings.token.double().numpy())
+    assert not first.exception and not lecture.exception and not third.exception

@@ -514,3 +514,37 @@ def test_a_guess_that_is_not_one_token_is_explained_and_a_new_sentence_asks_agai
     assert "fill_0" in figures(at)
     at.text_input(key="masking.fill_sentence").input("the dog [MASK] home").run()
     assert "fill_0" not in figures(at) and at.text_input(key=f"_predict_guess_{FILL}").value == ""
+
+
+def test_the_draw_charts_are_built_once_for_every_student_with_the_same_settings(monkeypatch):
+    """The draw's chart is kept for every session on the same sentence and settings, the worked count's for every
+    session on the same N and rate; another seed draws (and builds) its own, from its own draw."""
+    from ui.views import masking as views
+
+    draws, splits = [], []
+    draw_chart, split_chart = views.draw_chart, views.split_chart
+
+    def counted_draw(draw, labels=True):
+        draws.append((tuple(draw.tokens), draw.seed))
+        return draw_chart(draw, labels)
+
+    def counted_split(worked, rate):
+        splits.append((worked.eligible, rate))
+        return split_chart(worked, rate)
+
+    monkeypatch.setattr(views, "draw_chart", counted_draw)
+    monkeypatch.setattr(views, "split_chart", counted_split)
+    query = {"mlm_sentence": "the old teacher sang in the small river park", "mlm_n": "4321", "mlm_seed": "17"}
+    first = open_page("masking", query=query, every_section=False)
+    second = open_page("masking", query=query, every_section=False)
+    _, mlm_tok, _ = load_small_mlm()
+    assert draws.count((tuple(mlm_tok.encode(query["mlm_sentence"]).tokens), 17)) == 1
+    assert splits.count((4321, 0.15)) == 1
+    for key, field in (("masking_draw", "z"), ("masking_split", "x")):
+        np.testing.assert_array_equal(figures(first)[key]["data"][0][field], figures(second)[key]["data"][0][field])
+    second.number_input(key="masking.mlm_seed").set_value(18).run()
+    assert [d for d in draws if d[1] == 18]
+    want = lesson.draw_masks(mlm_tok, mlm_tok.encode(query["mlm_sentence"]).ids, rate=0.15, exact=True, seed=18)
+    drawn = figures(second)["masking_draw"]["data"][0]["text"][1]
+    assert list(drawn) == want.input_tokens
+    assert not first.exception and not second.exception

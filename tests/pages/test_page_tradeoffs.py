@@ -314,3 +314,42 @@ def test_each_prediction_names_a_generator_that_practises_its_idea():
     for q in (questions.mismatch_question(2, "cat"),):
         assert_practised(q)
     assert questions.mismatch_question(2, "cat").concept != "masking_split"  # 80/10/10 counting: another idea
+
+
+def test_appending_a_token_runs_once_for_every_student_on_the_same_sentence(monkeypatch):
+    """The first tab's append-one-token runs (model passes, both ways) and its chart are shared by every session on
+    the same model, sentence and word; another sentence gets its own, drawn from its own numbers."""
+    calls = []
+    append_one_token = lesson.append_one_token
+
+    def counted(model, ids, new_id):
+        calls.append((tuple(ids), new_id))
+        return append_one_token(model, ids, new_id)
+
+    monkeypatch.setattr(lesson, "append_one_token", counted)
+    charts = []
+    append_shift_chart = views.append_shift_chart
+
+    def counted_chart(reuse, tokens, new_token):
+        charts.append(tuple(tokens))
+        return append_shift_chart(reuse, tokens, new_token)
+
+    monkeypatch.setattr(views, "append_shift_chart", counted_chart)
+    text, other = "a small dog sang in the book garden", "the old teacher read near the river"
+    key, other_key = (tuple(ids_of(text)), TOK.token_to_id["again"]), (tuple(ids_of(other)), TOK.token_to_id["again"])
+    first = open_linked({"sentence": text}, every_section=False)
+    second = open_linked({}, every_section=False)
+    assert calls.count(key) == 1
+    second.text_input(key="tradeoffs.sentence").input(text).run()
+    assert calls.count(key) == 1  # the second student reused the first one's run
+    assert charts.count(tuple(TOK.encode(text).tokens)) == 1  # and its chart
+    np.testing.assert_array_equal(
+        figures(first)["append_shift"]["data"][1]["y"], figures(second)["append_shift"]["data"][1]["y"]
+    )
+    second.text_input(key="tradeoffs.sentence").input(other).run()
+    assert calls.count(other_key) == 1
+    want = append_one_token(teaching_model(0), ids_of(other), TOK.token_to_id["again"])
+    drawn = figures(second)["append_shift"]["data"][1]["y"]
+    np.testing.assert_allclose(drawn, want.shift_bidirectional, rtol=1e-5)
+    assert np.asarray(drawn).shape != np.asarray(figures(first)["append_shift"]["data"][1]["y"]).shape
+    assert not first.exception and not second.exception

@@ -6,6 +6,7 @@ show_chart is the one way a page or the frame shows a lesson's Chart (ui.views.f
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -34,8 +35,7 @@ def show_chart(chart: Chart, key: str) -> None:
     and the downloads (CSV, interactive HTML; PNG from the chart's camera button) sit in a panel
     that is filled only once it is opened.
     """
-    # Every figure reaching here was built for this run, so it is styled in place.
-    fig = _styled_here(chart.figure)
+    fig = chart_figure(chart, lecture=lecture_mode(), high_contrast=high_contrast())
     if lecture_mode() and not lecture_headline_chart():
         # A lecture step shows one chart in full; the others wait, folded, under their titles.
         # (Its numbers panel stays in the lesson's own view: expanders do not nest.)
@@ -60,12 +60,27 @@ def show_live_chart(chart: Chart, key: str, where=None) -> None:
 
     where: the container to draw in (a placeholder's container redraws in place); default the page."""
     where = st if where is None else where
-    where.plotly_chart(_styled_here(chart.figure), key=key, config=PLOTLY_CONFIG, alt=chart.alt)
+    fig = chart_figure(chart, lecture=lecture_mode(), high_contrast=high_contrast())
+    where.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, alt=chart.alt)
     where.caption(chart.alt)
 
 
-def _styled_here(fig: go.Figure) -> go.Figure:
-    return styled(fig, lecture=lecture_mode(), high_contrast=high_contrast(), copy=False)
+def shared_chart(chart: Chart) -> Chart:
+    """The chart, to be kept in a cache that every session reads (st.cache_resource): its figure is styled for
+    the default view now, once, and never changed after; show_chart styles a copy for lecture or contrast."""
+    styled(chart.figure, copy=False)
+    return replace(chart, shared=True)
+
+
+def chart_figure(chart: Chart, *, lecture: bool, high_contrast: bool) -> go.Figure:
+    """The figure show_chart draws. A chart built for this run is styled in place (a copy would cost as much as
+    building it); a shared chart (shared_chart) is drawn as it is in the default view and styled on a copy for
+    lecture or contrast, so that no session changes what the others see."""
+    if not chart.shared:
+        return styled(chart.figure, lecture=lecture, high_contrast=high_contrast, copy=False)
+    if not (lecture or high_contrast):
+        return chart.figure
+    return styled(chart.figure, lecture=lecture, high_contrast=high_contrast, copy=True)
 
 
 def _chart_and_caption(fig: go.Figure, key: str, alt: str) -> None:

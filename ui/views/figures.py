@@ -59,6 +59,9 @@ class Chart:
     # The table, or a function that builds it: most "numbers behind this chart" panels are never opened,
     # and a view that passes a function builds its table only when one is.
     table_source: pd.DataFrame | Callable[[], pd.DataFrame] | None = None
+    # True for a chart kept in a cache that every session reads (ui.frame.charts.shared_chart): its figure is
+    # already styled for the default view and is never changed again; lecture or contrast styles a copy.
+    shared: bool = False
 
     @property
     def table(self) -> pd.DataFrame | None:
@@ -113,6 +116,20 @@ def as_array(x) -> np.ndarray:
     return np.asarray(x, dtype=np.float64)
 
 
+def wire_array(x) -> np.ndarray:
+    """A heatmap's values as the browser gets them: float32, half float64's bytes on the wire (plotly sends an
+    array as its raw bytes). A model's tensor, float32 already, arrives exactly; a float64 number to float32's
+    precision (7 significant digits), far beyond the 2-3 decimals a chart shows or its hover reads."""
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    return np.asarray(x, dtype=np.float32)
+
+
+# A heatmap's numbers written in its cells, formatted from z itself rather than from a second array of the
+# same size (what a cell shows, rounded to 2 decimals, is the same; the browser is sent half as much).
+CELL_VALUES = "%{z:.2f}"
+
+
 # Plotly grows a margin that is too small for the labels, axis titles or colour bar, and then draws
 # the whole figure a second time. Margins that already hold them (measured at the app's default type
 # sizes) save that second drawing; in lecture type they are too small and plotly grows them as before.
@@ -157,7 +174,7 @@ def attention_heatmap(
     numbered: label tokens "0 the", "1 cat" (plotly merges equal labels); False for labels that
     are already unique. title_above_keys: lift the title clear of the key labels on the top axis.
     """
-    w = as_array(weights)
+    w = wire_array(weights)
     key_tokens = query_tokens if key_tokens is None else key_tokens
     if numbered:
         qy, kx = token_labels(query_tokens), token_labels(key_tokens)
@@ -183,8 +200,7 @@ def attention_heatmap(
             zmin=0.0,
             zmax=zmax,
             colorscale=SEQUENTIAL,
-            text=np.round(w, 2) if show_values else None,
-            texttemplate="%{text:.2f}" if show_values else None,
+            texttemplate=CELL_VALUES if show_values else None,
             hovertemplate="query %{y} -> key %{x}: %{z:.3f}<extra></extra>",
             colorbar={"title": {"text": "weight"}, "x": COLORBAR_X},
         ),
@@ -232,7 +248,7 @@ def matrix_heatmap(
     """A [T, d]-style tensor: rows are tokens (or, with row_labels None, numbered rows such as positions),
     columns features; a diverging scale centred on 0 unless symmetric is False. zrange fixes the scale
     (a cosine's -1..1, say) instead of fitting it to the values."""
-    v = as_array(values)
+    v = wire_array(values)
     if zrange is None:
         bound = float(np.abs(v).max()) if v.size else 1.0
         bound = bound or 1.0
@@ -290,7 +306,8 @@ def bar_chart(
     text_format: str = ".3g",
 ) -> go.Figure:
     v = as_array(values)
-    fig = go.Figure(
+    # The layout is handed to the constructor: update_layout afterwards costs plotly several milliseconds.
+    return go.Figure(
         go.Bar(
             x=token_labels(labels),
             y=v,
@@ -298,10 +315,9 @@ def bar_chart(
             text=[format(float(x), text_format) for x in v],
             textposition="outside",
             hovertemplate="%{x}: %{y:.4g}<extra></extra>",
-        )
+        ),
+        layout=axes_layout(title, x_title, y_title),
     )
-    fig.update_layout(**axes_layout(title, x_title, y_title))
-    return fig
 
 
 def grouped_bars(
@@ -318,20 +334,21 @@ def grouped_bars(
     """Bars side by side, one colour per series. numbered: labels are tokens (position first, so repeats
     stay apart); text_format: print each bar's value on it (a zero bar is invisible without its label)."""
     x = token_labels(labels) if numbered else [esc(label) for label in labels]
-    fig = go.Figure()
+    bars = []
     for (name, values), color in zip(series.items(), list(colors) * len(series)):
         v = as_array(values)
-        fig.add_bar(
-            x=x,
-            y=v,
-            name=esc(name),
-            marker_color=color,
-            text=[format(float(value), text_format) for value in v] if text_format else None,
-            textposition="outside" if text_format else None,
-            hovertemplate="%{x}: %{y:.4g}<extra>" + esc(name) + "</extra>",
+        bars.append(
+            go.Bar(
+                x=x,
+                y=v,
+                name=esc(name),
+                marker_color=color,
+                text=[format(float(value), text_format) for value in v] if text_format else None,
+                textposition="outside" if text_format else None,
+                hovertemplate="%{x}: %{y:.4g}<extra>" + esc(name) + "</extra>",
+            )
         )
-    fig.update_layout(barmode="group", **axes_layout(title, x_title, y_title))
-    return fig
+    return go.Figure(bars, layout={"barmode": "group", **axes_layout(title, x_title, y_title)})
 
 
 def earlier_token_shifts(
@@ -362,19 +379,20 @@ def line_chart(
 ) -> go.Figure:
     """Lines over x. from_zero: the value axis shows 0, so a drift of 1% looks like 1%; a caller that
     turns it off must say "zoomed" in the title (tests/ui/views/test_figure_audit.py checks)."""
-    fig = go.Figure()
     dashes = ("solid", "dash", "dot", "dashdot")
-    for i, (name, values) in enumerate(series.items()):
-        fig.add_scatter(
-            x=[esc(v) for v in x] if len(x) and isinstance(x[0], str) else as_array(x),
+    xs = [esc(v) for v in x] if len(x) and isinstance(x[0], str) else as_array(x)
+    lines = [
+        go.Scatter(
+            x=xs,
             y=as_array(values),
             name=esc(name),
             mode="lines+markers",
             line={"color": colors[i % len(colors)], "dash": dashes[i % len(dashes)]},
         )
+        for i, (name, values) in enumerate(series.items())
+    ]
     zero = {"rangemode": "tozero"} if from_zero and not log_y else {}
-    fig.update_layout(**axes_layout(title, x_title, y_title, type="log" if log_y else "linear", **zero))
-    return fig
+    return go.Figure(lines, layout=axes_layout(title, x_title, y_title, type="log" if log_y else "linear", **zero))
 
 
 def styled(fig: go.Figure, *, lecture: bool = False, high_contrast: bool = False, copy: bool = True) -> go.Figure:

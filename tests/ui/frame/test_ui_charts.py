@@ -337,3 +337,34 @@ def test_on_a_phone_every_chart_is_capped_below_half_the_screen_except_in_full_s
     assert ':not(:has([data-title="Close fullscreen"]))' in cap[1]
     for target in ('[data-testid="stRadioOption"] {min-height: 44px;', "button {min-height: 44px;}"):
         assert f'[class*="st-key-predict-"] {target}' in EVERY_SCREEN_CSS
+
+
+def test_a_shared_chart_is_styled_once_and_lecture_or_contrast_style_a_copy():
+    from ui.frame.charts import chart_figure, shared_chart
+    from ui.views.figures import Chart, matrix_heatmap
+
+    built = Chart(matrix_heatmap(np.arange(6.0).reshape(2, 3), ["a", "b"], title="t"), "alt")
+    shared = shared_chart(built)
+    assert shared.shared and not built.shared
+    assert list(shared.figure.layout.colorway) == list(CATEGORICAL)  # styled for the default view, once
+    kept = shared.figure.to_json()
+    assert chart_figure(shared, lecture=False, high_contrast=False) is shared.figure
+    for lecture, contrast in ((True, False), (False, True), (True, True)):
+        fig = chart_figure(shared, lecture=lecture, high_contrast=contrast)
+        assert fig is not shared.figure
+        assert fig.to_json() == styled(go.Figure(shared.figure), lecture=lecture, high_contrast=contrast).to_json()
+    assert shared.figure.to_json() == kept  # no session changed what the others see
+    own = Chart(matrix_heatmap(np.ones((2, 2)), ["a", "b"], title="t"), "alt")
+    assert chart_figure(own, lecture=True, high_contrast=False) is own.figure  # built for this run: styled in place
+    assert own.figure.layout.font.size == 20
+
+
+def test_heatmaps_send_float32_and_write_cell_numbers_from_z():
+    weights = np.array([[0.123456789, 0.876543211], [0.5, 0.5]])
+    fig = attention_heatmap(weights, ["a", "b"])
+    trace = fig.data[0]
+    assert trace.z.dtype == np.float32 and trace.text is None
+    np.testing.assert_array_equal(trace.z, weights.astype(np.float32))
+    assert cell_lines(trace) == [["0.12"], ["0.88"], ["0.50"], ["0.50"]]
+    spec = json.loads(fig.to_json())["data"][0]["z"]
+    assert spec["dtype"] == "f4"  # 4 bytes a number on the wire

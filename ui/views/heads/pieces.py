@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from encoder_core.lessons.heads import SameWordMass, SentenceSplits
 from encoder_core.model.head_patterns import NEIGHBOUR_PATTERNS
 
-from ..figures import COLORBAR_X, SEQUENTIAL, Chart, as_array, attention_heatmap, esc
+from ..figures import CELL_VALUES, COLORBAR_X, SEQUENTIAL, Chart, attention_heatmap, esc, wire_array
 from .common import MAP_MAX_HEIGHT, SELECTED_COLOUR, matrix_table
 
 PIECES_INTRO = (
@@ -53,7 +52,7 @@ def same_word_text(same: SameWordMass, layer: int, head: int, best_pattern: str)
 
 def layer_head_heatmap(values, *, title: str, colorbar: str, zmax: float = 1.0) -> go.Figure:
     """An (L, H) table of one number per head."""
-    v = as_array(values)
+    v = wire_array(values)
     L, H = v.shape
     fig = go.Figure(
         go.Heatmap(
@@ -63,8 +62,7 @@ def layer_head_heatmap(values, *, title: str, colorbar: str, zmax: float = 1.0) 
             zmin=0.0,
             zmax=zmax,
             colorscale=SEQUENTIAL,
-            text=np.round(v, 2),
-            texttemplate="%{text:.2f}",
+            texttemplate=CELL_VALUES,
             hovertemplate="%{y}, %{x}: %{z:.3f}<extra></extra>",
             colorbar={"title": {"text": esc(colorbar)}, "x": COLORBAR_X},
         )

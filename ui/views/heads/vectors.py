@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from encoder_core.lessons.heads import Similarities, WordVectorCosines
 
-from ..figures import COLORBAR_X, DIVERGING, PAIR, Chart, after_layer_names, as_array, esc
+from ..figures import CELL_VALUES, COLORBAR_X, DIVERGING, PAIR, Chart, after_layer_names, as_array, esc, wire_array
 from .common import _short, matrix_table
 
 VECTORS_INTRO = (
@@ -30,7 +29,7 @@ POOLINGS = {"mean": "mean pooling", "cls": "[CLS] vector"}  # the order the page
 
 def similarity_figure(matrix, labels: Sequence[str], *, title: str) -> go.Figure:
     """(N, N) cosine similarities on a fixed [-1, 1] scale, values written in the cells."""
-    v = as_array(matrix)
+    v = wire_array(matrix)
     names = [f"{i}: {esc(_short(t))}" for i, t in enumerate(labels)]
     fig = go.Figure(
         go.Heatmap(
@@ -41,8 +40,7 @@ def similarity_figure(matrix, labels: Sequence[str], *, title: str) -> go.Figure
             zmax=1.0,
             zmid=0.0,
             colorscale=DIVERGING,
-            text=np.round(v, 2),
-            texttemplate="%{text:.2f}",
+            texttemplate=CELL_VALUES,
             hovertemplate="%{y}<br>%{x}<br>cosine %{z:.3f}<extra></extra>",
             colorbar={"title": {"text": "cosine"}, "x": COLORBAR_X},
         )
