@@ -134,23 +134,23 @@ CELL_VALUES = "%{z:.2f}"
 # the whole figure a second time. Margins that already hold them (measured at the app's default type
 # sizes) save that second drawing; in lecture type they are too small and plotly grows them as before.
 LABEL_CHAR_PX = 5.2  # a token label's mean glyph width at the axes' 12 px type
-COLORBAR_ROOM = 86  # colour bar (pinned to the plot's edge by styled), its tick labels and title
+COLORBAR_MARGIN = 86  # colour bar (pinned to the plot's edge by styled), its tick labels and title
 AXIS_BELOW_ROOM = 76  # numeric tick labels under the plot and the axis title below them
 # A colour bar a fixed distance from the plot (plotly's default gap is a fraction of the plot's
-# width), so that the room kept for it in the right margin does not depend on the figure's width.
+# width), so that the space kept for it in the right margin does not depend on the figure's width.
 COLORBAR_X = 1.0
 
 
-def label_room(labels: Iterable[str], titled: bool = True) -> int:
+def label_margin(labels: Iterable[str], titled: bool = True) -> int:
     """Left margin for these row labels, and the axis title beside them if there is one."""
     return round((66 if titled else 32) + LABEL_CHAR_PX * max((len(str(label)) for label in labels), default=1))
 
 
-def colorbar_room(bound: float) -> int:
+def colorbar_margin(bound: float) -> int:
     """Right margin for a colour bar over [-bound, bound]: its tick labels grow with their digits."""
     step = bound / 2  # about the tick spacing plotly picks for that range
     chars = len(f"-{step:.1g}") if step < 1 else len(f"-{bound:.0f}")
-    return COLORBAR_ROOM + 7 * max(0, chars - 4)
+    return COLORBAR_MARGIN + 7 * max(0, chars - 4)
 
 
 def title_pad(key_labels: Iterable[str]) -> int:
@@ -178,10 +178,10 @@ def attention_heatmap(
     key_tokens = query_tokens if key_tokens is None else key_tokens
     if numbered:
         qy, kx = token_labels(query_tokens), token_labels(key_tokens)
-        left = label_room(f"{i} {t}" for i, t in enumerate(query_tokens))
+        left = label_margin(f"{i} {t}" for i, t in enumerate(query_tokens))
     else:
         qy, kx = [esc(t) for t in query_tokens], [esc(t) for t in key_tokens]
-        left = label_room(query_tokens)
+        left = label_margin(query_tokens)
     if show_values is None:
         show_values = max(w.shape) <= 12
     title_layout: dict = {"text": esc(title)}
@@ -189,7 +189,7 @@ def attention_heatmap(
     if title_above_keys:
         pad = title_pad(kx)
         title_layout.update(y=1.0, yref="paper", yanchor="bottom", pad={"b": pad}, automargin=True)
-        top = pad + 32  # the title's own line above its pad: no second drawing to make room
+        top = pad + 32  # the title's own line above its pad: no second drawing to make space
     # Everything is given to the constructor (the colour bar's place included, so styled has nothing to
     # change): a property set afterwards costs plotly up to a millisecond of validation each.
     return go.Figure(
@@ -208,7 +208,7 @@ def attention_heatmap(
             "title": title_layout,
             "xaxis": {"title": {"text": "key (attended to)"}, "side": "top"},
             "yaxis": {"title": {"text": "query (attending)"}, "autorange": "reversed"},
-            "margin": {"l": left, "r": COLORBAR_ROOM, "t": top, "b": 10},
+            "margin": {"l": left, "r": COLORBAR_MARGIN, "t": top, "b": 10},
             "height": max(320, 34 * len(qy) + 140),
         },
     )
@@ -255,7 +255,7 @@ def matrix_heatmap(
         zrange = (-bound, bound) if symmetric else (float(v.min()), float(v.max())) if v.size else (0.0, 1.0)
     bound = max(abs(zrange[0]), abs(zrange[1]))
     rows = token_labels(row_labels) if row_labels is not None else None
-    room_labels = [f"{i} {t}" for i, t in enumerate(row_labels)] if row_labels is not None else [str(len(v) - 1)]
+    margin_labels = [f"{i} {t}" for i, t in enumerate(row_labels)] if row_labels is not None else [str(len(v) - 1)]
     return go.Figure(
         go.Heatmap(
             z=v,
@@ -273,8 +273,8 @@ def matrix_heatmap(
             "xaxis": {"title": {"text": x_title}},
             "yaxis": {"title": {"text": y_title}, "autorange": "reversed"},
             "margin": {
-                "l": label_room(room_labels, titled=bool(y_title)),
-                "r": colorbar_room(bound) if symmetric else COLORBAR_ROOM,
+                "l": label_margin(margin_labels, titled=bool(y_title)),
+                "r": colorbar_margin(bound) if symmetric else COLORBAR_MARGIN,
                 "t": 60,
                 "b": AXIS_BELOW_ROOM if x_title else 40,
             },
@@ -503,7 +503,7 @@ def plain_title(fig: go.Figure) -> str:
     return re.sub(r"([\\`*_\[\]<>#|~])", r"\\\1", text)
 
 
-def _top_axis_room(fig: go.Figure) -> int:
+def _top_axis_margin(fig: go.Figure) -> int:
     """Pixels above the plot taken by an x axis drawn along the top (its labels and title), if any.
 
     Sized for labels turned upright, as plotly turns them when a figure is narrow."""
@@ -519,7 +519,7 @@ def _lecture_type(fig: go.Figure) -> None:
     # Plotly grows a multi-line title downwards and does not keep it clear of a top axis: so the title's
     # bottom is pinned above the plot, clear of any top axis, and the top margin is sized to hold both.
     title = fig.layout.title.text  # one line: lecture titles are written to fit (a browser test measures it)
-    axis_room = _top_axis_room(fig)
+    axis_margin = _top_axis_margin(fig)
     lines = title.count("<br>") + 1 if title else 0
     line = round(LECTURE_TITLE_FONT * 1.3)  # plotly's line spacing
     fig.update_layout(
@@ -530,9 +530,9 @@ def _lecture_type(fig: go.Figure) -> None:
             "yref": "paper",
             "y": 1,
             "yanchor": "bottom",
-            "pad": {"b": axis_room + max(lines - 1, 0) * line},  # the extra lines hang below the anchor
+            "pad": {"b": axis_margin + max(lines - 1, 0) * line},  # the extra lines hang below the anchor
         },
-        margin={"t": 12 + lines * line + axis_room},
+        margin={"t": 12 + lines * line + axis_margin},
         legend={"font": {"size": LECTURE_FONT}},
         hoverlabel={"font": {"size": LECTURE_FONT}},
     )
@@ -563,4 +563,4 @@ def _lecture_type(fig: go.Figure) -> None:
         if note.font.size is None or note.font.size < LECTURE_TICK_FONT:
             note.font.size = LECTURE_TICK_FONT
     if fig.layout.height:
-        fig.update_layout(height=int(fig.layout.height * 1.15))  # room for the larger labels
+        fig.update_layout(height=int(fig.layout.height * 1.15))  # space for the larger labels

@@ -19,7 +19,7 @@ from .figures import (
     esc,
     grouped_bars,
     heatmap_pair,
-    label_room,
+    label_margin,
     line_chart,
     numbers_text,
     per_token_table,
@@ -96,7 +96,7 @@ def batch_figure(batch: Batch, names: Sequence[str] = SEQUENCE_NAMES) -> go.Figu
         title={"text": f"The batch: {n_sequences} sequences, {width} positions; dark = [PAD], masked out"},
         xaxis={"title": {"text": "position"}, "side": "top"},
         yaxis={"title": {"text": "sequence and row"}, "autorange": "reversed"},
-        margin={"l": label_room([label for label, _, _ in rows]), "r": 10, "t": 90, "b": 10},
+        margin={"l": label_margin([label for label, _, _ in rows]), "r": 10, "t": 90, "b": 10},
         height=40 * len(rows) + 130,
     )
     return fig

@@ -24,7 +24,7 @@ from ui.frame.shell import (
 )
 from ui.views.figures import (
     CATEGORICAL,
-    COLORBAR_ROOM,
+    COLORBAR_MARGIN,
     DIVERGING,
     HIGH_CONTRAST_PAIR,
     LABEL_CHAR_PX,
@@ -34,8 +34,8 @@ from ui.views.figures import (
     attention_heatmap,
     bar_chart,
     cell_lines,
-    colorbar_room,
-    label_room,
+    colorbar_margin,
+    label_margin,
     line_chart,
     styled,
 )
@@ -271,12 +271,12 @@ def test_a_red_green_pair_fails_the_palette_check():
 
 
 def test_heatmap_margins_grow_with_their_labels_and_colour_bar_digits():
-    short, long = label_room(["0 [CLS]"]), label_room(["0 [CLS]", "11 extraordinarily"])
+    short, long = label_margin(["0 [CLS]"]), label_margin(["0 [CLS]", "11 extraordinarily"])
     assert long - short == pytest.approx(LABEL_CHAR_PX * (18 - 7), abs=1)
-    assert label_room(["0 [CLS]"], titled=False) < short  # no axis title beside the labels
-    assert colorbar_room(0.03) > colorbar_room(1.0) == COLORBAR_ROOM
+    assert label_margin(["0 [CLS]"], titled=False) < short  # no axis title beside the labels
+    assert colorbar_margin(0.03) > colorbar_margin(1.0) == COLORBAR_MARGIN
     fig = attention_heatmap(np.eye(3), ["[CLS]", "extraordinarily", "[SEP]"])
-    assert fig.layout.margin.l == label_room(["1 extraordinarily"]) and fig.layout.margin.r == COLORBAR_ROOM
+    assert fig.layout.margin.l == label_margin(["1 extraordinarily"]) and fig.layout.margin.r == COLORBAR_MARGIN
 
 
 def one_row(words, *, size=None):

@@ -51,7 +51,7 @@ def no_previous_note(model_name: str, trained: bool) -> str:
 def grid_gaps(n_heads: int, T: int, captions: bool = True) -> tuple[int, int]:
     """(columns between thumbnails, rows above each thumbnail) in the mosaic's cells.
 
-    Above each thumbnail there is room for one line of caption text, whatever the cell size.
+    Above each thumbnail there is space for one line of caption text, whatever the cell size.
     """
     cols = n_heads * (T + 1) - 1
     return 1, (max(2, math.ceil(CAPTION_PX * cols / GRID_WIDTH_PX)) if captions else 1)

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from encoder_core.lessons.masking import FATES, DrawPosition, MaskingDraw
 from encoder_core.objectives.mlm_masking import MaskCounts
 
-from ..figures import PAIR, Chart, esc, label_room
+from ..figures import CELLS_ARE_WORDS, PAIR, Chart, esc, label_margin
 
 SPLIT_COLOURS = {"[MASK]": PAIR[0], "random token": PAIR[1], "kept": "#6b4c9a", "not chosen": "#d9d9d9"}
 FATE_WORDS = {
@@ -141,6 +141,7 @@ def draw_figure(positions: Sequence[DrawPosition], *, title: str = "", labels: b
         xgap=2,
         ygap=2,
         hovertemplate="position %{x}: %{text} (%{customdata[0]}%{customdata[1]})<extra></extra>",
+        meta=CELLS_ARE_WORDS,  # the words are the chart: lecture mode shrinks them, never drops them
     )
     key = [  # a legend: heatmaps have none of their own
         go.Scatter(
@@ -162,7 +163,7 @@ def draw_figure(positions: Sequence[DrawPosition], *, title: str = "", labels: b
         "xaxis": {"title": {"text": "position"}, "side": "top"},
         "yaxis": {"title": {"text": "row"}, "autorange": "reversed"},
         "legend": {"orientation": "h", "y": -0.15},
-        "margin": {"l": label_room(["model receives"]), "r": 10, "t": 90, "b": 62},  # b: the legend
+        "margin": {"l": label_margin(["model receives"]), "r": 10, "t": 90, "b": 62},  # b: the legend
         "height": 300,
     }
     return go.Figure([cells, *key], layout=layout)

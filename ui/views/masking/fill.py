@@ -158,7 +158,7 @@ def top_k_bars(
     )
     fig.update_layout(
         title={"text": esc(title)},
-        # The whole 0..100%: a probability is a share of 1; room past 1 for the labels.
+        # The whole 0..100%: a probability is a share of 1; space past 1 for the labels.
         xaxis={
             "title": {"text": "probability"},
             "range": [0, 1.2],

@@ -72,7 +72,7 @@ def coloured_cells(
         title={"text": title},
         xaxis={"title": {"text": x_title}, "showticklabels": False},
         yaxis={"title": {"text": row}, "showticklabels": False},
-        margin={"l": 52, "r": 10, "t": 60, "b": 52},  # room for the axis titles: plotly draws once
+        margin={"l": 52, "r": 10, "t": 60, "b": 52},  # space for the axis titles: plotly draws once
         height=190,
     )
     return fig
