@@ -53,10 +53,10 @@ def param_counts(name: str) -> core.BlockParams:
 @st.cache_data(show_spinner=False, max_entries=64)
 def trained_ffn(text: str) -> core.FfnNorms | None:
     """The FFN output lengths of a trained encoder on the sentence: MiniLM, else the lab's MLM, else None."""
-    pre, _ = minilm()
+    pre = minilm().model
     if pre is not None:
         return core.ffn_norms_of(pre.model, pre.tokenizer, text, "all-MiniLM-L6-v2")
-    mlm, _ = trained_mlm()
+    mlm = trained_mlm().model
     return None if mlm is None else core.ffn_norms_of(mlm.model.bert, mlm.tokenizer, text, mlm.name)
 
 

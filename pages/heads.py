@@ -43,7 +43,7 @@ st.caption(
     "of the sidebar's model do on your sentence (all-MiniLM-L6-v2's were shaped by pretraining)."
 )
 
-pre, _ = minilm()
+pre = minilm().model
 seed = sidebar_seed()
 chosen_model = lesson_model(sidebar_model(), seed)
 show_model(chosen_model)

@@ -58,7 +58,7 @@ st.caption(
     if asked == "small"
     else f"This lesson runs on {trained.name}."
 )
-pre, _ = minilm()
+pre = minilm().model
 if trained.choice != "minilm" and pre is not None:
     st.button(
         "Look inside all-MiniLM-L6-v2 instead",

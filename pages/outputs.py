@@ -58,7 +58,7 @@ narrative(
 )
 
 st.caption(figs.MODEL_TEXT)
-trained, load_error = trained_mlm()
+trained, load_error, _ = trained_mlm()
 if load_error:
     st.error(f"The lab's trained model could not be loaded, so the training sections are skipped.\n\n{load_error}")
 tokenizer = trained.tokenizer if trained else None

@@ -48,7 +48,7 @@ PITFALL_KEYS = {  # each pitfall's chart key
 
 chosen = lesson_model(sidebar_model(), sidebar_seed())
 model, tokenizer = chosen.encoder, chosen.tokenizer
-trained, trained_error = trained_mlm()
+trained, trained_error, _ = trained_mlm()
 
 P = LessonParams(
     "tradeoffs",
@@ -182,7 +182,7 @@ def reveal_length(cap, worked: str = "") -> None:
 
 
 def render_quadratic() -> None:
-    pre, error = minilm()
+    pre, error, _ = minilm()
     target = pre.model if pre is not None else model
     if pre is None:
         st.warning(f"all-MiniLM-L6-v2 is not available, so this runs on {chosen.name}. {error}")

@@ -25,7 +25,7 @@ def runs_for(keys: list[tuple], label: str, button_key: str) -> list | None:
     found = [cached_fine_tune(*k) for k in keys]
     if all(found):
         return found
-    if trained_mlm()[0] is None:
+    if trained_mlm().model is None:
         st.info(NEEDS_TRAINED)
         return None
     pending = st.session_state.get(REQUEST) == tuple(keys)

@@ -13,6 +13,7 @@ import os
 import threading
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, NamedTuple
 
 import streamlit as st
 import torch
@@ -78,6 +79,15 @@ def word_tokenizer() -> WordPieceTokenizer:
     return english_tokenizer()
 
 
+class Loaded(NamedTuple):
+    """What a model loader that can fail hands a page, one shape for all of them: the model (None when it could
+    not be loaded), why not, and what stands in for the choice (said on the page), if anything."""
+
+    model: Any
+    error: str | None = None
+    notice: str | None = None
+
+
 # ---- the lab's trained masked-language model ----------------------------------------------
 
 # The committed checkpoint, unless the environment names another folder (a freshly trained one, say).
@@ -106,12 +116,12 @@ def _load_trained(path: str) -> TrainedMLM:
     return TrainedMLM(model, tokenizer, dict(metadata or {}))
 
 
-def trained_mlm() -> tuple[TrainedMLM | None, str | None]:
-    """(the model, None), or (None, a message naming the file and how to rebuild it)."""
+def trained_mlm() -> Loaded:
+    """Loaded(the model), or Loaded(None, a message naming the file and how to rebuild it)."""
     try:
-        return _load_trained(CHECKPOINT_DIR), None
+        return Loaded(_load_trained(CHECKPOINT_DIR))
     except CheckpointError as err:  # not cached: the next run tries again, e.g. after a rebuild
-        return None, str(err)
+        return Loaded(None, str(err))
 
 
 # ---- the leakage experiment: two fresh tiny models trained once per setting ---------------
@@ -163,28 +173,28 @@ def _load_minilm() -> tuple[PretrainedEncoder | None, str | None]:
         return None, str(err)
 
 
-def minilm() -> tuple[PretrainedEncoder | None, str | None]:
-    """(the model, None), or (None, why it cannot be used, with the install command)."""
-    return _load_minilm()
+def minilm() -> Loaded:
+    """Loaded(the model), or Loaded(None, why it cannot be used, with the install command)."""
+    return Loaded(*_load_minilm())
 
 
 # A 512-token run keeps 6 x 12 x 512 x 512 attention weights (75 MB): keep few runs, shared.
 @st.cache_resource(show_spinner=False, max_entries=16)
 def minilm_run(text_a: str, text_b: str | None) -> AttentionRun:
-    pre, _ = minilm()
+    pre = minilm().model
     enc = pre.tokenizer.encode(text_a, text_b, max_length=pre.config.max_positions, truncate=True)
     return run_encoder(pre.model, enc)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def minilm_similarities(texts: tuple[str, ...]) -> Similarities:
-    pre, _ = minilm()
+    pre = minilm().model
     return similarities(pre, list(texts))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def minilm_word_cosines(sentence_a: str, sentence_b: str, word: str) -> WordVectorCosines:
-    pre, _ = minilm()
+    pre = minilm().model
     return word_vector_cosines(pre.model, pre.tokenizer, sentence_a, sentence_b, word)
 
 
@@ -193,15 +203,15 @@ MINILM_MLM_DIR = str(MINILM_MLM_DEFAULT_DIR)  # a module setting, so a test can 
 
 @st.cache_resource(show_spinner="Loading all-MiniLM-L6-v2 with the lab's MLM head ...")
 def _load_minilm_mlm(path: str) -> TrainedMLM:
-    pre, error = minilm()
+    pre, error, _ = minilm()
     if pre is None:
         raise PretrainedUnavailable(error)
     model, tokenizer, metadata = load_minilm_mlm(path, pre)  # shares pre's frozen layers
     return TrainedMLM(model, tokenizer, metadata, "all-MiniLM-L6-v2 with the lab's MLM head", "minilm")
 
 
-def masked_lm(choice: str) -> tuple[TrainedMLM | None, str | None, str | None]:
-    """The model with an MLM head for the sidebar's choice: (model, load error, notice).
+def masked_lm(choice: str) -> Loaded:
+    """The model with an MLM head for the sidebar's choice: Loaded(model, load error, notice).
 
     MiniLM picked: MiniLM under the lab's head (or, with a notice saying why, the small MLM when that
     cannot load). Otherwise the lab's small trained MLM: the seeded small model has no head.
@@ -209,11 +219,11 @@ def masked_lm(choice: str) -> tuple[TrainedMLM | None, str | None, str | None]:
     notice = None
     if choice == "minilm":
         try:
-            return _load_minilm_mlm(MINILM_MLM_DIR), None, None
+            return Loaded(_load_minilm_mlm(MINILM_MLM_DIR))
         except (CheckpointError, PretrainedUnavailable) as err:  # not cached: the next run tries again
             notice = f"all-MiniLM-L6-v2's MLM head could not be loaded, so this lesson runs on the lab's MLM. {err}"
-    trained, error = trained_mlm()
-    return trained, error, notice
+    trained, error, _ = trained_mlm()
+    return Loaded(trained, error, notice)
 
 
 # ---- the sidebar's choice, as one object a lesson runs on ----------------------------------
@@ -234,12 +244,12 @@ class LessonModel:
 def lesson_model(choice: str, seed: int) -> LessonModel:
     """The model the sidebar asks for; the seeded small model, with a notice, when that one cannot load."""
     if choice == "mlm":
-        trained, error = trained_mlm()
+        trained, error, _ = trained_mlm()
         if trained is not None:
             return LessonModel("mlm", trained.model.bert, trained.tokenizer, "the lab's trained MLM", True)
         notice = f"The lab's trained model could not be loaded, so this lesson runs on the small seeded model. {error}"
     elif choice == "minilm":
-        pre, error = minilm()
+        pre, error, _ = minilm()
         if pre is not None:
             return LessonModel("minilm", pre.model, pre.tokenizer, "all-MiniLM-L6-v2", True)
         notice = f"all-MiniLM-L6-v2 is not available, so this lesson runs on the small seeded model. {error}"
@@ -255,7 +265,7 @@ def trained_lesson_model(chosen: LessonModel) -> LessonModel | None:
     trained, else the lab's trained MLM (None when that cannot load either)."""
     if chosen.trained:
         return chosen
-    trained, _ = trained_mlm()
+    trained = trained_mlm().model
     if trained is None:
         return None
     return LessonModel("mlm", trained.model.bert, trained.tokenizer, trained.name, True)
@@ -290,7 +300,7 @@ def run_fine_tune(task: str, start: str, steps: int, seed: int, pooling: str = "
     key = (task, start, int(steps), int(seed), pooling)
     with lock:
         if key not in store:
-            trained, error = trained_mlm()
+            trained, error, _ = trained_mlm()
             if trained is None:
                 raise CheckpointError(error)
             store[key] = fine_tune(
@@ -307,7 +317,7 @@ def minilm_pooling_ranking():
     """[CLS] against mean pooling on the lesson's paraphrase pairs (None when MiniLM is unavailable)."""
     from encoder_core.lessons.outputs import pooling_ranking
 
-    pre, _ = minilm()
+    pre = minilm().model
     return pooling_ranking(pre) if pre is not None else None
 
 
@@ -317,7 +327,7 @@ def minilm_closest(texts: tuple[str, ...]):
     question (encoder_core.lessons.outputs.closest_for_any); None when none does or MiniLM is unavailable."""
     from encoder_core.lessons.outputs import closest_for_any
 
-    pre, _ = minilm()
+    pre = minilm().model
     return closest_for_any(pre, texts) if pre is not None else None
 
 

@@ -76,10 +76,10 @@ def shared_models() -> dict[str, torch.nn.Module]:
     from ui.models import minilm, small_model, trained_mlm
 
     models = {"small": small_model(0)}
-    mlm, _ = trained_mlm()
+    mlm = trained_mlm().model
     if mlm is not None:
         models["trained MLM"] = mlm.model
-    pre, _ = minilm()
+    pre = minilm().model
     if pre is not None:
         models["MiniLM"] = pre.model
     return models

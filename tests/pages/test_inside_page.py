@@ -182,7 +182,7 @@ def test_the_baseline_and_steps_change_integrated_gradients(trained_mlm):
 
 
 def test_without_a_model_the_page_says_why(monkeypatch):
-    monkeypatch.setattr(ui.models, "masked_lm", lambda choice: (None, "the checkpoint is missing", None))
+    monkeypatch.setattr(ui.models, "masked_lm", lambda choice: ui.models.Loaded(None, "the checkpoint is missing"))
     at = helpers.open_page("inside")
     no_exception(at)
     assert "none could be loaded" in all_text(at) and "the checkpoint is missing" in all_text(at)

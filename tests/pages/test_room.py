@@ -288,7 +288,7 @@ def test_the_mask_mismatch_prediction_runs_on_the_trained_mlm_and_reveals_its_ch
 
     room, teacher = ask_prediction(database, "tradeoffs-mismatch", "the old man read the book in the garden")
     rnd = database.current_round(room.code)
-    trained, _ = trained_mlm()
+    trained = trained_mlm().model
     ids = trained.tokenizer.encode("the old man read the book in the garden").ids
     words = tradeoffs_core.eligible_positions(trained.tokenizer, ids)
     mm = tradeoffs_core.mask_mismatch(trained.model, trained.tokenizer, ids, words[len(words) // 2], 0)
@@ -354,7 +354,7 @@ def test_the_looking_inside_head_question_is_answered_by_the_knockouts(database)
 
     room, teacher = ask_prediction(database, "inside-head", "the dog slept on the [MASK] all day")
     rnd = database.current_round(room.code)
-    trained, _ = trained_mlm()
+    trained = trained_mlm().model
     cloze = inside_core.prepare_cloze(trained.tokenizer, "the dog slept on the [MASK] all day")
     knock = inside_core.knockouts(trained.model, trained.tokenizer, cloze)
     effects = {

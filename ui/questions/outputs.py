@@ -105,7 +105,7 @@ POOLING_STEP = 6  # "Pooling"
 
 def _closest(run: Run) -> ClosestSentence:
     """The lesson's sentence whose MiniLM mean-pooled vector is closest to the lecturer's."""
-    pre, why = minilm()
+    pre, why, _ = minilm()
     if run.proof.get("model") != "minilm" or pre is None:
         raise CannotAsk(
             "This question is about all-MiniLM-L6-v2's sentence vectors: choose it as the model (the sidebar's, or "

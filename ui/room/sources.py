@@ -31,7 +31,7 @@ def encode(proof: dict) -> Run:
     """The model the prediction runs on (the trained MLM, the block lesson's, or the sidebar's) and the sentence."""
     p = predictions()[proof["key"]]
     if p.trained:
-        trained, error = trained_mlm()
+        trained, error, _ = trained_mlm()
         if trained is None:
             raise CannotAsk(f"This question needs the lab's trained MLM, which could not be loaded. {error}")
         model, name, tokenizer = trained.model, "the lab's trained MLM", trained.tokenizer

@@ -15,7 +15,7 @@ from ui.room.sources import asked_with, from_prediction, proof_charts
 def test_the_look_ahead_question_is_the_trained_heads_favourite():
     sentence = "the old man read the book in the garden"
     q = from_prediction("attention-look-ahead", sentence, "small", 0)
-    trained, _ = trained_mlm()
+    trained = trained_mlm().model
     run = attention_core.look_ahead_run(trained.model.bert, trained.tokenizer, sentence)
     assert run.question is not None
     assert q.correct == run.question.answer and len(q.options) == len(run.question.options)
@@ -222,7 +222,7 @@ def test_the_closest_sentence_question_is_minilms_highest_cosine():
 
     sentence = "the cat sat on the mat"
     q = from_prediction("outputs-closest-sentence", sentence, "minilm", 0)
-    found = outputs_core.closest_sentence(minilm()[0], sentence)
+    found = outputs_core.closest_sentence(minilm().model, sentence)
     assert q.options == tuple(found.options) and q.correct == found.answer
     best = max(range(len(found.options)), key=lambda i: found.cosine["mean"][i])
     assert q.correct == best and len(proof_charts(q)) == 1
@@ -236,7 +236,7 @@ def test_the_hardest_position_question_is_the_largest_loss_of_the_lessons_draw()
 
     sentence = "the old man read the book in the garden while the young dog slept by the warm fire"
     q = from_prediction("masking-hardest", sentence, "small", 0)
-    trained, _ = trained_mlm()
+    trained = trained_mlm().model
     ids = trained.tokenizer.encode(sentence).ids
     draw = masking_core.draw_masks(trained.tokenizer, ids, **ROOM_DRAW)
     fwd = masking_core.mlm_forward(trained.model, draw.result.inputs, draw.result.labels, tokenizer=trained.tokenizer)
@@ -262,7 +262,7 @@ def test_the_token_knockout_question_is_the_token_whose_hiding_costs_the_answer_
 
     sentence = "the dog slept on the [MASK] all day"
     q = from_prediction("inside-token", sentence, "small", 0)
-    trained, _ = trained_mlm()
+    trained = trained_mlm().model
     cloze = inside_core.prepare_cloze(trained.tokenizer, sentence)
     knock = inside_core.knockouts(trained.model, trained.tokenizer, cloze)
     choice = inside_core.token_choice(knock, inside_core.attention_maps(trained.model, cloze), cloze)
