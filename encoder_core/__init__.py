@@ -1,4 +1,6 @@
-"""encoder_core: a small, inspectable BERT-style encoder. torch + numpy only."""
+"""encoder_core: a small, inspectable BERT-style encoder. torch + numpy only.
+
+MLM's corruption (mask_tokens, its actions and counts) is imported from encoder_core.objectives.mlm_masking."""
 
 from .model.config import MAX_SEED, PRESETS, TEACHING_INIT_STD, EncoderConfig, preset
 from .model.hooks import HookPoints, hook_names, run_with_cache, run_with_hooks
@@ -27,30 +29,13 @@ from .model.output_heads import (
 from .model.self_attention import SelfAttention, additive_mask, attention
 from .model.tokenizer import Batch, Encoding, WordPieceTokenizer, WordTokenizer, clean_text, english_tokenizer
 from .objectives.loss import LossBreakdown, loss_breakdown
-from .objectives.mlm_masking import (
-    IGNORE_INDEX,
-    KEPT,
-    MASKED,
-    NOT_CHOSEN,
-    RANDOM,
-    MaskCounts,
-    MaskingResult,
-    exact_counts,
-    mask_tokens,
-    round_half_up,
-)
 
 __all__ = [
     "MAX_SEED",
     "TEACHING_INIT_STD",
-    "IGNORE_INDEX",
-    "KEPT",
-    "MASKED",
-    "NOT_CHOSEN",
     "POST_NORM_STAGES",
     "PRE_NORM_STAGES",
     "PRESETS",
-    "RANDOM",
     "Batch",
     "Embeddings",
     "Encoder",
@@ -61,9 +46,7 @@ __all__ = [
     "HookPoints",
     "LossBreakdown",
     "MLMHead",
-    "MaskCounts",
     "MaskedLanguageModel",
-    "MaskingResult",
     "SelfAttention",
     "SequenceClassifier",
     "SpanHead",
@@ -77,16 +60,13 @@ __all__ = [
     "english_tokenizer",
     "hook_names",
     "cls_pool",
-    "exact_counts",
     "init_bert_weights",
     "loss_breakdown",
-    "mask_tokens",
     "run_with_cache",
     "run_with_hooks",
     "mean_pool",
     "param_count",
     "preset",
-    "round_half_up",
     "sinusoidal_table",
     "teaching_model",
 ]

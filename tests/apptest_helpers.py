@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from classroom.decks import Deck, TypedStep, ViewStep
 from ui.frame.charts import numbers_panel_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,6 +161,27 @@ def all_text(at: AppTest) -> str:
             if kind == "metric":
                 parts.append(str(getattr(el, "label", "")))
     return "\n".join(parts)
+
+
+def plain(at: AppTest) -> str:
+    """The page's text with markdown escapes removed."""
+    return all_text(at).replace("\\", "")
+
+
+def no_exception(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+NAVIGATION_DECK = Deck(  # a deck across two lessons and the class room, presented by AppTest and in a browser
+    "Navigation",
+    (
+        ViewStep("attention", {"step": 0, "sentence": "a cat sat"}),
+        ViewStep("attention", {"step": 2, "sentence": "the bird sang"}),
+        TypedStep("Which mask hides the future?", ("causal", "padding"), 1),
+        ViewStep("padding", {"step": 1}),
+    ),
+)
 
 
 def assert_nothing_answers(at: AppTest, evidence: dict, keys) -> None:

@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import re
 
-from classroom.decks import Deck, TypedStep, ViewStep
 from classroom.store import DATABASE_URL_VAR, RoomStore
+from tests.apptest_helpers import NAVIGATION_DECK
 
 from .conftest import serving
 from .driver import assert_no_exception, wait_idle
 
 LOAD_MS = 90_000
-DECK = Deck(
-    "Keys",
-    (
-        ViewStep("attention", {"step": 0, "sentence": "a cat sat"}),
-        ViewStep("attention", {"step": 2, "sentence": "the bird sang"}),
-        TypedStep("Which mask hides the future?", ("causal", "padding"), 1),
-        ViewStep("padding", {"step": 1}),
-    ),
-)
 
 
 def bar_says(page, k: int, n: int) -> None:
@@ -37,7 +28,7 @@ def bar_says(page, k: int, n: int) -> None:
 
 def test_page_down_and_page_up_walk_the_deck_across_lessons(page, tmp_path, screenshots_dir):
     url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
-    deck_id = RoomStore(url).save_deck(DECK)
+    deck_id = RoomStore(url).save_deck(NAVIGATION_DECK)
     with serving(extra_env={DATABASE_URL_VAR: url}) as app_url:
         page.set_viewport_size({"width": 1280, "height": 720})
         page.goto(f"{app_url}/deck?deck={deck_id}&lecture=1")

@@ -9,21 +9,13 @@ import json
 
 import apptest_helpers as helpers
 import pytest
-from apptest_helpers import all_text
+from apptest_helpers import NAVIGATION_DECK, no_exception, plain
 from streamlit.testing.v1 import AppTest
 
 from classroom.decks import Deck, PredictionStep, QuizStep, TypedStep, ViewStep
 from ui.room.deck import course_deck, room_question
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_limiter")]
-
-
-def plain(at: AppTest) -> str:
-    return all_text(at).replace("\\", "")
-
-
-def no_exception(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def builder(query: dict | None = None) -> AppTest:
@@ -125,17 +117,6 @@ def test_a_deck_is_saved_exported_and_imported_and_a_bad_file_is_refused_whole(d
     assert draft(fresh) == deck  # the deck in the builder is untouched
 
 
-NAV = Deck(
-    "Navigation",
-    (
-        ViewStep("attention", {"step": 0, "sentence": "a cat sat"}),
-        ViewStep("attention", {"step": 2, "sentence": "the bird sang"}),
-        TypedStep("Which mask hides the future?", ("causal", "padding"), 1),
-        ViewStep("padding", {"step": 1}),
-    ),
-)
-
-
 def click(at: AppTest, key: str) -> AppTest:
     """Press a button, then keep to the page the run ended on, as a browser does (AppTest would otherwise run
     the page it was opened on again next time). The sidebar keeps lecture mode and the seed across pages."""
@@ -147,7 +128,7 @@ def click(at: AppTest, key: str) -> AppTest:
 
 
 def test_the_deck_bar_walks_the_lecturer_across_lessons_and_into_the_room(database):
-    deck_id = database.save_deck(NAV)
+    deck_id = database.save_deck(NAVIGATION_DECK)
     room, key = database.open_room(5)
     at = builder({"deck": deck_id, "lecture": "1", "seed": "5"})
     at.session_state["_room_keys"] = {room.code: key}  # this session opened the room

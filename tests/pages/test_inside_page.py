@@ -7,7 +7,7 @@ import apptest_helpers as helpers
 import numpy as np
 import pytest
 import torch
-from apptest_helpers import all_text, figures
+from apptest_helpers import all_text, figures, no_exception
 
 import ui.models
 from encoder_core.lessons import inside as core
@@ -16,10 +16,6 @@ from ui.questions.inside import head_name
 pytestmark = pytest.mark.slow
 CHARTS = {"inside_tokens", "inside_heads", "inside_explanations", "inside_agreement", "inside_lens", "inside_lens_rank"}
 HEAD, METHOD, TOKEN = "inside-head", "inside-explanation", "inside-token"
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def core_run(model, tok, text=core.DEFAULT_SENTENCE, baseline="[PAD]", steps=64):

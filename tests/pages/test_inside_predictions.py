@@ -8,7 +8,7 @@ from __future__ import annotations
 import apptest_helpers as helpers
 import pytest
 import torch
-from apptest_helpers import all_text, commit_prediction, figures, open_numbers, page_evidence
+from apptest_helpers import all_text, commit_prediction, figures, no_exception, open_numbers, page_evidence
 from quiz_checks import assert_practised
 
 import ui.models
@@ -44,11 +44,6 @@ def swept(trained_mlm, monkeypatch):
     result = ui.models.run_inside_sweep("small", "[PAD]", 4)
     yield result
     ui.models._inside_sweep_store.clear()
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def evidence(at) -> str:

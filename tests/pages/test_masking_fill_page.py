@@ -5,23 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from apptest_helpers import all_text, figures, open_page, skip_predictions
+from apptest_helpers import all_text, figures, no_exception, open_page, plain, skip_predictions
 
 from encoder_core.lessons import masking as lesson
 from encoder_core.training.checkpoint import fill_mask
 from ui.views import masking as figs
 
 ASKED = "Try any word: where does the model rank it at the first blank?"
-
-
-def ok(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def plain(at) -> str:
-    """The page's text without the backslashes that show typed text literally in markdown."""
-    return all_text(at).replace("\\", "")
 
 
 def shown(token: str) -> str:
@@ -36,13 +26,13 @@ def bars_are(at, model, tokenizer, text, chart="fill_0"):
 
 
 def test_minilm_answers_first_and_the_small_mlm_is_one_click_away(minilm_mlm, trained_mlm):
-    at = ok(open_page("masking"))
+    at = no_exception(open_page("masking"))
     text = all_text(at)
     assert "Answered by **all-MiniLM-L6-v2 with the lab's MLM head**" in text
     bars_are(at, minilm_mlm[0], minilm_mlm[1], "the [MASK] sat on the mat")
     switch = at.button(key="fill_other_model")
     assert switch.label == "Ask the lab's small trained MLM instead"
-    ok(skip_predictions(switch.click().run()))
+    no_exception(skip_predictions(switch.click().run()))
     assert at.session_state["masking.fill_model"] == "mlm" and dict(at.query_params)["fill_model"] == "mlm"
     assert "Answered by **the lab's small trained MLM**" in all_text(at)
     bars_are(at, trained_mlm[0], trained_mlm[1], "the [MASK] sat on the mat")
@@ -50,16 +40,16 @@ def test_minilm_answers_first_and_the_small_mlm_is_one_click_away(minilm_mlm, tr
 
 
 def test_a_link_picks_the_model_and_a_bad_value_says_so():
-    at = ok(open_page("masking", {"fill_model": "mlm"}))
+    at = no_exception(open_page("masking", {"fill_model": "mlm"}))
     assert at.radio(key="masking.fill_model").value == "mlm"
     assert "Answered by **the lab's small trained MLM**" in all_text(at)
-    bad = ok(open_page("masking", {"fill_model": "gpt"}, skip=False))
+    bad = no_exception(open_page("masking", {"fill_model": "gpt"}, skip=False))
     assert any("`fill_model=gpt` is not one of minilm, mlm; using minilm." in w.value for w in bad.warning)
 
 
 def test_two_hundred_blanks_rank_six_and_say_so(minilm_mlm):
     text = "the [MASK] " * 182  # 2,002 characters: the page keeps 2,000, so 181 blanks
-    at = ok(open_page("masking", {"fill_sentence": text}))
+    at = no_exception(open_page("masking", {"fill_sentence": text}))
     drawn = {k for k in figures(at) if k.startswith("fill_")}
     assert drawn == {f"fill_{i}" for i in range(6)}
     said = plain(at)
@@ -75,11 +65,11 @@ def test_two_hundred_blanks_rank_six_and_say_so(minilm_mlm):
 def test_five_thousand_characters_are_cut_and_still_answered():
     text = "the [MASK] sat on the mat and " + "a dog ran home " * 340
     assert len(text) > 5000
-    at = ok(open_page("masking"))
-    ok(at.text_input(key="masking.fill_sentence").input(text).run())
+    at = no_exception(open_page("masking"))
+    no_exception(at.text_input(key="masking.fill_sentence").input(text).run())
     warned = " ".join(w.value for w in at.warning)
     assert f"“Sentence with [MASK]” was {len(text):,} characters long: the lesson keeps the first 2,000." in warned
-    ok(skip_predictions(at))
+    no_exception(skip_predictions(at))
     # 2,000 characters are still more word pieces than MiniLM's 512 positions: the end is cut, and said so.
     assert any("longer than the model's 512 positions" in w.value for w in at.warning)
     assert "fill_0" in figures(at)
@@ -95,30 +85,30 @@ def test_five_thousand_characters_are_cut_and_still_answered():
     ],
 )
 def test_bad_input_gets_a_message_and_a_chart(typed, said):
-    at = ok(open_page("masking"))
+    at = no_exception(open_page("masking"))
     skip_predictions(at.text_input(key="masking.fill_sentence").input(typed).run())
-    ok(at)
+    no_exception(at)
     assert said in plain(at)
     assert "fill_0" in figures(at)
 
 
 def test_any_word_can_be_ranked_after_the_reveal(minilm_mlm):
     model, tokenizer, _ = minilm_mlm
-    at = ok(open_page("masking"))
+    at = no_exception(open_page("masking"))
     box = next(t for t in at.text_input if t.label == ASKED)
-    ok(box.input("dog").run())
+    no_exception(box.input("dog").run())
     view = lesson.fill_mask_view(model, tokenizer, "the [MASK] sat on the mat")
     g = lesson.rank_guess(tokenizer, view.first_probabilities, "dog")
     assert f"“dog” is choice {g.rank:,} of 30,522 at the first blank" in plain(at)
     box = next(t for t in at.text_input if t.label == ASKED)
-    ok(box.input("doormat").run())
+    no_exception(box.input("doormat").run())
     assert "the model reads it as door ##mat, so no blank can hold it" in plain(at)
 
 
 def test_word_pieces_in_the_top_five_are_marked(minilm_mlm):
     model, tokenizer, _ = minilm_mlm
     text = "they were danc[MASK] all night"
-    at = ok(open_page("masking", {"fill_sentence": text}))
+    at = no_exception(open_page("masking", {"fill_sentence": text}))
     bars_are(at, model, tokenizer, text)
     (top,) = fill_mask(model, tokenizer, text)
     pieces = [w for w, _ in top if lesson.is_piece(w)]

@@ -14,6 +14,7 @@ from apptest_helpers import (
     all_text,
     commit_prediction,
     figures,
+    no_exception,
     open_numbers,
     open_page,
     page_evidence,
@@ -44,11 +45,6 @@ def trained():
     """The checkpoint the page loads for the draw (the sidebar's default, the lab's trained MLM)."""
     model, tokenizer, _ = load_small_mlm(ui.models.CHECKPOINT_DIR)
     return model, tokenizer
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def evidence(at) -> str:

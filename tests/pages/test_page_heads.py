@@ -9,7 +9,7 @@ import apptest_helpers as helpers
 import numpy as np
 import pytest
 import torch
-from apptest_helpers import all_text, commit_nothing, figures
+from apptest_helpers import all_text, commit_nothing, figures, no_exception
 from streamlit.testing.v1 import AppTest
 
 import ui.models as minilm_model
@@ -43,10 +43,6 @@ slow = pytest.mark.slow  # the AppTests; the view tests at the end are fast
 
 def open_page(page: str, query: dict | None = None) -> AppTest:
     return helpers.open_linked(page, query)
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def grid_block(fig, layer: int, head: int, T: int) -> np.ndarray:

@@ -12,9 +12,8 @@ from apptest_helpers import all_text, commit_prediction, figures, open_numbers, 
 from independent import reference_draw
 
 import ui.models
-from encoder_core import KEPT, MASKED, NOT_CHOSEN, RANDOM
 from encoder_core.lessons import masking as lesson
-from encoder_core.objectives.mlm_masking import exact_counts
+from encoder_core.objectives.mlm_masking import KEPT, MASKED, NOT_CHOSEN, RANDOM, exact_counts
 from encoder_core.training.checkpoint import fill_mask, load_small_mlm
 from ui.frame.quiz_widget import escape_md
 

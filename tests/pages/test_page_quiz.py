@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import apptest_helpers as helpers
 import pytest
-from apptest_helpers import all_text
+from apptest_helpers import all_text, no_exception
 from streamlit.testing.v1 import AppTest
 
 from encoder_core.lessons import LESSON_TITLES
@@ -21,10 +21,6 @@ BY_NAME = {g.__name__: g for g in generators()}
 
 def open_quiz(query: dict | None = None) -> AppTest:
     return helpers.open_linked("quiz", query)
-
-
-def no_exception(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def shown_question(at: AppTest):

@@ -10,7 +10,7 @@ import apptest_helpers as helpers
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_helpers import all_text
+from apptest_helpers import no_exception, plain
 from streamlit.testing.v1 import AppTest
 
 from classroom.codes import new_student_id, shown_code
@@ -23,26 +23,19 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_limiter")]
 QUESTION = typed("Which mask hides later tokens?", "bidirectional\ncausal\nnone\nboth", 2)  # B is right
 
 
-def plain(at: AppTest) -> str:
-    return all_text(at).replace("\\", "")
-
-
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def lecturer(code: str, key: str) -> AppTest:
-    return ok(helpers.open_linked("room", {"room": code, "key": key}, every_section=False))
+    return no_exception(helpers.open_linked("room", {"room": code, "key": key}, every_section=False))
 
 
 def presenter(code: str, key: str) -> AppTest:
     """The lecturer's private view (the distribution and the suggestion), as the lecturer link opens it."""
-    return ok(helpers.open_linked("room", {"room": code, "key": key, "view": "presenter"}, every_section=False))
+    return no_exception(
+        helpers.open_linked("room", {"room": code, "key": key, "view": "presenter"}, every_section=False)
+    )
 
 
 def phone(code: str) -> AppTest:
-    return ok(helpers.open_linked("room", {"room": code}, every_section=False))
+    return no_exception(helpers.open_linked("room", {"room": code}, every_section=False))
 
 
 def vote_buttons(at: AppTest) -> list:
@@ -59,39 +52,44 @@ def votes(store, code, rnd, vote: int, options: list[int]) -> None:
 
 
 def test_no_room_offers_to_join_by_code_and_to_open_one():
-    at = ok(helpers.open_linked("room", None, every_section=False))
+    at = no_exception(helpers.open_linked("room", None, every_section=False))
     assert [t.label for t in at.text_input] == ["Room code"]
     assert at.number_input(key="room_quiz_seed") is not None and at.button(key="room_open")
 
 
 def test_a_typed_code_joins_the_room_and_waits_for_the_first_question(database):
     room, _ = database.open_room(1)
-    at = ok(helpers.open_linked("room", None, every_section=False))
+    at = no_exception(helpers.open_linked("room", None, every_section=False))
     at.text_input(key="room_code_typed").input(f" {shown_code(room.code).lower()} ")
-    at = ok(at.button(key="room_join").click().run())
+    at = no_exception(at.button(key="room_join").click().run())
     assert WAITING in plain(at) and not vote_buttons(at)
     assert database.joined(room.code) == 1
 
 
 @pytest.mark.parametrize("raw", ["ZZZZ-ZZZZ", "abc", "<script>alert(1)</script>", "A" * 500, "'; DROP TABLE room;--"])
 def test_a_bad_or_unknown_code_says_so_and_offers_the_forms_again(raw):
-    at = ok(helpers.open_linked("room", None, every_section=False))
+    at = no_exception(helpers.open_linked("room", None, every_section=False))
     at.text_input(key="room_code_typed").input(raw[:40])
-    at = ok(at.button(key="room_join").click().run())
+    at = no_exception(at.button(key="room_join").click().run())
     assert at.warning and at.text_input(key="room_code_typed") is not None
-    linked = ok(helpers.open_linked("room", {"room": raw}, every_section=False))
+    linked = no_exception(helpers.open_linked("room", {"room": raw}, every_section=False))
     assert linked.warning and linked.button(key="room_open")
 
 
-def test_vote_1_shows_the_lecturer_the_count_only_and_phones_one_tap_per_option(database):
+def asking(database, source: str):
+    """A new room and its lecturer's view with the question's source chosen: "typed" or "lesson"."""
     room, key = database.open_room(1)
     teacher = lecturer(room.code, key)
-    teacher.radio(key="room_source").set_value("typed")
-    teacher = ok(teacher.run())
+    teacher.radio(key="room_source").set_value(source)
+    return room, no_exception(teacher.run())
+
+
+def test_vote_1_shows_the_lecturer_the_count_only_and_phones_one_tap_per_option(database):
+    room, teacher = asking(database, "typed")
     teacher.text_area(key="room_typed_prompt").input(QUESTION.prompt)
     teacher.text_area(key="room_typed_options").input("\n".join(QUESTION.options))
     teacher.number_input(key="room_typed_right").set_value(QUESTION.correct + 1)
-    teacher = ok(teacher.button(key="room_ask_typed").click().run())
+    teacher = no_exception(teacher.button(key="room_ask_typed").click().run())
     rnd = database.current_round(room.code)
     assert rnd.question == QUESTION and rnd.phase == "vote1"
 
@@ -100,14 +98,14 @@ def test_vote_1_shows_the_lecturer_the_count_only_and_phones_one_tap_per_option(
     assert [b.label.split()[0].strip("*") for b in buttons] == ["A", "B", "C", "D"]
     assert all(b.proto.type != "primary" for b in buttons)  # nothing marked before a tap, least of all the right one
     assert "✓" not in plain(student) and QUESTION.prompt in plain(student)
-    student = ok(buttons[0].click().run())
+    student = no_exception(buttons[0].click().run())
     assert "Vote recorded: A" in plain(student)
-    student = ok(vote_buttons(student)[3].click().run())  # a change of mind: the last answer counts
+    student = no_exception(vote_buttons(student)[3].click().run())  # a change of mind: the last answer counts
     assert "Vote changed to D" in plain(student)
     assert [b.proto.type for b in vote_buttons(student)] == ["secondary"] * 3 + ["primary"]
     votes(database, room.code, rnd, 1, [2, 2])
 
-    teacher = ok(teacher.run())
+    teacher = no_exception(teacher.run())
     assert metrics(teacher)["Votes in vote 1"] == "3" == str(database.vote_count(rnd.id, 1))
     assert not helpers.figures(teacher)  # no distribution drawn during a vote
     assert "✓" not in plain(teacher) and "%" not in plain(teacher).split("Votes in vote 1")[0][-200:]
@@ -132,7 +130,7 @@ def open_round(database, question=QUESTION):
 def test_closing_vote_1_suggests_the_next_step_from_the_share_correct(database, options, kind, said):
     room, key, rnd = open_round(database)
     votes(database, room.code, rnd, 1, options)
-    screen = ok(lecturer(room.code, key).button(key="room_close_vote_1").click().run())
+    screen = no_exception(lecturer(room.code, key).button(key="room_close_vote_1").click().run())
     assert database.current_round(room.code).phase == "between"
     assert not helpers.figures(screen) and said not in plain(screen)  # the projected screen: the count only
     teacher = presenter(room.code, key)
@@ -145,7 +143,7 @@ def test_the_thresholds_are_the_lecturers_settings(database):
     votes(database, room.code, rnd, 1, [1, 0])
     teacher = presenter(room.code, key)
     teacher.slider(key="room_reteach_below").set_value(60)
-    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
+    teacher = no_exception(teacher.button(key="room_close_vote_1").click().run())
     # 60% above chance on 4 options is 25% + 0.6 x 75% = 70% right
     assert teacher.session_state["_room_suggestion"] == "reteach" and "under 70%" in plain(teacher)
 
@@ -153,31 +151,25 @@ def test_the_thresholds_are_the_lecturers_settings(database):
 def test_vote_2_then_the_reveal_shows_both_votes_side_by_side(database):
     room, key, rnd = open_round(database)
     votes(database, room.code, rnd, 1, [0, 0, 2, 1])
-    teacher = ok(lecturer(room.code, key).button(key="room_close_vote_1").click().run())
-    teacher = ok(teacher.button(key="room_open_vote_2").click().run())
+    teacher = no_exception(lecturer(room.code, key).button(key="room_close_vote_1").click().run())
+    teacher = no_exception(teacher.button(key="room_open_vote_2").click().run())
     assert metrics(teacher)["Votes in vote 2"] == "0"
     student = phone(room.code)
     assert len(vote_buttons(student)) == 4 and "vote 2" in plain(student)
-    student = ok(vote_buttons(student)[1].click().run())
+    student = no_exception(vote_buttons(student)[1].click().run())
     votes(database, room.code, rnd, 2, [1, 1, 0])
-    teacher = ok(teacher.run().button(key="room_close_vote_2").click().run())
+    teacher = no_exception(teacher.run().button(key="room_close_vote_2").click().run())
     (spec,) = helpers.figures(teacher).values()
     drawn = {t["name"].split(" (")[0]: [round(x) for x in helpers.decode(t["x"])] for t in spec["data"]}
     assert drawn == {"vote 1": [50, 25, 25, 0], "vote 2": [25, 75, 0, 0]}
     assert spec["layout"]["title"]["text"] == "The room's answers, vote 1: 25% right, then vote 2: 75% right"
     assert "The answer: B" in plain(teacher)
-    student = ok(student.run())
+    student = no_exception(student.run())
     assert "The answer: B" in plain(student) and "vote 2: B" in plain(student) and not vote_buttons(student)
 
 
 def test_a_lessons_prediction_is_answered_and_proved_by_the_lessons_own_chart(database):
-    room, key = database.open_room(1)
-    teacher = lecturer(room.code, key)
-    teacher.radio(key="room_source").set_value("lesson")
-    teacher = ok(teacher.run())
-    teacher.selectbox(key="room_prediction").set_value("attention-rows")
-    teacher.text_input(key="room_sentence").input("the bird sang in the old garden")
-    teacher = ok(teacher.button(key="room_ask_lesson").click().run())
+    room, teacher = ask_prediction(database, "attention-rows", "the bird sang in the old garden")
     rnd = database.current_round(room.code)
     from ui.models import lesson_model
 
@@ -194,9 +186,9 @@ def test_a_lessons_prediction_is_answered_and_proved_by_the_lessons_own_chart(da
     assert "causal" not in asked["layout"]["title"]["text"].lower()
     z = np.array(helpers.decode(asked["data"][0]["z"]), dtype=float)
     assert np.allclose(z, comparison.bidirectional.numpy(), atol=1e-6)
-    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
+    teacher = no_exception(teacher.button(key="room_close_vote_1").click().run())
     assert any(p.label.endswith("Attention, step 1") for p in teacher.get("page_link"))
-    teacher = ok(teacher.button(key="room_reveal").click().run())
+    teacher = no_exception(teacher.button(key="room_reveal").click().run())
     proofs = {k: v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")}
     assert len(proofs) == 2
     causal = next(v for v in proofs.values() if "causal" in v["layout"]["title"]["text"].lower())
@@ -206,12 +198,12 @@ def test_a_lessons_prediction_is_answered_and_proved_by_the_lessons_own_chart(da
 
 def test_the_transfer_question_asks_the_same_idea_anew_and_phones_follow(database):
     room, key = database.open_room(5)
-    teacher = ok(lecturer(room.code, key).button(key="room_ask_quiz").click().run())
+    teacher = no_exception(lecturer(room.code, key).button(key="room_ask_quiz").click().run())
     first = database.current_round(room.code)
     votes(database, room.code, first, 1, [first.question.correct] * 3)
-    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
-    teacher = ok(teacher.button(key="room_reveal").click().run())
-    teacher = ok(teacher.button(key="room_transfer").click().run())
+    teacher = no_exception(teacher.button(key="room_close_vote_1").click().run())
+    teacher = no_exception(teacher.button(key="room_reveal").click().run())
+    teacher = no_exception(teacher.button(key="room_transfer").click().run())
     second = database.current_round(room.code)
     assert second.transfer_of == first.id and second.number == 2 and second.phase == "vote1"
     assert second.question.concept == first.question.concept and second.question.prompt != first.question.prompt
@@ -240,7 +232,7 @@ def test_a_tap_after_the_close_is_refused_with_a_clear_message(database):
     student = phone(room.code)
     tap = vote_buttons(student)[1]
     database.advance(room.code, rnd.id, "vote1", "between")
-    student = ok(tap.click().run())
+    student = no_exception(tap.click().run())
     assert "This vote has closed: your tap was not counted." in plain(student)
     assert database.vote_count(rnd.id, 1) == 0
 
@@ -250,13 +242,10 @@ def test_a_tap_after_the_close_is_refused_with_a_clear_message(database):
     [("", "a\nb", "Type the question first."), ("Q?", "one", "at least 2"), ("<b>Q</b>", "x\nX", "read the same")],
 )
 def test_a_bad_typed_question_says_what_to_change_and_opens_nothing(database, prompt, options, says):
-    room, key = database.open_room(1)
-    teacher = lecturer(room.code, key)
-    teacher.radio(key="room_source").set_value("typed")
-    teacher = ok(teacher.run())
+    room, teacher = asking(database, "typed")
     teacher.text_area(key="room_typed_prompt").input(prompt)
     teacher.text_area(key="room_typed_options").input(options)
-    teacher = ok(teacher.button(key="room_ask_typed").click().run())
+    teacher = no_exception(teacher.button(key="room_ask_typed").click().run())
     assert any(says in e.value.replace("\\", "") for e in teacher.error)
     assert database.current_round(room.code) is None
 
@@ -267,19 +256,16 @@ def test_the_link_and_qr_use_the_public_address(database, monkeypatch):
     teacher = lecturer(room.code, key)
     assert f"https://lab.example.edu/encoder/room?room={room.code}" in [c.value for c in teacher.code]
     teacher.text_input(key="room_public_url").input("http://localhost:8501")
-    teacher = ok(teacher.run())
+    teacher = no_exception(teacher.run())
     assert f"http://localhost:8501/room?room={room.code}" in [c.value for c in teacher.code]
     assert any("phones cannot open it" in w.value for w in teacher.warning)
 
 
 def ask_prediction(database, key: str, sentence: str):
-    room, code_key = database.open_room(1)
-    teacher = lecturer(room.code, code_key)
-    teacher.radio(key="room_source").set_value("lesson")
-    teacher = ok(teacher.run())
+    room, teacher = asking(database, "lesson")
     teacher.selectbox(key="room_prediction").set_value(key)
     teacher.text_input(key="room_sentence").input(sentence)
-    return room, ok(teacher.button(key="room_ask_lesson").click().run())
+    return room, no_exception(teacher.button(key="room_ask_lesson").click().run())
 
 
 def test_the_mask_mismatch_prediction_runs_on_the_trained_mlm_and_reveals_its_chart(database):
@@ -296,9 +282,9 @@ def test_the_mask_mismatch_prediction_runs_on_the_trained_mlm_and_reveals_its_ch
 
     assert rnd.question.options[rnd.question.correct] == CASE_LABELS[tradeoffs_core.likeliest_case(mm)]
     assert "the lab's trained MLM" in rnd.question.prompt and rnd.question.concept == "tradeoffs_mask_mismatch"
-    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
+    teacher = no_exception(teacher.button(key="room_close_vote_1").click().run())
     assert any("Trade-offs and pitfalls, step 5" in p.label for p in teacher.get("page_link"))
-    teacher = ok(teacher.button(key="room_reveal").click().run())
+    teacher = no_exception(teacher.button(key="room_reveal").click().run())
     (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
     from ui.views.tradeoffs import mismatch_chart
 
@@ -324,7 +310,7 @@ def test_a_hostile_sentence_still_asks_a_question_and_shows_it_as_text(database,
     assert rnd is not None and 0 <= rnd.question.correct < len(rnd.question.options)
     assert len(rnd.question.prompt) < 1_000
     assert "<script>" not in "".join(m.value for m in teacher.markdown).replace("\\<script\\>", "")
-    ok(phone(room.code))
+    no_exception(phone(room.code))
 
 
 def test_the_padding_leak_prediction_is_answered_by_the_lessons_curve(database):
@@ -341,8 +327,8 @@ def test_the_padding_leak_prediction_is_answered_by_the_lessons_curve(database):
     trend = padding_core.LEAK_TRENDS.index(padding_core.leak_trend(leak))
     assert rnd.question.options[rnd.question.correct] == leak_trend(padding_core.LEAK_MIN_PADS).options[trend].label
     assert rnd.question.lesson == "padding" and rnd.question.concept == "padding_leak_trend"
-    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
-    teacher = ok(teacher.button(key="room_reveal").click().run())
+    teacher = no_exception(teacher.button(key="room_close_vote_1").click().run())
+    teacher = no_exception(teacher.button(key="room_reveal").click().run())
     (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
     curves = [np.array(helpers.decode(t["y"]), dtype=float) for t in proof["data"]]
     assert any(len(y) == len(leak.curve_unmasked) and np.allclose(y, leak.curve_unmasked, rtol=1e-6) for y in curves)
@@ -364,8 +350,8 @@ def test_the_looking_inside_head_question_is_answered_by_the_knockouts(database)
     assert len(offered) == 4 and set(offered) <= set(effects)
     assert offered[rnd.question.correct] == min(offered, key=effects.get)  # the largest drop of the four
     assert rnd.question.lesson == "inside" and "token 6" in rnd.question.prompt
-    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
-    teacher = ok(teacher.button(key="room_reveal").click().run())
+    teacher = no_exception(teacher.button(key="room_close_vote_1").click().run())
+    teacher = no_exception(teacher.button(key="room_reveal").click().run())
     (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
     z = np.array(helpers.decode(proof["data"][0]["z"]), dtype=float)
     assert np.allclose(z, knock.heads.numpy(), atol=1e-6)
@@ -385,8 +371,8 @@ def test_the_block_ffn_shape_question_runs_on_the_block_lessons_model(database):
     assert tuple(hidden.shape) == (len(enc.tokens), walk.d_ff)
     assert rnd.question.options[rnd.question.correct].endswith(str((len(enc.tokens), walk.d_ff)))
     assert rnd.question.lesson == "block" and "small post-norm model (seed 0)" in rnd.question.prompt
-    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
-    teacher = ok(teacher.button(key="room_reveal").click().run())
+    teacher = no_exception(teacher.button(key="room_close_vote_1").click().run())
+    teacher = no_exception(teacher.button(key="room_reveal").click().run())
     (proof,) = [v for k, v in helpers.figures(teacher).items() if k.startswith("room_proof_")]
     z = np.array(helpers.decode(proof["data"][0]["z"]), dtype=float)
     assert z.shape == tuple(hidden.shape) and np.allclose(z, hidden.numpy(), atol=1e-5)

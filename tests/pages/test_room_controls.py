@@ -8,7 +8,7 @@ from urllib.parse import parse_qsl
 
 import apptest_helpers as helpers
 import pytest
-from apptest_helpers import all_text
+from apptest_helpers import no_exception, plain
 from streamlit.testing.v1 import AppTest
 
 from classroom.codes import new_student_id, shown_code
@@ -18,21 +18,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_limiter")]
 QUESTION = typed("Which mask hides later tokens?", "bidirectional\ncausal\nnone\nboth", 2)  # B is right
 
 
-def ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def plain(at: AppTest) -> str:
-    return all_text(at).replace("\\", "")
-
-
 def lecturer(code: str, key: str) -> AppTest:
-    return ok(helpers.open_linked("room", {"room": code, "key": key}, every_section=False))
+    return no_exception(helpers.open_linked("room", {"room": code, "key": key}, every_section=False))
 
 
 def phone(code: str) -> AppTest:
-    return ok(helpers.open_linked("room", {"room": code}, every_section=False))
+    return no_exception(helpers.open_linked("room", {"room": code}, every_section=False))
 
 
 def votes(store, code, rnd, vote: int, options: list[int]) -> None:
@@ -45,7 +36,7 @@ def follow(at: AppTest, link) -> AppTest:
     at.query_params.clear()
     at.query_params.update(dict(parse_qsl(link.proto.query_string)))
     page = link.proto.page.strip("/")  # the page's url path
-    return ok(at.switch_page(f"pages/{page}.py").run())
+    return no_exception(at.switch_page(f"pages/{page}.py").run())
 
 
 # ---------------------------------------------------------------- 1. links land exactly
@@ -56,11 +47,11 @@ def test_teach_it_again_opens_the_lessons_step_on_the_rounds_sentence(database):
     room, key = database.open_room(1)
     teacher = lecturer(room.code, key)
     teacher.radio(key="room_source").set_value("lesson")
-    teacher = ok(teacher.run())
+    teacher = no_exception(teacher.run())
     teacher.selectbox(key="room_prediction").set_value("padding-leak")
     teacher.text_input(key="room_sentence").input(sentence)
-    teacher = ok(teacher.button(key="room_ask_lesson").click().run())
-    teacher = ok(teacher.button(key="room_close_vote_1").click().run())
+    teacher = no_exception(teacher.button(key="room_ask_lesson").click().run())
+    teacher = no_exception(teacher.button(key="room_close_vote_1").click().run())
     (link,) = [p for p in teacher.get("page_link") if p.label.endswith(", step 3")]
     assert link.label.startswith("Open the lesson: ")  # the projected screen: no "Teach it again" before a reveal
     # A tab row left by an earlier visit (another lesson's tab, the padding lesson's first) must not win.
@@ -94,12 +85,12 @@ def test_a_cancelled_round_shows_nothing_anywhere_and_is_not_exported(database, 
         database.advance(room.code, rnd.id, "between", "vote2")
         votes(database, room.code, rnd, 2, [1])
     student = phone(room.code)
-    teacher = ok(lecturer(room.code, key).button(key=f"room_cancel_{rnd.id}").click().run())
+    teacher = no_exception(lecturer(room.code, key).button(key=f"room_cancel_{rnd.id}").click().run())
     assert database.current_round(room.code).cancelled
     said = plain(teacher)
     assert "cancelled" in said and QUESTION.prompt not in said and "✓" not in said and "%" not in said
     assert not helpers.figures(teacher) and teacher.button(key="room_ask_quiz")  # the next question's form
-    student = ok(student.run())
+    student = no_exception(student.run())
     assert CANCELLED in plain(student) and QUESTION.prompt not in plain(student)
     assert not [b for b in student.button if str(b.key or "").startswith("room_vote_")]
     assert "The answer" not in plain(student)
@@ -113,7 +104,9 @@ def test_a_cancelled_round_shows_nothing_anywhere_and_is_not_exported(database, 
 
 
 def presenter(code: str, key: str) -> AppTest:
-    return ok(helpers.open_linked("room", {"room": code, "key": key, "view": "presenter"}, every_section=False))
+    return no_exception(
+        helpers.open_linked("room", {"room": code, "key": key, "view": "presenter"}, every_section=False)
+    )
 
 
 def test_the_presenter_view_has_the_distribution_and_the_screen_the_count_until_show_results(database):
@@ -126,7 +119,7 @@ def test_the_presenter_view_has_the_distribution_and_the_screen_the_count_until_
     assert [k for k in helpers.figures(mine) if k.startswith("room_live_")]  # the distribution as it comes in
     assert "✓" in plain(mine)  # the right option, marked on the lecturer's own device only
 
-    screen = ok(screen.button(key="room_close_vote_1").click().run())
+    screen = no_exception(screen.button(key="room_close_vote_1").click().run())
     said = "25% answered right"
     assert said not in plain(screen) and not helpers.figures(screen) and "Teach it again" not in plain(screen)
     assert "4" in {str(m.value) for m in screen.metric if m.label == "Votes in vote 1"}
@@ -134,9 +127,9 @@ def test_the_presenter_view_has_the_distribution_and_the_screen_the_count_until_
     assert said in plain(mine) and mine.session_state["_room_suggestion"] == "reteach"
     assert [k for k in helpers.figures(mine) if k.startswith("room_vote1_")]
 
-    mine = ok(mine.button(key="room_show_results").click().run())  # the lecturer chooses
+    mine = no_exception(mine.button(key="room_show_results").click().run())  # the lecturer chooses
     assert database.current_round(room.code).shown
-    screen = ok(screen.run())
+    screen = no_exception(screen.run())
     assert said in plain(screen) and [k for k in helpers.figures(screen) if k.startswith("room_vote1_")]
     student = phone(room.code)  # whatever the screen shows, a phone never gets the distribution
     assert not helpers.figures(student) and "%" not in plain(student)
@@ -171,9 +164,11 @@ def test_a_localhost_address_is_replaced_by_the_network_address_in_every_link(mo
 
 def test_a_bad_view_in_the_link_opens_the_screen_with_a_notice(database):
     room, key = database.open_room(1)
-    at = ok(helpers.open_linked("room", {"room": room.code, "key": key, "view": "<b>x</b>"}, every_section=False))
+    at = no_exception(
+        helpers.open_linked("room", {"room": room.code, "key": key, "view": "<b>x</b>"}, every_section=False)
+    )
     assert at.warning and "Room code:" in plain(at)
-    student = ok(helpers.open_linked("room", {"room": room.code, "view": "presenter"}, every_section=False))
+    student = no_exception(helpers.open_linked("room", {"room": room.code, "view": "presenter"}, every_section=False))
     assert not [m for m in student.metric if m.label.startswith("Votes")]  # no key: a phone, whatever the view
 
 
@@ -187,23 +182,23 @@ def test_the_timer_is_the_lecturers_choice_and_the_store_closes_the_vote(databas
     screen = lecturer(room.code, key)
     screen.selectbox(key="room_timer").set_value(30)
     screen.radio(key="room_source").set_value("typed")
-    screen = ok(screen.run())
+    screen = no_exception(screen.run())
     screen.text_area(key="room_typed_prompt").input(QUESTION.prompt)
     screen.text_area(key="room_typed_options").input("\n".join(QUESTION.options))
-    screen = ok(screen.button(key="room_ask_typed").click().run())
+    screen = no_exception(screen.button(key="room_ask_typed").click().run())
     rnd = database.current_round(room.code)
     assert rnd.closes_at is not None and "Closes in" in {m.label for m in screen.metric}
     student = phone(room.code)
     assert "closing in" not in plain(student)  # 30 s left: no warning yet
 
     short = database.open_round(room.code, QUESTION, timer=3)
-    student = ok(student.run())
+    student = no_exception(student.run())
     assert "Vote 1 is closing in" in plain(student)
     time.sleep(3.2)
-    student = ok(student.run())  # the phone asks first after the deadline: the store closes the vote
+    student = no_exception(student.run())  # the phone asks first after the deadline: the store closes the vote
     assert database.get_round(room.code, short.id).phase == "between"
     assert "Talk it over" in plain(student)
-    screen = ok(ok(screen.run()).button(key="room_open_vote_2").click().run())
+    screen = no_exception(no_exception(screen.run()).button(key="room_open_vote_2").click().run())
     again = database.get_round(room.code, short.id)  # vote 2 runs on the round's own timer, whichever view opens it
     assert again.phase == "vote2" and again.closes_at is not None
 
@@ -212,14 +207,14 @@ def test_during_the_discussion_phones_show_the_options_and_their_own_vote_1(data
     room, key = database.open_room(1)
     rnd = database.open_round(room.code, QUESTION)
     student = phone(room.code)
-    student = ok([b for b in student.button if str(b.key or "").startswith("room_vote_")][3].click().run())
+    student = no_exception([b for b in student.button if str(b.key or "").startswith("room_vote_")][3].click().run())
     database.advance(room.code, rnd.id, "vote1", "between")
-    student = ok(student.run())
+    student = no_exception(student.run())
     said = plain(student)
     assert QUESTION.prompt in said and all(o in said for o in QUESTION.options)
     assert "← your vote 1" in said and "Your vote 1: D" in said and "✓" not in said and "The answer" not in said
     database.advance(room.code, rnd.id, "between", "vote2")
-    student = ok(student.run())
+    student = no_exception(student.run())
     assert "Your vote 1 was D" in plain(student)
 
 
@@ -230,8 +225,8 @@ def test_a_closed_room_tells_its_phones_at_once(database):
     database.open_round(room.code, QUESTION)
     student = phone(room.code)
     assert [b for b in student.button if str(b.key or "").startswith("room_vote_")]
-    ok(lecturer(room.code, key).button(key="room_close").click().run())
-    student = ok(student.run())
+    no_exception(lecturer(room.code, key).button(key="room_close").click().run())
+    student = no_exception(student.run())
     assert ROOM_CLOSED in plain(student)
     assert not [b for b in student.button if str(b.key or "").startswith("room_vote_")]
 

@@ -7,7 +7,7 @@ import re
 
 import apptest_helpers as helpers
 import pytest
-from apptest_helpers import all_text
+from apptest_helpers import all_text, no_exception, plain
 from streamlit.testing.v1 import AppTest
 
 from classroom.codes import shown_code
@@ -15,15 +15,6 @@ from classroom.store import DATABASE_URL_VAR
 from encoder_core.quiz import CHOICE_KINDS, question_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_limiter")]
-
-
-def plain(at: AppTest) -> str:
-    """The page's text with markdown escapes removed."""
-    return all_text(at).replace("\\", "")
-
-
-def no_exception(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def open_room_page(query: dict | None = None) -> AppTest:

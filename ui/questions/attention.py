@@ -130,16 +130,22 @@ def _comparison(run: Run):
     return core.compare_masks(run.model, run.ids, run.proof["layer"], run.proof["head"])
 
 
-def _rows_question(run: Run) -> Prediction:
+def _rows_question(run: Run) -> tuple[Prediction, int]:
     """The lesson's own question, asked only where its answer stands clear (core.row_facts(...).askable)."""
-    facts = core.row_facts(_comparison(run))
+    comparison = _comparison(run)
+    facts = core.row_facts(comparison)
     if not facts.askable:
         raise CannotAsk("On this head the causal mask leaves more than the last row alone: try another sentence.")
-    return same_rows(facts, run.tokens)
+    return same_rows(facts, run.tokens), core.ROW_OUTCOMES.index(core.row_outcome(comparison))
 
 
 def _dropped(run: Run):
     return core.drop_token(run.model, run.ids, run.proof["position"])
+
+
+def _drop_question(run: Run) -> tuple[Prediction, int]:
+    dropped = _dropped(run)
+    return drop(dropped), core.DROP_OUTCOMES.index(core.drop_outcome(dropped))
 
 
 def _last_word(run: Run) -> int:
@@ -152,7 +158,6 @@ register_room_question(
     "Attention: which row does the causal mask leave alone?",
     ask=_rows_question,
     step=0,
-    answer=lambda run: core.ROW_OUTCOMES.index(core.row_outcome(_comparison(run))),
     charts=lambda run: list(figs.mask_pair_charts(_comparison(run), run.tokens)),
     # the lesson's worked half: the bidirectional grid alone, which the question asks about
     asked_with=lambda run: list(figs.mask_pair_charts(_comparison(run), run.tokens))[:1],
@@ -163,9 +168,8 @@ register_room_question(
     "attention",
     "attention-drop",
     "Attention: drop the last word; whose vectors move?",
-    ask=lambda run: drop(_dropped(run)),
+    ask=_drop_question,
     step=1,
-    answer=lambda run: core.DROP_OUTCOMES.index(core.drop_outcome(_dropped(run))),
     charts=lambda run: [figs.drop_last_chart(_dropped(run), run.tokens)],
     lead=lambda run: (
         f"The token dropped is the last word piece, “{run.tokens[run.proof['position']]}” "
@@ -180,14 +184,14 @@ def _look(run: Run):
     return core.look_ahead_run(run.model.bert, run.tokenizer, run.proof["sentence"])
 
 
-def _look_question(run: Run) -> Prediction:
+def _look_question(run: Run) -> tuple[Prediction, int]:
     """The lesson's own question, asked only where a word's favourite leads by the lesson's margin."""
     found = _look(run)
     if found.question is None:
         raise CannotAsk(
             "No word of this sentence has a word on each side and a clear favourite in this head: try a longer one."
         )
-    return look_ahead(found.question, found.tokens, found.example_mass)
+    return look_ahead(found.question, found.tokens, found.example_mass), found.question.answer
 
 
 def _look_example(run: Run) -> list:
@@ -205,7 +209,6 @@ register_room_question(
     "Attention: in a trained head, which token does a word attend to most?",
     ask=_look_question,
     step=3,  # "A trained head looks ahead"
-    answer=lambda run: _look(run).question.answer,
     charts=lambda run: [figs.look_ahead_chart(_look(run).grid, _look(run).tokens, _look(run).question, run.name)],
     asked_with=_look_example,  # the head on the lesson's example: its habit, not this sentence's answer
     trained=True,

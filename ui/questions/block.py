@@ -170,14 +170,10 @@ def _ffn_hidden(run: Run):
     return walk, walk.trace["ffn_hidden"]
 
 
-def _ffn_question(run: Run) -> Prediction:
-    walk, _ = _ffn_hidden(run)
-    return ffn_shape(len(run.tokens), walk.d_model, walk.d_ff)
-
-
-def _ffn_answer(run: Run) -> int:
+def _ffn_question(run: Run) -> tuple[Prediction, int]:
     walk, hidden = _ffn_hidden(run)
-    return core.shape_choice(hidden.shape, len(run.tokens), walk.d_model, walk.d_ff)
+    asked = ffn_shape(len(run.tokens), walk.d_model, walk.d_ff)
+    return asked, core.shape_choice(hidden.shape, len(run.tokens), walk.d_model, walk.d_ff)
 
 
 def _ffn_chart(run: Run):
@@ -191,7 +187,6 @@ register_room_question(
     "The block: what shape is the FFN's hidden layer?",
     ask=_ffn_question,
     step=STAGE_STEP,
-    answer=_ffn_answer,
     charts=lambda run: [_ffn_chart(run)],
     block=True,
     lead=lambda run: "Layer 0 of the block lesson's small model. ",
@@ -228,9 +223,8 @@ register_room_question(
     "block",
     "block-norm-std",
     "The block: a row's spread after the embeddings' LayerNorm?",
-    ask=lambda run: _norm_choice(run)[0],
+    ask=_norm_choice,
     step=INPUT_STEP,
-    answer=lambda run: _norm_choice(run)[1],
     charts=_norm_charts,
     block=True,
     lead=lambda run: "The block lesson's small model. ",
@@ -255,6 +249,11 @@ def _ffn_token(run: Run):
     return norms, choice
 
 
+def _ffn_token_question(run: Run) -> tuple[Prediction, int]:
+    norms, choice = _ffn_token(run)
+    return ffn_token(choice, list(norms.tokens), "this model", core.FFN_TOKEN_MARGIN), choice.answer
+
+
 def _deep_stack(run: Run):
     """The lesson's two deep stacks (post-norm, pre-norm) of ROOM_DEPTH blocks on this sentence, BERT's init."""
     enc = run.tokenizer.encode(run.proof["sentence"], max_length=run.model.config.max_positions, truncate=True)
@@ -265,22 +264,25 @@ def _deep_stack(run: Run):
     return study
 
 
+def _deep_growth_question(run: Run) -> tuple[Prediction, int]:
+    study = _deep_stack(run)
+    return deep_growth(study), core.GROWTH_OUTCOMES.index(core.growth_outcome(study))
+
+
 register_room_question(
     "block",
     "block-ffn-token",
     "The block: to which word does a trained FFN add the longest vector?",
-    ask=lambda run: ffn_token(_ffn_token(run)[1], list(_ffn_token(run)[0].tokens), "this model", core.FFN_TOKEN_MARGIN),
+    ask=_ffn_token_question,
     step=TRAINED_STEP,
-    answer=lambda run: _ffn_token(run)[1].answer,
     charts=lambda run: [figs.ffn_token_chart(_ffn_token(run)[1], _ffn_token(run)[0].tokens, run.name)],
 )
 register_room_question(
     "block",
     "block-deep-growth",
     "The block: after 12 blocks, whose residual stream has grown?",
-    ask=lambda run: deep_growth(_deep_stack(run)),
+    ask=_deep_growth_question,
     step=NORMS_STEP,
-    answer=lambda run: core.GROWTH_OUTCOMES.index(core.growth_outcome(_deep_stack(run))),
     charts=lambda run: list(figs.deep_stack_charts(_deep_stack(run))),
     block=True,
     lead=lambda run: f"A post-norm and a pre-norm stack of {ROOM_DEPTH} of the block lesson's blocks, BERT's init. ",

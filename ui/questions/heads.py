@@ -151,10 +151,11 @@ def _previous(run: Run):
     return attention, labels, choice
 
 
-def _previous_question(run: Run) -> Prediction:
+def _previous_question(run: Run) -> tuple[Prediction, int]:
     _, labels, choice = _previous(run)
     rivals = [head_label(labels, *c) for c in choice.candidates]
-    return previous_token(rivals, "this model", left_out=bool(choice.too_close))  # the room's prompt names it
+    asked = previous_token(rivals, "this model", left_out=bool(choice.too_close))  # the room's prompt names it
+    return asked, choice.answer
 
 
 def _previous_chart(run: Run) -> list:
@@ -174,22 +175,25 @@ def _top_key(run: Run):
     return attention, choice
 
 
+def _top_key_question(run: Run) -> tuple[Prediction, int]:
+    attention, choice = _top_key(run)
+    return top_key(choice, attention.tokens, "this model"), choice.answer  # the room's prompt names the model
+
+
 register_room_question(
     "heads",
     "heads-previous-token",
     "Heads: which head looks back at the token before?",
     ask=_previous_question,
     step=GRID_STEP,
-    answer=lambda run: _previous(run)[2].answer,
     charts=_previous_chart,
 )
 register_room_question(
     "heads",
     "heads-top-key",
     "Heads: in a pretrained head, which token does a word put the most weight on?",
-    ask=lambda run: top_key(_top_key(run)[1], _top_key(run)[0].tokens, "this model"),  # the room's prompt names it
+    ask=_top_key_question,
     step=GRID_STEP,
-    answer=lambda run: _top_key(run)[1].answer,
     charts=lambda run: [views.top_key_chart(_top_key(run)[1], _top_key(run)[0].tokens, run.name)],
 )
 
@@ -212,9 +216,8 @@ register_room_question(
     "heads",
     "heads-weight-count",
     "Heads: how many attention weights does one layer compute?",
-    ask=lambda run: _weight_count(run)[1][0],
+    ask=lambda run: _weight_count(run)[1],
     step=SPLIT_STEP,
-    answer=lambda run: _weight_count(run)[1][1],
     charts=lambda run: [views.own_weights_chart(_weight_count(run)[0])],
     lead=lambda run: f"It reads {len(run.tokens)} tokens: {' '.join(run.tokens)}. ",
 )

@@ -168,12 +168,12 @@ def _head_knockouts(run: Run):
     return cloze, knock, core.head_choice(knock, attentions, cloze.position)
 
 
-def _head_question(run: Run) -> Prediction:
+def _head_question(run: Run) -> tuple[Prediction, int]:
     """The lesson's own question, asked only where one head stands apart by the lesson's margin."""
     cloze, knock, choice = _head_knockouts(run)
     if not choice.asked:
         raise CannotAsk("On this sentence no head's knockout stands apart from the others': try another sentence.")
-    return most_important_head(choice, knock.answer, cloze.tokens)
+    return most_important_head(choice, knock.answer, cloze.tokens), choice.answer
 
 
 def _head_lead(run: Run) -> str:
@@ -187,7 +187,6 @@ register_room_question(
     "Looking inside: which head, knocked out, costs the answer most?",
     ask=_head_question,
     step=HEADS_STEP,
-    answer=lambda run: _head_knockouts(run)[2].answer,
     charts=lambda run: [figs.head_knockout_chart(_head_knockouts(run)[1])],
     trained=True,
     lead=_head_lead,
@@ -211,14 +210,14 @@ def _token_knockouts(run: Run):
     return cloze, knock, core.token_choice(knock, core.attention_maps(run.model, cloze), cloze)
 
 
-def _token_question(run: Run) -> Prediction:
+def _token_question(run: Run) -> tuple[Prediction, int]:
     """The lesson's own question, asked only where one token's knockout stands apart by the lesson's margin."""
     cloze, knock, choice = _token_knockouts(run)
     if not choice.asked:
         raise CannotAsk("On this sentence no token's knockout stands apart from the others': try another sentence.")
     asked = most_important_token(choice, cloze.tokens, knock.answer)
     options = tuple(Option(plain(o.label), plain(o.misconception)) for o in asked.options)
-    return replace(asked, prompt=plain(asked.prompt), options=options)
+    return replace(asked, prompt=plain(asked.prompt), options=options), choice.answer
 
 
 register_room_question(
@@ -227,7 +226,6 @@ register_room_question(
     "Looking inside: which token, hidden, costs the answer most?",
     ask=_token_question,
     step=TOKENS_STEP,
-    answer=lambda run: _token_knockouts(run)[2].answer,
     charts=lambda run: [figs.token_knockout_chart(_token_knockouts(run)[1], _token_knockouts(run)[0])],
     trained=True,
     lead=_head_lead,

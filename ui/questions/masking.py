@@ -261,12 +261,13 @@ def unescaped(text: str) -> str:
     return _ESCAPED.sub(r"\1", text)
 
 
-def _hardest_question(run: Run) -> Prediction:
+def _hardest_question(run: Run) -> tuple[Prediction, int]:
     draw, _, choice = _hardest(run)
     asked = hardest(choice, draw.positions, run.name)
     prompt = asked.prompt.replace(f" A position within {LOSS_MARGIN:g} nats of the largest counts as right too.", "")
     options = tuple(Option(unescaped(o.label), unescaped(o.misconception)) for o in asked.options)
-    return replace(asked, prompt=prompt, options=options)  # asked only where no other position comes that close
+    # asked only where no other position comes that close
+    return replace(asked, prompt=prompt, options=options), choice.answer
 
 
 register_room_question(
@@ -275,7 +276,6 @@ register_room_question(
     "Masked LM: which chosen position carries the largest loss?",
     ask=_hardest_question,
     step=LOSS_STEP,
-    answer=lambda run: _hardest(run)[2].answer,
     charts=lambda run: [figs.loss_chart(_hardest(run)[1], _hardest(run)[0].tokens, _hardest(run)[0].input_tokens)],
     trained=True,
     lead=lambda run: "The lesson's draw: 15% of the words chosen, then 80/10/10. ",

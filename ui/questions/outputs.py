@@ -117,12 +117,16 @@ def _closest(run: Run) -> ClosestSentence:
     return found
 
 
+def _closest_question(run: Run) -> tuple[Prediction, int]:
+    found = _closest(run)
+    return closest_question(found, run.proof["sentence"]), found.answer
+
+
 register_room_question(
     LESSON,
     "outputs-closest-sentence",
     "Using the outputs: which sentence's vector is closest to yours?",
-    ask=lambda run: closest_question(_closest(run), run.proof["sentence"]),
+    ask=_closest_question,
     step=POOLING_STEP,
-    answer=lambda run: _closest(run).answer,
     charts=lambda run: [figs.closest_chart(_closest(run))],
 )

@@ -174,13 +174,16 @@ def _leak(run: Run):
     return core.pad_leak(run.model, batch, 0, min_pads=core.LEAK_MIN_PADS)
 
 
+def _leak_question(run: Run) -> tuple[Prediction, int]:
+    return leak_trend(core.LEAK_MIN_PADS), core.LEAK_TRENDS.index(core.leak_trend(_leak(run)))
+
+
 register_room_question(
     "padding",
     "padding-leak",
     "Padding: mask off, pads appended; how do the real outputs move?",
-    ask=lambda run: leak_trend(core.LEAK_MIN_PADS),
+    ask=_leak_question,
     step=LEAK_STEP,
-    answer=lambda run: core.LEAK_TRENDS.index(core.leak_trend(_leak(run))),
     charts=lambda run: [figs.leak_curve_chart(_leak(run), mask_on=False)],
     link=lambda proof: {"single": proof["sentence"]},  # the lesson pads its single sentence
 )
@@ -198,13 +201,18 @@ def _count(run: Run):
     return run.tokenizer.pad([pair, single]), core.pad_count(pair, single, 0)
 
 
+def _count_question(run: Run) -> tuple[Prediction, int]:
+    _, count = _count(run)
+    asked = pad_count(count, 0)
+    return asked, pad_count_answer(asked, count)
+
+
 register_room_question(
     "padding",
     "padding-pad-count",
     "Padding: how many [PAD]s does the single sentence's row get?",
-    ask=lambda run: pad_count(_count(run)[1], 0),
+    ask=_count_question,
     step=BATCH_STEP,
-    answer=lambda run: pad_count_answer(pad_count(_count(run)[1], 0), _count(run)[1]),
     charts=lambda run: [figs.batch_chart(_count(run)[0])],
     lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
 )
@@ -251,9 +259,8 @@ register_room_question(
     "padding",
     "padding-pad-share",
     "Padding: mask off, what share of its attention does a real token give the pads?",
-    ask=lambda run: _share_choice(run)[0],
+    ask=_share_choice,
     step=ATTENTION_STEP,
-    answer=lambda run: _share_choice(run)[1],
     charts=_share_charts,
     # the worked half: with the mask, the pads get nothing
     asked_with=lambda run: list(figs.padded_attention_charts(_pad_attention(run)[1], _count(run)[0].tokens[SHORT_ROW]))[

@@ -128,13 +128,18 @@ def _mismatch_position(run: Run) -> int:
     return clear
 
 
+def _mismatch_question(run: Run) -> tuple[Prediction, int]:
+    position = run.proof["position"]
+    asked = mismatch_question(position, run.tokens[position])
+    return asked, core.CASES.index(core.likeliest_case(_mismatch(run)))
+
+
 register_room_question(
     "tradeoffs",
     "tradeoffs-mismatch",
     "Trade-offs: [MASK], a random word or the word itself: under which is it likeliest?",
-    ask=lambda run: mismatch_question(run.proof["position"], run.tokens[run.proof["position"]]),
+    ask=_mismatch_question,
     step=MISMATCH_STEP,
-    answer=lambda run: core.CASES.index(core.likeliest_case(_mismatch(run))),
     charts=lambda run: [figs.mismatch_chart(_mismatch(run))],
     trained=True,
     position=_mismatch_position,
@@ -180,21 +185,24 @@ def _cut(run: Run):
     return cap, cut
 
 
+def _cut_question(run: Run) -> tuple[Prediction, int]:
+    _, cut = _cut(run)
+    return cut_question(cut, ROOM_COPIES, lambda text: text), cut.options.index(cut.index)  # options shown as text
+
+
 register_room_question(
     LESSON,
     "tradeoffs-cache-saving",
     "Trade-offs: how many times the cached FLOPs does the encoder spend on N appends?",
-    ask=lambda run: _cache_choice(run)[0],
+    ask=_cache_choice,
     step=REUSE_STEP,
-    answer=lambda run: _cache_choice(run)[1],
     charts=lambda run: [figs.append_flops_chart(_costs(run))],
 )
 register_room_question(
     LESSON,
     "tradeoffs-first-cut",
     "Trade-offs: the sentence repeated past the cap; which piece is cut first?",
-    ask=lambda run: cut_question(_cut(run)[1], ROOM_COPIES, lambda text: text),  # the room shows options as text
+    ask=_cut_question,
     step=LENGTH_STEP,
-    answer=lambda run: _cut(run)[1].options.index(_cut(run)[1].index),
     charts=lambda run: [figs.cap_chart(_cut(run)[0])],
 )

@@ -318,11 +318,7 @@ def deck_file_name(deck: Deck) -> str:
 
 def deck_link(deck_id: str) -> str:
     """The deck's link, from the address this page was opened at: it opens the builder with the deck."""
-    try:
-        here = st.context.url or ""
-    except Exception:  # outside a browser session
-        here = ""
-    base = here.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    base = rooms.page_address()
     if base.count("/") > 2:  # drop the page's own path segment: https://host/deck -> https://host
         base = base.rsplit("/", 1)[0]
     return f"{base}/deck?{DECK.name}={deck_id}" if base.startswith(("http://", "https://")) else f"/deck?deck={deck_id}"

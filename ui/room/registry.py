@@ -2,10 +2,10 @@
 
 A lesson's prediction module, ui/questions/<lesson>.py (the questions its page asks), calls
 register_room_question for each prediction a lecturer may put to a room: how to ask it on the lecturer's
-sentence, its right option from the same encoder_core function the lesson uses, and the lesson's chart
-that proves it at the reveal. predictions() imports ui.questions.<id> for each id of the one lesson
-registry (encoder_core.lessons.LESSONS), so no file of the room names a lesson, and a new lesson's room
-questions appear once its module registers them.
+sentence, with its right option from the same encoder_core function the lesson uses (one computation gives
+both), and the lesson's chart that proves it at the reveal. predictions() imports ui.questions.<id> for each
+id of the one lesson registry (encoder_core.lessons.LESSONS), so no file of the room names a lesson, and a
+new lesson's room questions appear once its module registers them.
 
 ui/room/sources.py runs them: it picks the model, encodes the sentence and stores the round's question.
 """
@@ -49,9 +49,10 @@ class LessonPrediction:
     lesson: str  # the lesson's id (encoder_core.lessons.LESSON_IDS)
     key: str
     title: str  # as the lecturer's picker shows it
-    ask: Callable[[Run], Prediction]  # the lesson's question (some name a word of the sentence); may raise CannotAsk
+    # the lesson's question (some name a word of the sentence) and its right option, from the encoder_core
+    # function the lesson uses; may raise CannotAsk
+    ask: Callable[[Run], tuple[Prediction, int]]
     step: int  # the lesson's section that teaches it (its link's step, from 0)
-    answer: Callable[[Run], int]  # the right option, from the encoder_core function the lesson uses
     charts: Callable[[Run], list[Chart]]  # the lesson's chart(s) of the answer
     asked_with: Callable[[Run], list[Chart]] | None = None  # shown with the question (never the answer)
     trained: bool = False  # runs on the lab's trained MLM, whatever the sidebar's model
@@ -80,9 +81,8 @@ def register_room_question(
     key: str,
     title: str,
     *,
-    ask: Callable[[Run], Prediction],
+    ask: Callable[[Run], tuple[Prediction, int]],
     step: int,
-    answer: Callable[[Run], int],
     charts: Callable[[Run], list[Chart]],
     asked_with: Callable[[Run], list[Chart]] | None = None,
     trained: bool = False,
@@ -104,7 +104,6 @@ def register_room_question(
         title,
         ask,
         step,
-        answer,
         charts,
         asked_with,
         trained,

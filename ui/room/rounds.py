@@ -334,22 +334,18 @@ def between(code: str, rnd: Round, presenter: bool = False) -> None:
             icon=":material/visibility_off:",
         )
     c_vote2, c_reveal, c_show = st.columns(3)
-    c_vote2.button(
-        "Open vote 2",
-        key="room_open_vote_2",
-        type="primary" if advice.kind == "discuss" else "secondary",
-        on_click=_advance,
-        args=(code, rnd, "vote2"),
-        width="stretch",
-    )
-    c_reveal.button(
-        "Reveal the answer",
-        key="room_reveal",
-        type="primary" if advice.kind == "reveal" else "secondary",
-        on_click=_advance,
-        args=(code, rnd, "reveal"),
-        width="stretch",
-    )
+    for column, label, key, suggested, stage in (
+        (c_vote2, "Open vote 2", "room_open_vote_2", "discuss", "vote2"),
+        (c_reveal, "Reveal the answer", "room_reveal", "reveal", "reveal"),
+    ):  # the suggested next step is the primary button
+        column.button(
+            label,
+            key=key,
+            type="primary" if advice.kind == suggested else "secondary",
+            on_click=_advance,
+            args=(code, rnd, stage),
+            width="stretch",
+        )
     c_show.button(
         "Show results",
         key="room_show_results",

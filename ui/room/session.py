@@ -247,13 +247,22 @@ def room_question(quiz_seed: int, index: int) -> Question:
     return question_for(None, quiz_seed, index)
 
 
+def page_url() -> str:
+    """The address this page was opened at ("" outside a browser session)."""
+    try:
+        return st.context.url or ""
+    except Exception:  # outside a browser session
+        return ""
+
+
+def page_address() -> str:
+    """The address this page was opened at without its query, fragment and trailing slash."""
+    return page_url().split("?", 1)[0].split("#", 1)[0].rstrip("/")
+
+
 def app_link(path_and_query: str) -> str:
     """An absolute link into this app (for the QR code), from the address this page was opened at."""
-    try:
-        here = st.context.url or ""
-    except Exception:  # outside a browser session
-        here = ""
-    base = here.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    base = page_address()
     base = base.rsplit("/", 1)[0] if base.endswith("/room") else base
     return f"{base}/{path_and_query}" if base.startswith(("http://", "https://")) else f"/{path_and_query}"
 
@@ -305,11 +314,7 @@ def vote_said(round_id: int, vote: int) -> tuple[str, str] | None:
 
 def public_base_url() -> Base:
     """The base of the room's link and QR code (classroom.links): the setting, the environment, the page."""
-    try:
-        here = st.context.url or ""
-    except Exception:  # outside a browser session
-        here = ""
-    return public_base(st.session_state.get(PUBLIC_URL_KEY, ""), here, lan=lan_address())
+    return public_base(st.session_state.get(PUBLIC_URL_KEY, ""), page_url(), lan=lan_address())
 
 
 def lecturer_link(code: str) -> str:

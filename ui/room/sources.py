@@ -63,11 +63,11 @@ def from_prediction(key: str, sentence: str, model: str, seed: int) -> RoomQuest
     run = encode(proof)
     if p.position is not None:
         proof["position"] = p.position(run)  # run.proof is this dict: the question and its answer read it
-    question = p.ask(run)
+    question, answer = p.ask(run)
     return RoomQuestion(
         f"On “{sentence}”, with {run.name}: {p.lead(run)}{question.prompt}",
         tuple(o.label for o in question.options),
-        p.answer(run),
+        answer,
         "lesson",
         lesson=question.lesson,
         concept=question.concept,

@@ -11,9 +11,9 @@ import torch
 import torch.nn.functional as F
 from independent import reference_draw
 
-from encoder_core import IGNORE_INDEX, KEPT, MASKED, NOT_CHOSEN, RANDOM, MaskedLanguageModel, preset
+from encoder_core import MaskedLanguageModel, preset
 from encoder_core.lessons import masking as lesson
-from encoder_core.objectives.mlm_masking import MaskCounts, exact_counts
+from encoder_core.objectives.mlm_masking import IGNORE_INDEX, KEPT, MASKED, NOT_CHOSEN, RANDOM, MaskCounts, exact_counts
 from ui.views import masking as figs
 
 SENTENCE = "the cat sat on the mat and the dog slept on the floor"

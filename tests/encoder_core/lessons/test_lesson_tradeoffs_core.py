@@ -14,7 +14,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from encoder_core import english_tokenizer, exact_counts, teaching_model
+from encoder_core import english_tokenizer, teaching_model
 from encoder_core.lessons.attention import ROUNDING
 from encoder_core.lessons.tradeoffs import (
     CASES,
@@ -45,7 +45,7 @@ from encoder_core.model.costs import (
     split_windows,
     windows_closed_form,
 )
-from encoder_core.objectives.mlm_masking import IGNORE_INDEX
+from encoder_core.objectives.mlm_masking import IGNORE_INDEX, exact_counts
 
 SENTENCE = "the cat sat on the mat and the dog slept"
 # Facts from the source documents, kept in the repository with their source named.

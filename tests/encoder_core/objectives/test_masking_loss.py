@@ -10,20 +10,16 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from encoder_core import (
+from encoder_core import EncoderConfig, MaskedLanguageModel, WordTokenizer, loss_breakdown, preset
+from encoder_core.objectives.mlm_masking import (
     IGNORE_INDEX,
     KEPT,
     MASKED,
     NOT_CHOSEN,
     RANDOM,
-    EncoderConfig,
     MaskCounts,
-    MaskedLanguageModel,
-    WordTokenizer,
     exact_counts,
-    loss_breakdown,
     mask_tokens,
-    preset,
     round_half_up,
 )
 

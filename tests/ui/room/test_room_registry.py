@@ -52,11 +52,11 @@ def test_a_lesson_registers_its_questions_from_its_own_module():
 def test_a_key_belongs_to_one_lesson_and_a_lesson_must_exist():
     p = predictions()["padding-leak"]
     with pytest.raises(ValueError, match="padding lesson's already"):
-        register_room_question("block", "padding-leak", "x", ask=p.ask, step=0, answer=p.answer, charts=p.charts)
+        register_room_question("block", "padding-leak", "x", ask=p.ask, step=0, charts=p.charts)
     with pytest.raises(ValueError, match="not a lesson"):
-        register_room_question("no-such-lesson", "x", "x", ask=p.ask, step=0, answer=p.answer, charts=p.charts)
+        register_room_question("no-such-lesson", "x", "x", ask=p.ask, step=0, charts=p.charts)
     try:
-        again = register_room_question("padding", p.key, p.title, ask=p.ask, step=0, answer=p.answer, charts=p.charts)
+        again = register_room_question("padding", p.key, p.title, ask=p.ask, step=0, charts=p.charts)
         assert predictions()["padding-leak"] is again  # a module run twice replaces its own
     finally:
         registry._registered["padding-leak"] = p
