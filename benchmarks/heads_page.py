@@ -21,7 +21,7 @@ from encoder_core.lessons.heads import head_mechanics, run_encoder
 from encoder_core.model.head_patterns import label_heads
 from encoder_core.model.tokenizer import english_tokenizer
 from encoder_core.pretrained.minilm import load_minilm
-from ui.views import heads as views
+from ui.views import heads as view
 from ui.views.heads import head_grid
 
 SENTENCE_16 = "the quick brown fox jumps over the lazy dog near the old river bank"  # 16 tokens with [CLS]/[SEP]
@@ -40,8 +40,8 @@ def median_ms(fn, repeats: int) -> float:
 def mechanics_figures(mech) -> None:
     """The figures of the first two steps: Q, K, V of one head, its weights, the concatenation, W_O."""
     for name in mech.slices():
-        views.slice_figure(mech, name).to_json()
-    for build in (views.own_weights_figure, views.concatenation_figure, views.w_o_figure):
+        view.slice_figure(mech, name).to_json()
+    for build in (view.own_weights_figure, view.concatenation_figure, view.w_o_figure):
         build(mech).to_json()
 
 

@@ -39,7 +39,7 @@ from ui.frame.sections import (
 from ui.frame.state import ensure_valid, value
 from ui.models import lesson_model, trained_lesson_model
 from ui.questions import attention as questions
-from ui.views import attention as figs
+from ui.views import attention as view
 from ui.views.figures import numbers_text
 
 DEFAULT_SENTENCE = "the cat sat down"
@@ -110,9 +110,9 @@ def rows_settled() -> bool:
 
 def render_masks() -> None:
     comparison, facts, question, context = rows_question()
-    charts = figs.mask_pair_charts(comparison, tokens)
+    charts = view.mask_pair_charts(comparison, tokens)
     if not facts.askable:  # no one clear answer on this head: shown, not asked
-        st.info(figs.rows_not_asked(facts, len(tokens)))
+        st.info(view.rows_not_asked(facts, len(tokens)))
         reveal_masks(comparison, charts, comparison.layer)
         return
     if not revealed(question, context):  # the worked half: the bidirectional grid alone
@@ -141,7 +141,7 @@ def reveal_masks(comparison, charts, layer: int) -> None:
     )
     # A plain table of text: a few short rows, lighter for the browser to redraw than a data grid, and
     # much cheaper to send than a pandas Styler (which cost more server time than the model here).
-    st.table(figs.row_sums_text(comparison, tokens))
+    st.table(view.row_sums_text(comparison, tokens))
     narrative(
         "Each **row** is one query token and how it shares its attention among the keys: a softmax, so every "
         "row adds up to 1 in both grids (the sums are in the table above). The causal grid is zero above the "
@@ -190,8 +190,8 @@ def render_drop_last() -> None:
 
 
 def reveal_drop(dropped) -> None:
-    show_chart(figs.drop_last_chart(dropped, tokens), "drop_last")
-    show_metrics(figs.drop_last_metrics(dropped))
+    show_chart(view.drop_last_chart(dropped, tokens), "drop_last")
+    show_metrics(view.drop_last_metrics(dropped))
     narrative(
         "Run the sentence, then run it again without one token (its last word, or the [SEP] that closes it), and "
         "measure how far the final vector of each token before it moves. With the causal mask nothing moves: no "
@@ -214,9 +214,9 @@ def render_bank() -> None:
     bank_a, bank_b = (tokenizer.encode(s) for s in BANK_SENTENCES)
     bank = contrast_word(model, bank_a.ids, bank_b.ids, bank_a.tokens, bank_b.tokens, BANK_WORD)
     st.markdown("Two sentences that agree word for word up to and including “bank”, and differ only after it:")
-    show_table(figs.sentence_pair_table(BANK_SENTENCES, (bank_a.tokens, bank_b.tokens)), hide_index=True)
-    show_chart(figs.word_contrast_chart(bank), "bank")
-    show_metrics(figs.word_contrast_metrics(bank))
+    show_table(view.sentence_pair_table(BANK_SENTENCES, (bank_a.tokens, bank_b.tokens)), hide_index=True)
+    show_chart(view.word_contrast_chart(bank), "bank")
+    show_metrics(view.word_contrast_metrics(bank))
     narrative(
         "Under the causal mask, “bank” only sees *she sat on the bank*, identical in both sentences, so its "
         f"vector is the same (up to float rounding, below {ROUNDING:g}): it cannot know whether the sentence is about "
@@ -234,7 +234,7 @@ def render_bank() -> None:
 
 def render_seed() -> None:
     ex, settled = seed.example, rows_settled()
-    charts = figs.seed001_charts(seed)
+    charts = view.seed001_charts(seed)
     if settled:
         show_chart_row(charts, ("seed001_bidirectional", "seed001_causal"))
     else:  # its causal grid would answer the first section's question
@@ -266,14 +266,14 @@ def render_look_ahead() -> None:
         + "Here is one of its heads on an example sentence. Read a few rows: where does each token look?"
     )
     name, layer, head = trained.name, run.layer, run.head
-    example = figs.look_ahead_example_chart(run.example_grid, run.example_tokens, name, layer, head, run.example_mass)
+    example = view.look_ahead_example_chart(run.example_grid, run.example_tokens, name, layer, head, run.example_mass)
     show_chart(example, "look_ahead_example")
     if run.question is None:
         st.info(
             f"No word of your sentence has a word on each side and a favourite that leads by {LOOK_MARGIN:g} of its "
             "attention, so nothing is asked: here is the head on your sentence."
         )
-        show_chart(figs.head_grid_chart(run.grid, run.tokens, name, layer, head), "look_ahead")
+        show_chart(view.head_grid_chart(run.grid, run.tokens, name, layer, head), "look_ahead")
         return
     predict_then_see(
         questions.look_ahead(run.question, run.tokens, run.example_mass),
@@ -284,7 +284,7 @@ def render_look_ahead() -> None:
 
 
 def reveal_look_ahead(run, name: str) -> None:
-    show_chart(figs.look_ahead_chart(run.grid, run.tokens, run.question, name), "look_ahead")
+    show_chart(view.look_ahead_chart(run.grid, run.tokens, run.question, name), "look_ahead")
     word = run.question.query
     narrative(
         f"On your sentence this head gives, on average, {run.mass:.2f} of a token's attention to the token right "

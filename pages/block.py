@@ -9,7 +9,6 @@ from encoder_core.lessons import block as core
 from encoder_core.model.model import Embeddings, sinusoidal_table
 from encoder_core.model.reference import block_equivalence, to_torch_layer
 from ui import shared_charts as shared
-from ui.frame import sections as lesson
 from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
@@ -17,16 +16,16 @@ from ui.frame.modes import sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
-from ui.frame.sections import Section, narrative
+from ui.frame.sections import Section, finish, narrative, render_sections, show_metrics, start
 from ui.frame.state import ensure_valid, value
 from ui.models import block_walk, minilm, small_model, trained_mlm, word_tokenizer
 from ui.questions import block as questions
-from ui.views import block as fb
+from ui.views import block as view
 
 CONFIG = preset("small")
 DEFAULT_SENTENCE = "the cat sat on the mat"
 N_POSITIONS_SHOWN = 64
-INIT_LABELS = fb.init_labels(CONFIG.d_model)
+INIT_LABELS = view.init_labels(CONFIG.d_model)
 
 P = LessonParams(
     "block",
@@ -62,7 +61,7 @@ def trained_ffn(text: str) -> core.FfnNorms | None:
 
 # ---- controls ---------------------------------------------------------------------------
 
-lesson.start("block", P)
+start("block", P)
 note_long_text(P, {"block_sentence": "Sentence"})
 ensure_valid(P)
 st.title("The block")
@@ -75,7 +74,7 @@ top = st.columns([4, 1.3, 1.3])
 top[0].text_input("Sentence", key=P.block_sentence.key, help="Type any sentence and press Enter.")
 top[1].slider("Layer", min_value=int(P.block_layer.lo), max_value=int(P.block_layer.hi), key=P.block_layer.key)
 top[2].radio(
-    "LayerNorm placement", P.block_norm.options, key=P.block_norm.key, horizontal=True, format_func=fb.NORM_LABELS.get
+    "LayerNorm placement", P.block_norm.options, key=P.block_norm.key, horizontal=True, format_func=view.NORM_LABELS.get
 )
 
 norm = value(P.block_norm)
@@ -85,7 +84,7 @@ controls[0].select_slider(
     "Step through the block",
     options=stages,
     key=P.block_step.key,
-    format_func=lambda s: f"{stages.index(s)}. {fb.STAGE_LABELS[s]}",
+    format_func=lambda s: f"{stages.index(s)}. {view.STAGE_LABELS[s]}",
     help="The stages in the order this block computes them.",
 )
 controls[1].slider(
@@ -105,7 +104,7 @@ step = value(P.block_step)
 model = small_model(seed, norm)
 tokenizer = word_tokenizer()
 enc = tokenizer.encode(sentence, max_length=model.config.max_positions, truncate=True)
-if model_note := fb.model_choice_note(sidebar_model(), seed):
+if model_note := view.model_choice_note(sidebar_model(), seed):
     st.info(model_note, icon=":material/info:")
 report_encoding(enc, model.config.max_positions)
 tokens = enc.tokens
@@ -123,7 +122,7 @@ norm_open, shape_open = not revealed(norm_question, norm_context), not revealed(
 
 
 def wait(section: str | None, what: str) -> None:
-    st.info(fb.wait_note(section, what), icon=":material/lock:")
+    st.info(view.wait_note(section, what), icon=":material/lock:")
 
 
 # ---- sections -----------------------------------------------------------------------------
@@ -131,7 +130,7 @@ def wait(section: str | None, what: str) -> None:
 
 def render_input() -> None:
     parts = walk.embeddings
-    narrative(fb.input_intro(len(tokens), d))
+    narrative(view.input_intro(len(tokens), d))
     charts = shared.block_input_charts(seed, norm, tuple(enc.ids), tuple(enc.segments), tuple(tokens), parts)
     keys = ("emb_token", "emb_position", "emb_segment")
     show_chart_row([charts[key] for key in keys], keys)
@@ -144,16 +143,16 @@ def render_input() -> None:
 def reveal_norm(charts) -> None:
     show_chart_row([charts["emb_sum"], charts["emb_norm"]], ("emb_sum", "emb_norm"))
     affine = core.norm_affine(model.embeddings.LayerNorm)
-    narrative(fb.norm_row_note(row, affine, tokens[row.position], walk.sqrt_d))
+    narrative(view.norm_row_note(row, affine, tokens[row.position], walk.sqrt_d))
 
 
 def render_positions() -> None:
     pos = core.position_tables(model, N_POSITIONS_SHOWN)
     cap = core.length_cap(model, tokenizer, sentence)
-    narrative(fb.POSITIONS_INTRO)
-    show_chart_row((fb.sinusoid_chart(pos), fb.sinusoid_similarity_chart(pos)), ("pos_sinusoid", "pos_similarity"))
+    narrative(view.POSITIONS_INTRO)
+    show_chart_row((view.sinusoid_chart(pos), view.sinusoid_similarity_chart(pos)), ("pos_sinusoid", "pos_similarity"))
     if pos.learned_similarity is not None:
-        show_chart(fb.learned_similarity_chart(pos), "pos_learned_similarity")
+        show_chart(view.learned_similarity_chart(pos), "pos_learned_similarity")
     st.markdown(f"**The {cap.max_positions}-position cap.** A learned table has exactly {cap.max_positions} rows.")
     c1, c2, c3 = st.columns(3)
     c1.metric("This sentence repeated: tokens", cap.n_tokens)
@@ -161,7 +160,7 @@ def render_positions() -> None:
     c3.metric("Cut from the end", cap.truncated)
     st.markdown("Handed to the encoder uncut, the same input is refused before any computation, with this message:")
     st.code(cap.refusal, language=None)
-    narrative(fb.POSITIONS_CAP)
+    narrative(view.POSITIONS_CAP)
     show_code(sinusoidal_table, core.length_cap)
 
 
@@ -170,22 +169,22 @@ def render_stage() -> None:
     i = walk.stages.index(step)
     norm_held = norm_open and step in core.normalised_stages(norm, layer)
     ffn_held = shape_open and step in core.FFN_STAGES
-    st.markdown(f"**Stage {i} (of 0–{len(walk.stages) - 1}): {fb.STAGE_LABELS[step]}** — layer {layer}, {norm}-norm")
+    st.markdown(f"**Stage {i} (of 0–{len(walk.stages) - 1}): {view.STAGE_LABELS[step]}** — layer {layer}, {norm}-norm")
     st.latex(core.stage_formula(norm, step, shape=not ffn_held))
     if not ffn_held:
         code = core.stage_code(step, norm)
         st.caption(f"The code of this stage: {code.qualname} in {code.path}, line {code.first_line} (as it runs):")
         st.code(code.source, language="python")
-    profile = fb.stage_profile_chart(walk.stages, core.mean_norm_per_stage(walk), i)
+    profile = view.stage_profile_chart(walk.stages, core.mean_norm_per_stage(walk), i)
     if norm_held or ffn_held:
-        wait(None if ffn_held else "Input", fb.HELD_FFN if ffn_held else fb.HELD_NORM)
+        wait(None if ffn_held else "Input", view.HELD_FFN if ffn_held else view.HELD_NORM)
     else:
-        narrative(fb.stage_note(walk, step))
-        show_chart(fb.stage_chart(walk, step, tokens, size), "stage_tensor")
+        narrative(view.stage_note(walk, step))
+        show_chart(view.stage_chart(walk, step, tokens, size), "stage_tensor")
     if norm_held:
         show_chart(profile, "stage_profile")
     else:
-        show_chart_row((fb.stage_stats_chart(stats, tokens), profile), ("stage_stats", "stage_profile"))
+        show_chart_row((view.stage_stats_chart(stats, tokens), profile), ("stage_stats", "stage_profile"))
     hidden = walk.trace["ffn_hidden"]
     predict_then_see(
         shape_question,
@@ -196,8 +195,8 @@ def render_stage() -> None:
 
 
 def reveal_ffn_shape(hidden) -> None:
-    narrative(fb.ffn_shape_note(*hidden.shape, d))
-    show_chart(fb.stage_chart(walk, "ffn_hidden", tokens, core.summarize(hidden)), "stage_ffn_hidden")
+    narrative(view.ffn_shape_note(*hidden.shape, d))
+    show_chart(view.stage_chart(walk, "ffn_hidden", tokens, core.summarize(hidden)), "stage_ffn_hidden")
     show_code(EncoderBlock)
 
 
@@ -206,10 +205,10 @@ def render_trained() -> None:
     if trained is None:
         st.info("This step needs a trained model: all-MiniLM-L6-v2 or the lab's trained MLM. Neither loaded.")
         return
-    narrative(fb.trained_intro(trained.model_name))
+    narrative(view.trained_intro(trained.model_name))
     choice = core.ffn_token_choice(trained.norms, trained.tokens)
     if choice is None:
-        st.info(fb.no_clear_ffn_note(core.FFN_TOKEN_MARGIN, core.FFN_TOKEN_MIN_WORDS))
+        st.info(view.no_clear_ffn_note(core.FFN_TOKEN_MARGIN, core.FFN_TOKEN_MIN_WORDS))
         return
     predict_then_see(
         questions.ffn_token(choice, list(trained.tokens), trained.model_name, core.FFN_TOKEN_MARGIN),
@@ -220,36 +219,36 @@ def render_trained() -> None:
 
 
 def reveal_trained(choice: core.FfnTokenChoice, trained: core.FfnNorms) -> None:
-    st.markdown(fb.ffn_token_text(choice, trained.tokens, trained.model_name))
-    show_chart(fb.ffn_token_chart(choice, trained.tokens, trained.model_name), "ffn_token_norms")
+    st.markdown(view.ffn_token_text(choice, trained.tokens, trained.model_name))
+    show_chart(view.ffn_token_chart(choice, trained.tokens, trained.model_name), "ffn_token_norms")
     show_code(core.ffn_output_norms, core.ffn_token_choice)
 
 
 def render_activations() -> None:
     curves = core.activation_curves()
-    narrative(fb.ACTIVATIONS_INTRO)
-    show_chart(fb.activation_chart(curves), "activations")
+    narrative(view.ACTIVATIONS_INTRO)
+    show_chart(view.activation_chart(curves), "activations")
     if shape_open:
-        wait("Inside the block", fb.HELD_WIDTH)
+        wait("Inside the block", view.HELD_WIDTH)
         return
     units = core.active_units(walk.trace["ffn_hidden"])
-    st.markdown(fb.active_units_lead(layer, units.total, len(tokens), d_ff))
-    lesson.show_metrics(fb.active_units_metrics(units))
+    st.markdown(view.active_units_lead(layer, units.total, len(tokens), d_ff))
+    show_metrics(view.active_units_metrics(units))
     st.caption(f"GELU's most negative output on this input: {units.gelu_min:.4f}.")
-    show_table(fb.active_units_table(units, tokens), hide_index=True)
+    show_table(view.active_units_table(units, tokens), hide_index=True)
     show_code(core.active_units)
 
 
 def render_norms() -> None:
     other = "pre" if norm == "post" else "post"
     match = core.compare_weights(small_model(seed, norm), small_model(seed, other))
-    st.markdown(fb.same_weights_note(match, seed))
+    st.markdown(view.same_weights_note(match, seed))
     depth = int(value(P.block_depth))
     init = value(P.block_init)
     study = deep_stack(tuple(enc.ids), tuple(enc.segments), depth, seed, core.init_std_for(init, CONFIG.d_model))
-    narrative(fb.deep_stack_setup(study))
+    narrative(view.deep_stack_setup(study))
     if not core.growth_clear(study):  # no coin toss: neither answer would be clearly right
-        st.info(fb.GROWTH_TOO_CLOSE)
+        st.info(view.GROWTH_TOO_CLOSE)
         reveal_deep_stack(study, init)
         return
     predict_then_see(
@@ -266,15 +265,15 @@ def reveal_deep_stack(study: core.DeepStackStudy, init: str) -> None:
         f"After {study.depth} blocks the post-norm stream is ×{study.post.growth:.2f} its starting length, the "
         f"pre-norm stream ×{study.pre.growth:.2f} (grown means ×{core.GROWTH_VISIBLE:g} or more)."
     )
-    show_chart_row(fb.deep_stack_charts(study), ("deep_residual", "deep_grad"))
-    narrative(fb.deep_stack_reading(study, width_scaled=init == "width"))
+    show_chart_row(view.deep_stack_charts(study), ("deep_residual", "deep_grad"))
+    narrative(view.deep_stack_reading(study, width_scaled=init == "width"))
 
 
 def render_equivalence() -> None:
     check = core.check_against_pytorch(model.encoder.layer[layer], walk.trace["input"])
-    diff, tolerance = check.max_abs_diff, fb.short_sci(check.tolerance)
+    diff, tolerance = check.max_abs_diff, view.short_sci(check.tolerance)
     flag = "norm_first=False" if norm == "post" else "norm_first=True"
-    narrative(fb.equivalence_intro(flag))
+    narrative(view.equivalence_intro(flag))
     st.metric(f"Largest |ours − PyTorch's| over layer {layer}'s output", f"{diff:.2e}")
     if check.agrees:
         st.success(f"The two agree to {diff:.2e}, within float32 rounding (tolerance {tolerance}).")
@@ -285,11 +284,11 @@ def render_equivalence() -> None:
 
 def render_params() -> None:
     counts = {name: param_counts(name) for name in (("bert-base",) if shape_open else ("small", "bert-base"))}
-    localized = dict.fromkeys(fb.PARAM_COUNT_COLUMNS, st.column_config.NumberColumn(format="localized"))
-    show_table(fb.param_table(counts), hide_index=True, column_config=localized)
+    localized = dict.fromkeys(view.PARAM_COUNT_COLUMNS, st.column_config.NumberColumn(format="localized"))
+    show_table(view.param_table(counts), hide_index=True, column_config=localized)
     if shape_open:  # this lesson's block counted part by part gives its FFN's width away
         wait("Inside the block", "this lesson's own block joins the table then")
-    narrative(fb.param_note(counts))
+    narrative(view.param_note(counts))
     show_code(core.block_params)
 
 
@@ -344,5 +343,5 @@ sections = [
     ),
 ]
 sections.append(check_yourself_section("block"))
-lesson.render_sections(sections, P)
-lesson.finish(P)
+render_sections(sections, P)
+finish(P)

@@ -7,18 +7,18 @@ import streamlit as st
 from encoder_core.lessons import heads as core
 from encoder_core.model.head_patterns import DEFAULT_THRESHOLD, head_label, label_heads, layer_averages
 from encoder_core.pretrained.minilm import INSTALL_HINT
-from ui.frame import sections as lesson
 from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import narrow_layer_head, report_encoding, show_model, usable_sentence
-from ui.frame.modes import sidebar_model, sidebar_seed
+from ui.frame.modes import lecture_mode, sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
+from ui.frame.sections import Section, finish, narrative, render_sections, rerun_open_section, set_page_controls, start
 from ui.frame.state import MODEL, value
 from ui.models import lesson_model, minilm, minilm_run, minilm_similarities, minilm_word_cosines, small_model
 from ui.questions import heads as questions
-from ui.views import heads as views
+from ui.views import heads as view
 
 DEFAULT_A = "the cat sat on the mat"
 PIECES_EXAMPLE = "the unbelievably fluffy cat sat on the doormat"
@@ -36,7 +36,7 @@ P = LessonParams(
     shared=(QUIZ_SEED,),
 )
 
-lesson.start("heads", P)
+start("heads", P)
 st.title("Heads")
 st.caption(
     "Multi-head attention: how d is split into heads, what one head computes, and what the heads "
@@ -77,7 +77,7 @@ c2.text_input("Second sentence (optional)", key=P.heads_sentence_b.key, help=PAI
 c4, c5 = st.columns(2)
 narrow_layer_head(P.heads_layer, P.heads_head, n_layers, n_heads)  # before the sliders exist
 # The sections read the layer and head themselves (layer_head), so moving them reruns the open section alone.
-rerun, layer_help = lesson.rerun_open_section, "Counting from 0, the layer nearest the input."
+rerun, layer_help = rerun_open_section, "Counting from 0, the layer nearest the input."
 c4.slider("Layer", 0, n_layers - 1, key=P.heads_layer.key, help=layer_help, on_change=rerun)
 c5.slider("Head", 0, n_heads - 1, key=P.heads_head.key, on_change=rerun)
 with st.expander("Sentences to compare as whole-sentence vectors (last step)"):
@@ -92,7 +92,7 @@ run = minilm_run(text_a, text_b) if use_minilm else core.run_encoder(chosen, enc
 model_name = chosen_model.name
 report_encoding(run, chosen.config.max_positions)
 if core.all_unknown(run.tokens):
-    st.warning(views.ALL_UNKNOWN_TEXT)
+    st.warning(view.ALL_UNKNOWN_TEXT)
 labels = label_heads(run.attentions, run.tokens)
 T = len(run.tokens)
 
@@ -127,20 +127,20 @@ word_open = word_q is not None and not revealed(word_q, asked_context)
 
 
 def wait(section: str | None, what: str) -> None:
-    st.info(views.wait_note(section, what), icon=":material/lock:")
+    st.info(view.wait_note(section, what), icon=":material/lock:")
 
 
 # ---- sections ----
 def render_split() -> None:
     (layer, head), (small_layer, small_head) = layer_head(), small_layer_head()
     mech = mechanics(small_layer, small_head)
-    lesson.narrative(views.split_text(mechanics_name, cfg.d_model, cfg.n_heads, cfg.d_head))
+    narrative(view.split_text(mechanics_name, cfg.d_model, cfg.n_heads, cfg.d_head))
     if (small_layer, small_head) != (layer, head):
         st.caption(
             f"The small model has {cfg.n_layers} layers and {cfg.n_heads} heads, "
             f"so this step shows its layer {small_layer}, head {small_head}."
         )
-    slices = views.slice_charts(mech)
+    slices = view.slice_charts(mech)
     show_chart_row(slices.values(), [f"heads_{name.lower()}" for name in slices])
     predict_then_see(
         questions.weight_count(cfg.n_heads, mechanics_name, mech.weight_count_traps(cfg.n_layers), mech.n_weights),
@@ -152,26 +152,26 @@ def render_split() -> None:
 
 
 def reveal_weight_count(mech: core.HeadMechanics) -> None:
-    st.markdown(views.weight_count_text(mech))
-    show_chart(views.own_weights_chart(mech), "heads_small_weights")
-    show_table(views.shapes_table(mech), hide_index=True)
+    st.markdown(view.weight_count_text(mech))
+    show_chart(view.own_weights_chart(mech), "heads_small_weights")
+    show_table(view.shapes_table(mech), hide_index=True)
 
 
 def render_concat() -> None:
     mech = mechanics(*small_layer_head())
-    lesson.narrative(views.concat_text(len(enc_small), cfg.n_heads, cfg.d_head, cfg.d_model))
-    show_chart(views.concatenation_chart(mech), "heads_concat")
-    show_chart(views.w_o_chart(mech), "heads_w_o")
+    narrative(view.concat_text(len(enc_small), cfg.n_heads, cfg.d_head, cfg.d_model))
+    show_chart(view.concatenation_chart(mech), "heads_concat")
+    show_chart(view.w_o_chart(mech), "heads_w_o")
     check_help = "Recomputed here from the weight matrices, compared with what the block itself produced."
     st.metric("max |concat · W_Oᵀ + b − the block's attention output|", f"{mech.max_abs_error:.1e}", help=check_help)
-    (st.success if mech.agrees else st.error)(views.concat_check_text(mech))
+    (st.success if mech.agrees else st.error)(view.concat_check_text(mech))
     show_code(core.head_mechanics)
 
 
 def render_grid() -> None:
-    lesson.narrative(views.grid_intro(n_layers * n_heads, model_name))
+    narrative(view.grid_intro(n_layers * n_heads, model_name))
     if prev_q is None:
-        st.info(views.no_previous_note(asked_name, bool(pre) or chosen_model.trained))
+        st.info(view.no_previous_note(asked_name, bool(pre) or chosen_model.trained))
     else:
         predict_then_see(prev_q, asked_context, answer=lambda: prev_choice.answer, reveal=lambda _: reveal_previous())
     if word_q is not None:
@@ -184,27 +184,27 @@ def render_grid() -> None:
     n, m = min(T, GRID_MAX_TOKENS), min(T, MAP_MAX_TOKENS)
     if n < T:
         st.info(f"The thumbnails show the first {n} of {T} tokens; the labels use all of them.")
-    captions = not lesson.lecture_mode()  # lecture type is too large for a caption over every thumbnail
-    grid = views.grid_chart(run.attentions[:, :, :n, :n], labels, chosen_label, model_name, captions=captions)
+    captions = not lecture_mode()  # lecture type is too large for a caption over every thumbnail
+    grid = view.grid_chart(run.attentions[:, :, :n, :n], labels, chosen_label, model_name, captions=captions)
     show_chart(grid, "heads_grid")
     if m < T:
         st.info(f"The large map shows the first {m} of {T} tokens.")
-    large = views.head_map_chart(run.attentions[layer, head, :m, :m], run.tokens[:m], chosen_label, T, model_name)
+    large = view.head_map_chart(run.attentions[layer, head, :m, :m], run.tokens[:m], chosen_label, T, model_name)
     show_chart(large, "heads_chosen")
 
 
 def reveal_previous() -> None:
     best, tokens = prev_choice.candidates[prev_choice.answer], asked_run.tokens
-    st.markdown(views.previous_token_text(prev_choice, len(asked_labels), DEFAULT_THRESHOLD, asked_name))
+    st.markdown(view.previous_token_text(prev_choice, len(asked_labels), DEFAULT_THRESHOLD, asked_name))
     if asked_run is run and best != layer_head():
         st.button(
             f"Show layer {best[0]}, head {best[1]} in the large map",
             key="heads_show_previous",
-            on_click=lesson.set_page_controls,
+            on_click=set_page_controls,
             args=({P.heads_layer.key: best[0], P.heads_head.key: best[1]},),
         )
     m = min(len(tokens), MAP_MAX_TOKENS)
-    winner = views.head_map_chart(
+    winner = view.head_map_chart(
         asked_run.attentions[best[0], best[1], :m, :m],
         tokens[:m],
         head_label(asked_labels, *best),
@@ -215,25 +215,25 @@ def reveal_previous() -> None:
 
 
 def reveal_top_key() -> None:
-    st.markdown(views.top_key_text(word_choice, asked_run.tokens, asked_name))
-    show_chart(views.top_key_chart(word_choice, asked_run.tokens, asked_name), "heads_top_key")
+    st.markdown(view.top_key_text(word_choice, asked_run.tokens, asked_name))
+    show_chart(view.top_key_chart(word_choice, asked_run.tokens, asked_name), "heads_top_key")
 
 
 def render_labels() -> None:
     layer, head = layer_head()
     chosen_label = head_label(labels, layer, head)
     averages, sinks = layer_averages(run.attentions, run.tokens), core.sink_summary(labels)
-    lesson.narrative(views.labels_intro(DEFAULT_THRESHOLD))
+    narrative(view.labels_intro(DEFAULT_THRESHOLD))
     if prev_open and asked_run is run:  # these names say which head looks back
         wait("All heads at once", "this step names every head of the same model by its pattern")
     else:
         m1, m2 = st.columns(2)
         m1.metric(f"Layer {layer}, head {head}: pattern", chosen_label.pattern)
         m2.metric("mass behind the label", f"{chosen_label.mass:.2f}")
-        show_table(views.labels_table(labels), hide_index=True, height=300)
-        show_chart(views.averages_chart(averages, model_name), "heads_layer_averages")
-    st.markdown(views.sinks_text(sinks))
-    lesson.narrative(views.sinks_reading(sinks, chosen_model.choice, chosen_model.trained))
+        show_table(view.labels_table(labels), hide_index=True, height=300)
+        show_chart(view.averages_chart(averages, model_name), "heads_layer_averages")
+    st.markdown(view.sinks_text(sinks))
+    narrative(view.sinks_reading(sinks, chosen_model.choice, chosen_model.trained))
     show_code(label_heads)
 
 
@@ -245,33 +245,33 @@ def render_pieces() -> None:
             f"To add it: `{INSTALL_HINT}`"
         )
         return
-    lesson.narrative(views.PIECES_INTRO)
+    narrative(view.PIECES_INTRO)
     splits = core.sentence_splits(pre.tokenizer, [("A", text_a), ("B", text_b)])
     a, b, c = st.columns(3)
     a.metric("words", splits.n_words)
     b.metric("word pieces", splits.n_pieces)
     c.metric("words split into pieces", splits.n_split_words)
-    show_table(views.fragmentation_table(splits), hide_index=True)
+    show_table(view.fragmentation_table(splits), hide_index=True)
     same = core.same_word_mass(asked_run.attentions, asked_run.tokens)
     if same is None:
         st.info("No word of your sentence was split. Try a rare or long word, such as “unbelievably”.")
         st.button(
             "Try a sentence with split words",
             key="heads_try_pieces",
-            on_click=lesson.set_page_controls,
+            on_click=set_page_controls,
             args=({P.heads_sentence.key: PIECES_EXAMPLE},),
             help=f"Sets the sentence to “{PIECES_EXAMPLE}”.",
         )
         return
     pattern = "" if prev_open else head_label(asked_labels, *same.best_head).pattern  # it may name the answer
-    st.markdown(views.same_word_text(same, layer, head, pattern))
-    show_chart(views.same_word_chart(same), "heads_same_word")
+    st.markdown(view.same_word_text(same, layer, head, pattern))
+    show_chart(view.same_word_chart(same), "heads_same_word")
     if prev_open or word_open:  # one head's map of the model asked about in "All heads at once"
         wait("All heads at once", "this map shows where a head of the same model looks")
         return
     m = min(len(asked_run.tokens), MAP_MAX_TOKENS)
     weights, tokens = asked_run.attentions[layer, head, :m, :m], asked_run.tokens[:m]
-    pieces = views.pieces_map_chart(weights, tokens, core.piece_spans(tokens), same, layer, head)
+    pieces = view.pieces_map_chart(weights, tokens, core.piece_spans(tokens), same, layer, head)
     show_chart(pieces, "heads_pieces_map")
     show_code(core.same_word_mass)
 
@@ -287,51 +287,51 @@ def render_vectors() -> None:
     if len(lines) < 2:
         st.info("Give at least two sentences, one per line; showing the example sentences instead.")
         lines = list(core.SENTENCE_EXAMPLES)
-    lesson.narrative(views.VECTORS_INTRO)
+    narrative(view.VECTORS_INTRO)
     sims = minilm_similarities(tuple(lines))
-    charts = views.similarity_charts(sims)
+    charts = view.similarity_charts(sims)
     show_chart_row(charts.values(), [f"heads_sim_{pooling}" for pooling in charts])
-    st.markdown(views.similarities_text(sims))
+    st.markdown(view.similarities_text(sims))
     river = minilm_word_cosines(core.BANK_RIVER, core.BANK_MONEY, core.BANK_WORD)
     same_sense = minilm_word_cosines(core.BANK_RIVER, core.BANK_RIVER_AGAIN, core.BANK_WORD)
-    st.markdown(views.bank_intro(core.BANK_WORD, core.BANK_RIVER, core.BANK_MONEY, core.BANK_RIVER_AGAIN))
+    st.markdown(view.bank_intro(core.BANK_WORD, core.BANK_RIVER, core.BANK_MONEY, core.BANK_RIVER_AGAIN))
     a, b = st.columns(2)
     a.metric("river vs money", f"{river.final:.3f}", help="cosine after the last layer")
     b.metric("river vs stream", f"{same_sense.final:.3f}", help="cosine after the last layer")
-    show_chart(views.bank_chart(river, same_sense), "heads_bank")
-    lesson.narrative(views.BANK_READING)
+    show_chart(view.bank_chart(river, same_sense), "heads_bank")
+    narrative(view.BANK_READING)
     show_code(core.similarities)
 
 
-lesson.render_sections(
+render_sections(
     [
-        lesson.Section(
+        Section(
             "Split d into heads",
             f"Each head works on its own {cfg.d_head}-dimensional slice of Q, K and V: how many attention "
             "weights does one layer compute?",
             render_split,
         ),
-        lesson.Section(
+        Section(
             "Concatenate and project with W_O",
             "The head outputs are laid side by side and mixed by W_O: exactly the block's attention output.",
             render_concat,
         ),
-        lesson.Section(
+        Section(
             "All heads at once",
             f"{n_layers * n_heads} heads, {n_layers * n_heads} maps of the same sentence: which head looks back?",
             render_grid,
         ),
-        lesson.Section(
+        Section(
             "What each head does",
             "Each head named by where its weight goes; many simply park it on a special token.",
             render_labels,
         ),
-        lesson.Section(
+        Section(
             "Words in pieces",
             "Rare words are split into WordPiece pieces, and some heads join the pieces back together.",
             render_pieces,
         ),
-        lesson.Section(
+        Section(
             "Sentence vectors",
             "Mean pooling gives a sentence vector that separates paraphrases from unrelated sentences; [CLS] less so.",
             render_vectors,
@@ -340,4 +340,4 @@ lesson.render_sections(
     ],
     P,
 )
-lesson.finish(P)
+finish(P)

@@ -5,7 +5,6 @@ from dataclasses import replace
 import streamlit as st
 
 from encoder_core.lessons import inside as core
-from ui.frame import sections as lesson
 from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, usable_sentence
@@ -13,6 +12,7 @@ from ui.frame.modes import sidebar_model
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
+from ui.frame.sections import Section, finish, narrative, render_sections, start
 from ui.frame.state import MODEL, ensure_valid, value
 from ui.models import (
     cached_inside_sweep,
@@ -24,7 +24,7 @@ from ui.models import (
     run_inside_sweep,
 )
 from ui.questions import inside as questions
-from ui.views import inside as views
+from ui.views import inside as view
 
 STEP_CHOICES = (1, 4, 16, 64, 128)
 SWEEP_REQUEST = "_inside_sweep_requested"
@@ -37,7 +37,7 @@ P = LessonParams(
     shared=(QUIZ_SEED,),
 )
 
-lesson.start("inside", P)
+start("inside", P)
 note_long_text(P, {P.inside_sentence.name: "Sentence with one [MASK]"})
 ensure_valid(P)
 st.title("Looking inside")
@@ -92,7 +92,7 @@ ids, pos = tuple(cloze.ids), cloze.position
 knock = inside_knockouts(trained.choice, ids, pos)
 lens, attentions = inside_lens_and_heads(trained.choice, ids, pos)
 n_heads = cfg.n_layers * cfg.n_heads
-st.markdown(views.reading_text(cloze, knock))
+st.markdown(view.reading_text(cloze, knock))
 knock_context = fingerprint(trained.choice, ids)  # both knockout questions': the sentence on this model
 tokens_choice = core.token_choice(knock, attentions, cloze)
 tokens_q = questions.most_important_token(tokens_choice, cloze.tokens, knock.answer)
@@ -102,7 +102,7 @@ tokens_shown = not tokens_choice.asked or revealed(tokens_q, knock_context)
 
 # ---- sections ----
 def render_knockouts() -> None:
-    lesson.narrative(
+    narrative(
         "The ground truth is an intervention. Hide one token from attention (no query in any layer may look at it) "
         "and measure how the log-probability of the model's answer changes. Then zero one head's output before "
         f"W_O, one head at a time: {n_heads} heads, {n_heads} runs, done in one batch per layer. "
@@ -111,29 +111,29 @@ def render_knockouts() -> None:
     if tokens_choice.asked:
         predict_then_see(tokens_q, knock_context, lambda: tokens_choice.answer, lambda _: reveal_tokens())
     else:
-        st.caption(views.not_asked_text("token"))
+        st.caption(view.not_asked_text("token"))
         reveal_tokens()
     choice = core.head_choice(knock, attentions, pos)
     if choice.asked:
         q = questions.most_important_head(choice, knock.answer, cloze.tokens)
         predict_then_see(q, knock_context, answer=lambda: choice.answer, reveal=lambda _: reveal_heads(choice))
     else:
-        st.caption(views.not_asked_text("head"))
+        st.caption(view.not_asked_text("head"))
         reveal_heads(choice)
     show_code(core.head_knockouts, core.token_knockouts)
 
 
 def reveal_tokens() -> None:
     if tokens_choice.asked:
-        st.markdown(views.token_choice_text(tokens_choice, knock, cloze))
-    show_chart(views.token_knockout_chart(knock, cloze), "inside_tokens")
+        st.markdown(view.token_choice_text(tokens_choice, knock, cloze))
+    show_chart(view.token_knockout_chart(knock, cloze), "inside_tokens")
 
 
 def reveal_heads(choice: core.HeadChoice) -> None:
     if choice.asked:
-        st.markdown(views.head_choice_text(choice, knock))
-    show_chart(views.head_knockout_chart(knock), "inside_heads")
-    lesson.narrative(
+        st.markdown(view.head_choice_text(choice, knock))
+    show_chart(view.head_knockout_chart(knock), "inside_heads")
+    narrative(
         "Most heads can be removed with little effect on this answer (Michel et al. 2019 found the same at scale); "
         "a few matter. Whether a head's attention map looks sharp says little about which."
     )
@@ -145,7 +145,7 @@ def explanations_now():
 
 
 def render_explanations() -> None:
-    lesson.narrative(
+    narrative(
         "Five explanations, each a score per token, none of them an intervention. **Raw attention**: the last "
         "layer's weights from the [MASK], averaged over heads. **Rollout** (Abnar & Zuidema 2020): every layer's "
         "mean attention with the residual added (0.5·A + 0.5·I), multiplied from the input up. **Norm-based** "
@@ -154,15 +154,15 @@ def render_explanations() -> None:
         "gradients** (Sundararajan et al. 2017): the slope averaged along a straight path from a baseline."
     )
     expl = explanations_now()
-    show_chart(views.explanations_chart(expl, knock, cloze, truth=tokens_shown), "inside_explanations")
+    show_chart(view.explanations_chart(expl, knock, cloze, truth=tokens_shown), "inside_explanations")
     if not tokens_shown:
-        st.caption(views.TRUTH_HELD)
-    st.markdown(views.completeness_text(expl.integrated))
+        st.caption(view.TRUTH_HELD)
+    st.markdown(view.completeness_text(expl.integrated))
     show_code(core.integrated_gradients)
 
 
 def render_scores() -> None:
-    lesson.narrative(
+    narrative(
         "How far to trust each one? Rank the tokens by each explanation and by the knockout drop, and compare the "
         "orders with Spearman's ρ: 1 is the same order, 0 none in common, −1 the reverse. The [MASK] itself is "
         "left out: it is the question."
@@ -179,14 +179,14 @@ def render_scores() -> None:
     else:
         reveal_scores(scores)
     if core.explanation_asked(scores) and not revealed(q, context):  # the sweep's winner would answer it
-        st.caption(views.SWEEP_HELD)
+        st.caption(view.SWEEP_HELD)
         return
     render_sweep(expl.integrated.baseline, expl.integrated.steps)
 
 
 def reveal_scores(scores: dict[str, float]) -> None:
-    st.markdown(views.agreement_text(scores))
-    show_chart(views.sentence_agreement_chart(scores), "inside_agreement")
+    st.markdown(view.agreement_text(scores))
+    show_chart(view.sentence_agreement_chart(scores), "inside_agreement")
 
 
 def request_sweep(setting: tuple) -> None:
@@ -211,42 +211,42 @@ def render_sweep(baseline: str, steps: int) -> None:
     if result is None:
         st.caption("Computed once per model, baseline and step count on this server, then kept for everyone.")
         return
-    show_chart(views.sweep_chart(result), "inside_sweep")
-    st.markdown(views.sweep_reading(result, trained.name))
+    show_chart(view.sweep_chart(result), "inside_sweep")
+    st.markdown(view.sweep_reading(result, trained.name))
     with st.expander(f"Every sentence's scores ({n})"):
-        show_table(views.sweep_table(result), hide_index=True)
+        show_table(view.sweep_table(result), hide_index=True)
     show_code(core.spearman)
 
 
 def render_lens() -> None:
-    lesson.narrative(
+    narrative(
         "The logit lens: apply the MLM head to the [MASK]'s stream after the embeddings and after every layer, as if "
         "the model stopped there. Where does the final answer appear? The head was trained on the last layer's "
         "output only, so early readings are rough, but the rise shows which layers build the answer."
     )
-    show_chart(views.logit_lens_chart(lens), "inside_lens")
-    show_chart(views.logit_rank_chart(lens), "inside_lens_rank")
+    show_chart(view.logit_lens_chart(lens), "inside_lens")
+    show_chart(view.logit_rank_chart(lens), "inside_lens_rank")
     show_code(core.logit_lens)
 
 
-lesson.render_sections(
+render_sections(
     [
-        lesson.Section(
+        Section(
             "Knock it out",
             f"Which of the {n_heads} heads, knocked out alone, costs the answer most?",
             render_knockouts,
         ),
-        lesson.Section(
+        Section(
             "Five explanations",
             "Attention, rollout, norms and gradients each say which token matters; they do not agree.",
             render_explanations,
         ),
-        lesson.Section(
+        Section(
             "Score them",
             "Which explanation ranks the tokens as the knockouts do?",
             render_scores,
         ),
-        lesson.Section(
+        Section(
             "Logit lens",
             "Read the answer off the stream after every layer: where does it appear?",
             render_lens,
@@ -255,4 +255,4 @@ lesson.render_sections(
     ],
     P,
 )
-lesson.finish(P)
+finish(P)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from encoder_core.finetune.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
-from encoder_core.lessons import outputs as lesson
+from encoder_core.lessons import outputs as core
 from ui.fine_tuning import NEEDS_TRAINED, runs_for, train_now
 from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
@@ -18,7 +18,7 @@ from ui.frame.sections import Section, finish, narrative, render_sections, show_
 from ui.frame.state import ensure_valid, value
 from ui.models import cached_fine_tune, minilm_closest, minilm_pooling_ranking, trained_mlm
 from ui.questions import outputs as questions
-from ui.views import outputs as figs
+from ui.views import outputs as view
 
 DEFAULTS = {
     "out_sentence": "the old dog was not happy",
@@ -57,7 +57,7 @@ narrative(
     "the lab writes from its grammar, so every right answer is known."
 )
 
-st.caption(figs.MODEL_TEXT)
+st.caption(view.MODEL_TEXT)
 trained, load_error, _ = trained_mlm()
 if load_error:
     st.error(f"The lab's trained model could not be loaded, so the training sections are skipped.\n\n{load_error}")
@@ -71,7 +71,7 @@ with st.container(border=True):
     c7.segmented_control(
         "Training length", list(LENGTHS), key=P.out_length.key, help="Half, once or twice each task's default steps."
     )
-    c8.selectbox("Task for the three starting points", TASKS, key=P.out_compare.key, format_func=figs.TASK_NAMES.get)
+    c8.selectbox("Task for the three starting points", TASKS, key=P.out_compare.key, format_func=view.TASK_NAMES.get)
 
 texts = {name: usable_sentence(value(P[name]), default) for name, default in DEFAULTS.items()}
 length = LENGTHS.get(value(P.out_length) or "default", 1.0)
@@ -85,15 +85,15 @@ def steps_for(task: str) -> int:
 def report_input(pred) -> None:
     """What the tokenizer did to a student's text: cut it, or met characters it has no piece for."""
     if pred.truncated:
-        st.warning(f"The input was cut to {lesson.MAX_LENGTH} tokens, the heads' limit here: {pred.truncated} cut.")
+        st.warning(f"The input was cut to {core.MAX_LENGTH} tokens, the heads' limit here: {pred.truncated} cut.")
     if pred.unknown:
         st.caption(f"Read as [UNK] (no word piece for them): {escape_md(', '.join(sorted(set(pred.unknown))))}")
 
 
 def report_trust(pred, task: str) -> None:
     """Next to a head's answer on the student's text: what the toy task covers, and whether this is a guess."""
-    st.caption(figs.TASK_SCOPE[task])
-    guess = figs.guess_text(pred, escape_md)
+    st.caption(view.TASK_SCOPE[task])
+    guess = view.guess_text(pred, escape_md)
     if guess:
         st.warning(guess)
 
@@ -103,9 +103,9 @@ def fine_tuned(task: str) -> object | None:
     if runs is None:
         return None
     run = runs[0]
-    show_metrics(figs.run_metrics(run))
-    show_chart(figs.run_chart(run), f"loss_{task}")
-    st.caption(figs.run_text(run))
+    show_metrics(view.run_metrics(run))
+    show_chart(view.run_chart(run), f"loss_{task}")
+    st.caption(view.run_text(run))
     return run
 
 
@@ -114,61 +114,61 @@ def render_shapes() -> None:
     if trained is None:
         st.info(NEEDS_TRAINED)
         return
-    shapes = lesson.head_shapes(trained.model.bert, tokenizer, batch)
-    forms = lesson.shape_forms(shapes, "tagging")
+    shapes = core.head_shapes(trained.model.bert, tokenizer, batch)
+    forms = core.shape_forms(shapes, "tagging")
     predict_then_see(
         questions.shape_question(forms, trained.model.bert.config.d_model, shapes.classes["tagging"]),
         fingerprint(batch),
-        answer=lambda: lesson.SHAPE_FORMS.index(lesson.logits_form(shapes, "tagging")),
-        reveal=lambda i: reveal_shapes(shapes, lesson.SHAPE_FORMS[i]),
+        answer=lambda: core.SHAPE_FORMS.index(core.logits_form(shapes, "tagging")),
+        reveal=lambda i: reveal_shapes(shapes, core.SHAPE_FORMS[i]),
     )
-    labels = lesson.tagging_labels(tokenizer, texts["out_tag_sentence"])
-    st.markdown(figs.tag_labels_text(labels.tokens))
-    show_chart(figs.tag_labels_chart(labels.tokens, labels.labels), "tag_labels")
+    labels = core.tagging_labels(tokenizer, texts["out_tag_sentence"])
+    st.markdown(view.tag_labels_text(labels.tokens))
+    show_chart(view.tag_labels_chart(labels.tokens, labels.labels), "tag_labels")
     narrative(
         "The span head gives every token two scores. Before the softmax, everything outside the passage "
         "(the question, [CLS], the [SEP]s, pads) is set to −∞, so the start and end distributions cover the "
         "passage only; decoding then takes the best pair with end ≥ start."
     )
     render_exercise()
-    show_code(lesson.head_shapes, lesson.tagging_labels)
+    show_code(core.head_shapes, core.tagging_labels)
 
 
 def reveal_shapes(shapes, form: str) -> None:
-    st.markdown(figs.shape_answer_text(shapes, form) + " " + figs.shapes_text(shapes))
-    show_table(figs.shapes_table(shapes), hide_index=True)
+    st.markdown(view.shape_answer_text(shapes, form) + " " + view.shapes_text(shapes))
+    show_table(view.shapes_table(shapes), hide_index=True)
 
 
 def render_exercise() -> None:
-    ex = lesson.SHAPE_EXERCISE
+    ex = core.SHAPE_EXERCISE
     st.markdown("**Try it** (seed 004): keep these numbers or put your own.")
     cols = st.columns(5)
     sizes = {}
     for col, (name, default) in zip(cols, ex.items()):
-        lo, hi = lesson.EXERCISE_LIMITS.get(name, (0, ex["batch"] * ex["length"]))
+        lo, hi = core.EXERCISE_LIMITS.get(name, (0, ex["batch"] * ex["length"]))
         step = 4 if name == "d_model" else 1
-        sizes[name] = col.number_input(figs.EXERCISE_SIZES[name], lo, hi, default, step=step, key=f"ex_{name}")
+        sizes[name] = col.number_input(view.EXERCISE_SIZES[name], lo, hi, default, step=step, key=f"ex_{name}")
     sizes["n_masked"] = min(sizes["n_masked"], sizes["batch"] * sizes["length"])
-    st.markdown(figs.exercise_question(sizes))
+    st.markdown(view.exercise_question(sizes))
     typed = {}
-    for col, name in zip(st.columns(3), lesson.EXERCISE_STEPS):
-        typed[name] = col.text_input(figs.EXERCISE_NAMES[name], key=f"ex_typed_{name}", placeholder="e.g. (2, 3, 4)")
+    for col, name in zip(st.columns(3), core.EXERCISE_STEPS):
+        typed[name] = col.text_input(view.EXERCISE_NAMES[name], key=f"ex_typed_{name}", placeholder="e.g. (2, 3, 4)")
     if not any(typed.values()):
         return
-    checks = lesson.check_shapes(typed, exercise_answers(**sizes))
-    (st.success if all(c.correct for c in checks) else st.warning)(figs.exercise_verdict(checks))
-    show_table(figs.exercise_table(checks), hide_index=True)
+    checks = core.check_shapes(typed, exercise_answers(**sizes))
+    (st.success if all(c.correct for c in checks) else st.warning)(view.exercise_verdict(checks))
+    show_table(view.exercise_table(checks), hide_index=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def exercise_answers(**sizes) -> dict:
-    return lesson.exercise_shapes(**sizes)
+    return core.exercise_shapes(**sizes)
 
 
 def predicted(task: str, predict):
     """The task in words, its head fine-tuned (on request), and predict(run) on the student's text; None
     until the head is trained, or when predict found nothing to read (it says why)."""
-    narrative(figs.task_text(task, trained is None or revealed(questions.SHAPE, fingerprint(batch))))
+    narrative(view.task_text(task, trained is None or revealed(questions.SHAPE, fingerprint(batch))))
     run = fine_tuned(task)
     pred = predict(run) if run is not None else None
     if pred is not None:
@@ -183,22 +183,22 @@ def answered(pred, task: str, chart, key: str) -> None:
 
 
 def render_sentence() -> None:
-    pred = predicted("sentence", lambda run: lesson.classify(run, tokenizer, texts["out_sentence"]))
+    pred = predicted("sentence", lambda run: core.classify(run, tokenizer, texts["out_sentence"]))
     if pred is not None:
-        answered(pred, "sentence", figs.class_chart(pred, "sentence"), "predict_sentence")
+        answered(pred, "sentence", view.class_chart(pred, "sentence"), "predict_sentence")
 
 
 def render_pair() -> None:
-    pred = predicted("pair", lambda run: lesson.classify(run, tokenizer, texts["out_pair_a"], texts["out_pair_b"]))
+    pred = predicted("pair", lambda run: core.classify(run, tokenizer, texts["out_pair_a"], texts["out_pair_b"]))
     if pred is not None:
         st.code(" ".join(pred.tokens), language=None)
-        answered(pred, "pair", figs.class_chart(pred, "pair"), "predict_pair")
+        answered(pred, "pair", view.class_chart(pred, "pair"), "predict_pair")
 
 
 def render_tagging() -> None:
-    pred = predicted("tagging", lambda run: lesson.tag_words(run, tokenizer, texts["out_tag_sentence"]))
+    pred = predicted("tagging", lambda run: core.tag_words(run, tokenizer, texts["out_tag_sentence"]))
     if pred is not None:
-        answered(pred, "tagging", figs.tag_row_chart(pred), "predict_tags")
+        answered(pred, "tagging", view.tag_row_chart(pred), "predict_tags")
 
 
 def render_qa() -> None:
@@ -206,16 +206,16 @@ def render_qa() -> None:
     if pred is None:
         return
     if pred.missing_words:
-        st.warning(figs.no_answer_text(pred, escape_md))
-    st.markdown(figs.span_markdown(pred, escape_md))
-    answered(pred, "qa", figs.span_chart(pred), "predict_span")
-    show_code(lesson.answer_span)
+        st.warning(view.no_answer_text(pred, escape_md))
+    st.markdown(view.span_markdown(pred, escape_md))
+    answered(pred, "qa", view.span_chart(pred), "predict_span")
+    show_code(core.answer_span)
 
 
 def answer(run):
     """The span head's answer to the student's question, or None (said why) when the passage has no token."""
     try:
-        return lesson.answer_span(run, tokenizer, texts["out_question"], texts["out_passage"])
+        return core.answer_span(run, tokenizer, texts["out_question"], texts["out_passage"])
     except ValueError as err:  # nothing in the passage became a token
         st.warning(f"{str(err).capitalize()}: type a passage for the answer to come from.")
         return None
@@ -223,52 +223,52 @@ def answer(run):
 
 def render_starts() -> None:
     task = value(P.out_compare)
-    narrative(figs.STARTS_TEXT)
+    narrative(view.STARTS_TEXT)
     keys = [(task, s, steps_for(task), seed, "cls") for s in STARTS]
-    q, context = questions.probe_question(figs.TASK_NAMES[task], steps_for(task)), fingerprint(keys)
+    q, context = questions.probe_question(view.TASK_NAMES[task], steps_for(task)), fingerprint(keys)
     if trained is None:
         st.info(NEEDS_TRAINED)
         return
     if not all(cached_fine_tune(*k) for k in keys):
         if not revealed(q, context):  # asked first: the commit (or a skip) starts the training
-            st.caption(figs.request_text(keys))
+            st.caption(view.request_text(keys))
             predict_then_see(q, context, answer=lambda: None, reveal=lambda _: None)  # asks only: nothing committed
             return
         train_now(keys)  # then the page is drawn again, from the kept runs
     by_start = {s: cached_fine_tune(*k) for s, k in zip(STARTS, keys)}
-    cmp = lesson.compare_starts(by_start)
+    cmp = core.compare_starts(by_start)
     predict_then_see(
         q,
         context,
-        answer=lambda: lesson.PROBE_OUTCOMES.index(lesson.probe_or_scratch(cmp)),
+        answer=lambda: core.PROBE_OUTCOMES.index(core.probe_or_scratch(cmp)),
         reveal=lambda _: reveal_starts(by_start, cmp),
     )
 
 
 def reveal_starts(by_start, cmp) -> None:
-    st.markdown(figs.probe_answer_text(cmp))
-    show_chart(figs.starts_loss_chart(by_start), "starts_loss")
-    show_chart(figs.starts_scores_chart(cmp), "starts_scores")
-    st.markdown(figs.starts_verdict(cmp))
+    st.markdown(view.probe_answer_text(cmp))
+    show_chart(view.starts_loss_chart(by_start), "starts_loss")
+    show_chart(view.starts_scores_chart(cmp), "starts_scores")
+    st.markdown(view.starts_verdict(cmp))
     show_code(fine_tune)
 
 
 def render_pooling() -> None:
-    narrative(figs.POOLING_TEXT)
+    narrative(view.POOLING_TEXT)
     keys = [("sentence", "finetune", steps_for("sentence"), seed, p) for p in ("cls", "mean")]
     runs = runs_for(keys, "Train both", "train_pooling")
     if runs is not None:
         by_pooling = dict(zip(("cls", "mean"), runs))
-        show_chart(figs.pooling_runs_chart(by_pooling), "pooling_runs")
-        st.markdown(figs.pooling_runs_text(by_pooling))
-    st.markdown("**Sentence vectors from a real encoder.** " + figs.MINILM_TEXT)
+        show_chart(view.pooling_runs_chart(by_pooling), "pooling_runs")
+        st.markdown(view.pooling_runs_text(by_pooling))
+    st.markdown("**Sentence vectors from a real encoder.** " + view.MINILM_TEXT)
     ranking = minilm_pooling_ranking()
     if ranking is None:
         st.info("all-MiniLM-L6-v2 is not installed, so this comparison is skipped.")
         return
     closest = minilm_closest(tuple(texts.values()))  # the first of your texts that allows a fair question
     if closest is not None:
-        if note := figs.closest_source_text(closest, texts["out_sentence"], escape_md):
+        if note := view.closest_source_text(closest, texts["out_sentence"], escape_md):
             st.caption(note)
         predict_then_see(
             questions.closest_question(closest, escape_md(closest.sentence)),
@@ -276,16 +276,16 @@ def render_pooling() -> None:
             answer=lambda: closest.answer,
             reveal=lambda _: reveal_closest(closest),
         )
-    st.markdown(figs.ranking_text(ranking))
-    show_metrics(figs.ranking_metrics(ranking))
-    show_chart(figs.ranking_chart(ranking), "pooling_ranking")
-    st.markdown(figs.ranking_verdict(ranking))
-    show_code(lesson.pooling_ranking)
+    st.markdown(view.ranking_text(ranking))
+    show_metrics(view.ranking_metrics(ranking))
+    show_chart(view.ranking_chart(ranking), "pooling_ranking")
+    st.markdown(view.ranking_verdict(ranking))
+    show_code(core.pooling_ranking)
 
 
 def reveal_closest(closest) -> None:
-    st.markdown(figs.closest_answer_text(closest, escape_md))
-    show_chart(figs.closest_chart(closest), "closest_sentence")
+    st.markdown(view.closest_answer_text(closest, escape_md))
+    show_chart(view.closest_chart(closest), "closest_sentence")
 
 
 sections = [

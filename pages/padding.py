@@ -28,7 +28,7 @@ from ui.frame.sections import Section, finish, narrative, render_sections, rerun
 from ui.frame.state import ensure_valid, value
 from ui.models import lesson_model
 from ui.questions import padding as questions
-from ui.views import padding as figs
+from ui.views import padding as view
 from ui.views.figures import numbers_text
 
 DEFAULT_A, DEFAULT_B, DEFAULT_SINGLE = "the cat sat on the mat", "it was happy", "the cat sat"
@@ -132,12 +132,12 @@ def render_batch() -> None:
 
 
 def reveal_batch() -> None:
-    show_chart(figs.batch_chart(batch), "batch")
+    show_chart(view.batch_chart(batch), "batch")
     narrative(
         f"The pair has **{len(pair)} tokens** ([CLS] A [SEP] B [SEP]); the single sentence has **{n_real}** "
         f"([CLS] … [SEP]). The batch is {width} wide"
         + (f" ({n_extra} extra pads on every row)" if n_extra else "")
-        + f", so {figs.pads_text(batch)}. Each sequence's **segment** row says which sentence a token belongs "
+        + f", so {view.pads_text(batch)}. Each sequence's **segment** row says which sentence a token belongs "
         "to (A or B; pads carry segment id 0, so A). In its **mask** row **True means “ignore this key”**: "
         "PyTorch's convention for `src_key_padding_mask`."
     )
@@ -150,7 +150,7 @@ def render_attention() -> None:
         return
     layer, head = int(value(P.layer)), int(value(P.head))  # read here: the sliders rerun this section alone
     attn = padded_attention(model, batch, SHORT_ROW, layer, head)
-    charts = figs.padded_attention_charts(attn, tokens)
+    charts = view.padded_attention_charts(attn, tokens)
     share = mean_pad_share(attn)
     if not n_pads or share < PAD_SHARE_MIN:  # no pads, or pads that get (almost) nothing: shown, not asked
         if n_pads:
@@ -175,7 +175,7 @@ def reveal_attention(attn, charts, share: float | None) -> None:
             f"{n_pads} of the {width} keys are pads: a head that spread its attention evenly would give them "
             f"{n_pads / width:.3f}."
         )
-    show_chart(figs.pad_mass_chart(attn, tokens), "pad_mass")
+    show_chart(view.pad_mass_chart(attn, tokens), "pad_mass")
     narrative(
         "With the mask, every [PAD] **column** is exactly 0: the mask adds −∞ to those scores before the "
         "softmax, and e^−∞ = 0. Without it, the pads are ordinary keys and take their share of every row. The "
@@ -216,10 +216,10 @@ def reveal_leak(leak) -> None:
     m1, m2 = st.columns(2)
     m1.metric("Gap with the mask", f"{leak.gap_masked:.1e}")
     m2.metric("Gap without the mask", f"{leak.gap_unmasked:.3g}")
-    st.markdown(figs.leak_trend_text(leak))
-    show_chart(figs.leak_curve_chart(leak, use_mask), "pad_leak")
+    st.markdown(view.leak_trend_text(leak))
+    show_chart(view.leak_curve_chart(leak, use_mask), "pad_leak")
     with st.expander("Per token: how far each real output moved"):
-        show_table(figs.leak_per_token_table(leak, tokens), hide_index=True)
+        show_table(view.leak_per_token_table(leak, tokens), hide_index=True)
     narrative(
         "With the mask the gap is zero, rounding aside, however many pads there are. Without it, it is clearly "
         "not zero, and it changes with the number of pads: each one is another key taking a share of every "
@@ -231,7 +231,7 @@ def reveal_leak(leak) -> None:
 
 
 def render_zero_key() -> None:
-    show_chart_row(figs.zero_key_charts(zero_key), ("zero_key_unmasked", "zero_key_masked"))
+    show_chart_row(view.zero_key_charts(zero_key), ("zero_key_unmasked", "zero_key_masked"))
     st.markdown(
         f"**No mask:** rows x0, x1, x2 give the pad {numbers_text(zero_key.pad_weight_unmasked)}; "
         "their outputs move by up "
@@ -247,7 +247,7 @@ def render_zero_key() -> None:
 
 
 def render_pad_rows() -> None:
-    show_table(figs.zero_key_outputs_table(zero_key), hide_index=True)
+    show_table(view.zero_key_outputs_table(zero_key), hide_index=True)
     pad_out, mean_v = zero_key.outputs_masked[3], zero_key.mean_real_value
     narrative(
         "The pad's own row is still computed. In the check above its query is zero, so it spreads its attention "
@@ -259,7 +259,7 @@ def render_pad_rows() -> None:
         return
     fast = fast_path_pad_outputs(model, batch, SHORT_ROW, seed=sidebar_seed())
     if fast.pad_positions:
-        show_chart(figs.fast_path_chart(fast), "fast_path")
+        show_chart(view.fast_path_chart(fast), "fast_path")
     narrative(
         "Another reason: PyTorch's own `nn.TransformerEncoder` does not even agree with itself about them. Here a "
         "fresh one of the same shape (seeded with the sidebar's seed) runs this batch's embeddings with the "

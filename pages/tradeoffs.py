@@ -5,7 +5,7 @@ from dataclasses import replace
 import streamlit as st
 
 from encoder_core.finetune.tasks import make_task
-from encoder_core.lessons import tradeoffs as lesson
+from encoder_core.lessons import tradeoffs as core
 from encoder_core.lessons.masking import summarise_leakage
 from encoder_core.lessons.padding import fast_path_pad_outputs, pad_leak
 from encoder_core.lessons.tradeoffs import MAX_SENTENCE_TOKENS, TIMING_LENGTHS
@@ -29,9 +29,9 @@ from ui.models import (
     trained_mlm,
 )
 from ui.questions import tradeoffs as questions
-from ui.views import masking as masking_figs
-from ui.views import outputs as outputs_figs
-from ui.views import tradeoffs as figs
+from ui.views import masking as masking_view
+from ui.views import outputs as outputs_view
+from ui.views import tradeoffs as tradeoffs_view
 from ui.views.figures import Chart, short_number
 
 DEFAULT_SENTENCE, DEFAULT_WORD = "the cat sat on the mat and the dog slept", "again"
@@ -110,7 +110,7 @@ def needs_trained() -> bool:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def append_costs(_model, key, n: int):
-    return lesson.append_costs(_model, key[-1], n)
+    return core.append_costs(_model, key[-1], n)
 
 
 @st.cache_resource(show_spinner=False)
@@ -133,7 +133,7 @@ def render_reuse() -> None:
     m1.metric("Largest move, causal", short_number(reuse.max_causal))
     m2.metric("Largest move, bidirectional", short_number(reuse.max_bidirectional))
     m3.metric("Cached step vs full causal run", short_number(reuse.cached_vs_full))
-    narrative(figs.reuse_text(reuse, escape_md(new_token)))
+    narrative(tradeoffs_view.reuse_text(reuse, escape_md(new_token)))
     if n_append == 0:
         st.info("N = 0: nothing is appended, so there is no cost to compare. Raise N above.")
         return
@@ -149,16 +149,19 @@ def render_reuse() -> None:
 
 
 def reveal_costs(costs) -> None:
-    st.markdown(figs.saving_text(costs))
-    show_chart_row((figs.append_flops_chart(costs), figs.append_time_chart(costs)), ("append_flops", "append_time"))
-    narrative(figs.flops_text(costs))
-    show_code(lesson.append_costs)
+    st.markdown(tradeoffs_view.saving_text(costs))
+    show_chart_row(
+        (tradeoffs_view.append_flops_chart(costs), tradeoffs_view.append_time_chart(costs)),
+        ("append_flops", "append_time"),
+    )
+    narrative(tradeoffs_view.flops_text(costs))
+    show_code(core.append_costs)
 
 
 def render_length() -> None:
     copies = int(value(P.copies))
-    cap = lesson.length_cap(tokenizer, " ".join([text] * copies), model.config.max_positions)
-    cut = lesson.first_cut(tokenizer, text, copies, cap.cap)
+    cap = core.length_cap(tokenizer, " ".join([text] * copies), model.config.max_positions)
+    cut = core.first_cut(tokenizer, text, copies, cap.cap)
     if cut is None:  # nothing is cut (or the sentence is one piece): nothing to predict
         reveal_length(cap)
         return
@@ -166,19 +169,20 @@ def render_length() -> None:
         questions.cut_question(cut, copies, escape_md),
         fingerprint(cap.cap, text, copies),
         answer=lambda: cut.options.index(cut.index),
-        reveal=lambda _: reveal_length(cap, figs.cut_answer_text(cut, escape_md)),
+        reveal=lambda _: reveal_length(cap, tradeoffs_view.cut_answer_text(cut, escape_md)),
     )
 
 
 def reveal_length(cap, worked: str = "") -> None:
     if worked:
         st.markdown(worked)
-    show_chart(figs.cap_chart(cap), "length_cap")
-    st.code(figs.cap_cut_text(cap), language="text", wrap_lines=True)
+    show_chart(tradeoffs_view.cap_chart(cap), "length_cap")
+    st.code(tradeoffs_view.cap_cut_text(cap), language="text", wrap_lines=True)
     narrative(
-        figs.length_text(cap) + (figs.trained_cap_text(trained.metadata) if chosen.choice == "mlm" and trained else "")
+        tradeoffs_view.length_text(cap)
+        + (tradeoffs_view.trained_cap_text(trained.metadata) if chosen.choice == "mlm" and trained else "")
     )
-    show_code(lesson.length_cap)
+    show_code(core.length_cap)
 
 
 def render_quadratic() -> None:
@@ -186,80 +190,80 @@ def render_quadratic() -> None:
     target = pre.model if pre is not None else model
     if pre is None:
         st.warning(f"all-MiniLM-L6-v2 is not available, so this runs on {chosen.name}. {error}")
-    scaling = lesson.attention_scaling(target.config)
-    st.caption(figs.scaling_model_text(target.config, "all-MiniLM-L6-v2" if pre is not None else chosen.name))
+    scaling = core.attention_scaling(target.config)
+    st.caption(tradeoffs_view.scaling_model_text(target.config, "all-MiniLM-L6-v2" if pre is not None else chosen.name))
     store = timing_store()
     timings = store.get(id(target))
     if timings is None and st.session_state.pop(MEASURE, False):
         with st.spinner(f"Timing T = {', '.join(map(str, TIMING_LENGTHS))}…"):
-            timings = store[id(target)] = lesson.time_lengths(target, ids)
-    charts = figs.scaling_sizes_chart(scaling, timings), figs.scaling_flops_chart(scaling)
+            timings = store[id(target)] = core.time_lengths(target, ids)
+    charts = tradeoffs_view.scaling_sizes_chart(scaling, timings), tradeoffs_view.scaling_flops_chart(scaling)
     show_chart_row(charts, ("attention_size", "attention_flops"))
     if timings is None:
         st.button(
             "Measure the times on this server", key="measure_lengths", type="primary", on_click=ask, args=(MEASURE,)
         )
     if timings is not None:
-        show_chart(figs.timing_chart(timings), "attention_time")
+        show_chart(tradeoffs_view.timing_chart(timings), "attention_time")
         st.metric("Fitted exponent, attention", f"{timings.exponent_attention:.2f}")
-    narrative(figs.quadratic_text(scaling))
-    show_code(lesson.time_lengths)
+    narrative(tradeoffs_view.quadratic_text(scaling))
+    show_code(core.time_lengths)
 
 
 def render_efficiency() -> None:
-    labels = lesson.objective_labels(tokenizer, ids, seed, trained.model if trained else None)
-    show_chart(figs.objectives_chart(labels), "objectives")
-    show_chart(figs.loss_counts_chart(labels), "loss_positions")
-    st.markdown(figs.corruption_text(labels))
-    narrative(figs.EFFICIENCY_TEXT)
-    show_code(lesson.objective_labels)
+    labels = core.objective_labels(tokenizer, ids, seed, trained.model if trained else None)
+    show_chart(tradeoffs_view.objectives_chart(labels), "objectives")
+    show_chart(tradeoffs_view.loss_counts_chart(labels), "loss_positions")
+    st.markdown(tradeoffs_view.corruption_text(labels))
+    narrative(tradeoffs_view.EFFICIENCY_TEXT)
+    show_code(core.objective_labels)
 
 
 def render_mismatch() -> None:
     if not needs_trained():
         return
-    positions = lesson.eligible_positions(tokenizer, ids)
+    positions = core.eligible_positions(tokenizer, ids)
     if not positions:
         st.info("The sentence has no word the model could be asked about: type a few words.")
         return
     asked = int(value(P.word))
     word_at = min(positions, key=lambda p: abs(p - asked))
-    mm = lesson.mask_mismatch(trained.model, tokenizer, ids, word_at, seed)
-    position = lesson.clear_position(mm, word_at)  # where one input wins by the margin: no coin toss
-    if moved := figs.mismatch_moved_text(asked, word_at, position):
+    mm = core.mask_mismatch(trained.model, tokenizer, ids, word_at, seed)
+    position = core.clear_position(mm, word_at)  # where one input wins by the margin: no coin toss
+    if moved := tradeoffs_view.mismatch_moved_text(asked, word_at, position):
         st.caption(moved)
     if position is None:
         reveal_mismatch(mm)
         return
-    mm = lesson.mask_mismatch(trained.model, tokenizer, ids, position, seed) if position != word_at else mm
+    mm = core.mask_mismatch(trained.model, tokenizer, ids, position, seed) if position != word_at else mm
     predict_then_see(
         questions.mismatch_question(position, escape_md(mm.original)),
         fingerprint(cache_key, position, seed),
-        answer=lambda: lesson.CASES.index(lesson.likeliest_case(mm)),
+        answer=lambda: core.CASES.index(core.likeliest_case(mm)),
         reveal=lambda _: reveal_mismatch(mm),
     )
 
 
 def reveal_mismatch(mm) -> None:
-    st.markdown(figs.mismatch_answer_text(mm, escape_md))
-    show_chart(figs.mismatch_chart(mm), "mask_mismatch")
-    show_table(figs.mismatch_table(mm), hide_index=True)
-    narrative(figs.MISMATCH_TEXT)
-    show_code(lesson.mask_mismatch)
+    st.markdown(tradeoffs_view.mismatch_answer_text(mm, escape_md))
+    show_chart(tradeoffs_view.mismatch_chart(mm), "mask_mismatch")
+    show_table(tradeoffs_view.mismatch_table(mm), hide_index=True)
+    narrative(tradeoffs_view.MISMATCH_TEXT)
+    show_code(core.mask_mismatch)
 
 
 def render_roberta() -> None:
-    n_eligible = len(lesson.eligible_positions(tokenizer, ids))
+    n_eligible = len(core.eligible_positions(tokenizer, ids))
     if n_eligible == 0:
         st.info("The sentence has no word that masking could choose.")
         return
-    views = lesson.masking_views(n_eligible, int(value(P.epochs)), seed)
-    show_chart(figs.views_chart(views), "masking_views")
-    show_table(figs.views_summary_table(views), hide_index=True)
-    narrative(figs.views_text(views))
+    views = core.masking_views(n_eligible, int(value(P.epochs)), seed)
+    show_chart(tradeoffs_view.views_chart(views), "masking_views")
+    show_table(tradeoffs_view.views_summary_table(views), hide_index=True)
+    narrative(tradeoffs_view.views_text(views))
     st.markdown("**RoBERTa's changes** (no change to the architecture):")
-    st.table(figs.roberta_table())
-    show_code(lesson.masking_views)
+    st.table(tradeoffs_view.roberta_table())
+    show_code(core.masking_views)
 
 
 def render_pitfall(n: int, chart: Chart | None, metric: tuple[str, str]) -> None:
@@ -267,20 +271,20 @@ def render_pitfall(n: int, chart: Chart | None, metric: tuple[str, str]) -> None
     if chart is not None:
         show_chart(chart, PITFALL_KEYS[n])
     st.metric(*metric)
-    st.markdown(figs.PITFALL_TEXT[n])
-    st.code(figs.PITFALL_FIX[n], language="python", wrap_lines=True)
+    st.markdown(tradeoffs_view.PITFALL_TEXT[n])
+    st.code(tradeoffs_view.PITFALL_FIX[n], language="python", wrap_lines=True)
 
 
 def render_pad_pitfalls() -> None:
     leak, fast = pad_pitfalls(model, cache_key)
-    st.markdown(figs.PITFALL_TITLES[1])
-    render_pitfall(1, figs.pitfall_mask_chart(leak), figs.pitfall_mask_metric(leak))
-    st.markdown(figs.PITFALL_TITLES[2])
-    render_pitfall(2, figs.pitfall_pads_chart(fast), figs.pitfall_pads_metric(fast))
+    st.markdown(tradeoffs_view.PITFALL_TITLES[1])
+    render_pitfall(1, tradeoffs_view.pitfall_mask_chart(leak), tradeoffs_view.pitfall_mask_metric(leak))
+    st.markdown(tradeoffs_view.PITFALL_TITLES[2])
+    render_pitfall(2, tradeoffs_view.pitfall_pads_chart(fast), tradeoffs_view.pitfall_pads_metric(fast))
 
 
 def render_label_pitfalls() -> None:
-    st.markdown(figs.PITFALL_TITLES[3])
+    st.markdown(tradeoffs_view.PITFALL_TITLES[3])
     result = cached_leakage(LEAK_STEPS, sidebar_seed())
     if result is None and st.session_state.pop(TRAIN, False):
         with st.spinner("Training the correct and the leaky model…"):
@@ -291,34 +295,38 @@ def render_label_pitfalls() -> None:
         render_pitfall(3, None, ("Training accuracy, leaky vs correct", "not trained yet"))
     else:
         summary = summarise_leakage(result)
-        render_pitfall(3, masking_figs.leakage_accuracy_chart(summary), figs.pitfall_leak_metric(summary))
-    st.markdown(figs.PITFALL_TITLES[4])
+        render_pitfall(3, masking_view.leakage_accuracy_chart(summary), tradeoffs_view.pitfall_leak_metric(summary))
+    st.markdown(tradeoffs_view.PITFALL_TITLES[4])
     if not needs_trained():
         return
-    la = lesson.loss_averaging(trained.model, tokenizer, ids, seed)
+    la = core.loss_averaging(trained.model, tokenizer, ids, seed)
     if la is None:
         st.info("15% of this sentence's words rounds to none chosen: type a longer sentence.")
         return
-    render_pitfall(4, figs.averaging_chart(la), ("Loss and gradient scaled by", f"{la.scale:.3f}"))
+    render_pitfall(4, tradeoffs_view.averaging_chart(la), ("Loss and gradient scaled by", f"{la.scale:.3f}"))
 
 
 def render_output_pitfalls() -> None:
-    st.markdown(figs.PITFALL_TITLES[5])
+    st.markdown(tradeoffs_view.PITFALL_TITLES[5])
     ranking = minilm_pooling_ranking()  # the measurement "Using the outputs" makes, shared, not redone
     if ranking is None:
         st.info("all-MiniLM-L6-v2 is not installed, so this pitfall cannot be measured here.")
     else:
-        render_pitfall(5, outputs_figs.ranking_chart(ranking), figs.pitfall_cls_metric(ranking))
+        render_pitfall(5, outputs_view.ranking_chart(ranking), tradeoffs_view.pitfall_cls_metric(ranking))
     st.page_link(
         "pages/outputs.py", label="The whole comparison: Using the outputs, its Pooling tab", icon=":material/link:"
     )
-    st.markdown(figs.PITFALL_TITLES[6])
+    st.markdown(tradeoffs_view.PITFALL_TITLES[6])
     ex = make_task("qa").held_out[0]  # the lesson's own QA data
     full = len(tokenizer.encode(ex.text_a, ex.text_b, max_length=None))
-    trunc = lesson.answer_truncation(tokenizer, ex.text_a, ex.text_b, ex.answer, range(6, full + 1))
-    st.markdown(figs.qa_example_text(escape_md(ex.text_a), escape_md(ex.text_b), escape_md(figs.answer_words(ex))))
+    trunc = core.answer_truncation(tokenizer, ex.text_a, ex.text_b, ex.answer, range(6, full + 1))
+    st.markdown(
+        tradeoffs_view.qa_example_text(
+            escape_md(ex.text_a), escape_md(ex.text_b), escape_md(tradeoffs_view.answer_words(ex))
+        )
+    )
     keeps = ("Shortest max_length that keeps the answer", f"{trunc.shortest_keeping}")
-    render_pitfall(6, figs.truncation_chart(trunc), keeps)
+    render_pitfall(6, tradeoffs_view.truncation_chart(trunc), keeps)
 
 
 RENDERS = (
@@ -332,7 +340,9 @@ RENDERS = (
     render_label_pitfalls,
     render_output_pitfalls,
 )
-sections = [Section(title, takeaway, render, tab) for (title, takeaway, tab), render in zip(figs.SECTIONS, RENDERS)]
+sections = [
+    Section(title, takeaway, render, tab) for (title, takeaway, tab), render in zip(tradeoffs_view.SECTIONS, RENDERS)
+]
 sections.append(check_yourself_section("tradeoffs"))
 render_sections(sections, P)
 finish(P)

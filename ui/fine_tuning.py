@@ -10,7 +10,7 @@ import streamlit as st
 
 from ui.frame.charts import show_live_chart
 from ui.models import cached_fine_tune, run_fine_tune, trained_mlm
-from ui.views import outputs as figs
+from ui.views import outputs as view
 
 REQUEST = "_outputs_train_request"  # set by a button's callback: which runs to train on this rerun
 NEEDS_TRAINED = "This part needs the trained model (see the message at the top of the page)."
@@ -29,7 +29,7 @@ def runs_for(keys: list[tuple], label: str, button_key: str) -> list | None:
         st.info(NEEDS_TRAINED)
         return None
     pending = st.session_state.get(REQUEST) == tuple(keys)
-    st.caption(figs.request_text(keys))
+    st.caption(view.request_text(keys))
     st.button(
         label, key=button_key, icon=":material/model_training:", type="primary", disabled=pending,
         on_click=_request, args=(tuple(keys),),
@@ -57,7 +57,7 @@ def live_progress(bar, live, key: tuple, i: int, n: int):
     def progress(step: int, total: int, loss: float) -> None:
         losses.append(loss)
         if step == total or step % max(1, total // 12) == 0:
-            bar.progress((i + step / total) / n, text=figs.progress_text(key, step, total, loss))
-            show_live_chart(figs.live_loss_chart(key, losses, step, total), f"live_{i}_{step}", live.container())
+            bar.progress((i + step / total) / n, text=view.progress_text(key, step, total, loss))
+            show_live_chart(view.live_loss_chart(key, losses, step, total), f"live_{i}_{step}", live.container())
 
     return progress

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from encoder_core.lessons import block as block_core
+from encoder_core.lessons import block as core
 from encoder_core.objectives.mlm_masking import exact_counts
 from ui.frame.charts import shared_chart
-from ui.views import block as block_views
-from ui.views import masking as masking_views
-from ui.views import tradeoffs as tradeoffs_views
+from ui.views import block as block_view
+from ui.views import masking as masking_view
+from ui.views import tradeoffs as tradeoffs_view
 from ui.views.figures import Chart
 
 
@@ -25,8 +25,8 @@ from ui.views.figures import Chart
 def block_input_charts(seed: int, norm: str, ids: tuple, segments: tuple, tokens: tuple, _parts) -> dict[str, Chart]:
     """The block lesson's first section: the three embeddings, their sum and its LayerNorm, by chart key
     (_parts: the walk's embeddings, the same at every layer)."""
-    sizes, normed = block_core.summarize_parts(_parts), block_core.token_stats(_parts.normed)
-    charts = block_views.embedding_charts(_parts, list(tokens), sizes, normed)
+    sizes, normed = core.summarize_parts(_parts), core.token_stats(_parts.normed)
+    charts = block_view.embedding_charts(_parts, list(tokens), sizes, normed)
     return {key: shared_chart(chart) for key, chart in charts.items()}
 
 
@@ -34,13 +34,13 @@ def block_input_charts(seed: int, norm: str, ids: tuple, segments: tuple, tokens
 @st.cache_resource(show_spinner=False, max_entries=16)
 def masking_draw_chart(model: str, ids: tuple, rate: float, exact: bool, seed: int, labels: bool, _draw) -> Chart:
     """The masking lesson's draw, token by token (_draw: the draw of the model's tokenizer on ids, these settings)."""
-    return shared_chart(masking_views.draw_chart(_draw, labels))
+    return shared_chart(masking_view.draw_chart(_draw, labels))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def masking_split_chart(n: int, rate: float) -> Chart:
     """The worked count of n tokens at this rate: it does not read the sentence, so a class shares one."""
-    return shared_chart(masking_views.split_chart(exact_counts(n, rate), rate))
+    return shared_chart(masking_view.split_chart(exact_counts(n, rate), rate))
 
 
 # Bars over at most 64 tokens (the lesson's cap): small.
@@ -48,4 +48,4 @@ def masking_split_chart(n: int, rate: float) -> Chart:
 def append_shift_chart(key: tuple, new_id: int, tokens: tuple, new_token: str, _reuse) -> Chart:
     """Trade-offs' first chart, how far each earlier token moved when one was appended (key: the model's choice,
     seed and the sentence's ids; _reuse: lesson.append_one_token of them)."""
-    return shared_chart(tradeoffs_views.append_shift_chart(_reuse, list(tokens), new_token))
+    return shared_chart(tradeoffs_view.append_shift_chart(_reuse, list(tokens), new_token))

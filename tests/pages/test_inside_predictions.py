@@ -14,7 +14,7 @@ from quiz_checks import assert_practised
 import ui.models
 from encoder_core.lessons import inside as core
 from ui.questions import inside as questions
-from ui.views import inside as views
+from ui.views import inside as view
 
 pytestmark = pytest.mark.slow
 TOKEN, HEAD, METHOD = "inside-token", "inside-head", "inside-explanation"
@@ -66,17 +66,17 @@ def marks(run, swept) -> dict[str, list[str]]:
     winner = min(core.scored_positions(cloze), key=lambda i: float(knock.tokens[i]))
     return {
         TOKEN: [
-            views.token_knockout_chart(knock, cloze).alt,
+            view.token_knockout_chart(knock, cloze).alt,
             "knockout drop (truth)",
             f"Hiding “{cloze.tokens[winner]}” costs the answer most",
             f"Hiding **“{cloze.tokens[winner]}”** (token {winner})",
         ],
-        HEAD: [views.head_knockout_chart(knock).alt, f"Knocking out **layer {layer}, head {head}**"],
+        HEAD: [view.head_knockout_chart(knock).alt, f"Knocking out **layer {layer}, head {head}**"],
         METHOD: [
-            views.sentence_agreement_chart(scores).alt,
-            views.agreement_text(scores),
+            view.sentence_agreement_chart(scores).alt,
+            view.agreement_text(scores),
             f"agrees best with the knockouts over the {FEW} sentences",
-            views.sweep_chart(swept).alt,
+            view.sweep_chart(swept).alt,
         ],
     }
 
@@ -94,7 +94,7 @@ def test_nothing_answers_a_question_before_its_commit_and_each_reveal_shows_its_
     for key, strings in evidence_of.items():
         absent(page, strings, f"{key}, every section")
     assert {"inside_explanations", "inside_lens"} <= set(figures(at))
-    assert views.TRUTH_HELD in all_text(at) and views.SWEEP_HELD in all_text(at)
+    assert view.TRUTH_HELD in all_text(at) and view.SWEEP_HELD in all_text(at)
     assert "inside_sweep" not in figures(at)  # run on this server already, and still held back
     token = core.token_choice(knock, attentions, cloze)
     head = core.head_choice(knock, attentions, cloze.position)

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from classroom.codes import new_student_id, shown_code
 from classroom.links import PUBLIC_URL_VAR
 from classroom.questions import typed
-from encoder_core.lessons import attention as core
+from encoder_core.lessons import attention as attention_core
 from ui.room.phone import BETWEEN, WAITING
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("fresh_limiter")]
@@ -175,11 +175,11 @@ def test_a_lessons_prediction_is_answered_and_proved_by_the_lessons_own_chart(da
 
     chosen = lesson_model("small", 0)
     enc = chosen.tokenizer.encode("the bird sang in the old garden")
-    comparison = core.compare_masks(chosen.encoder, enc.ids, 0, 0)
+    comparison = attention_core.compare_masks(chosen.encoder, enc.ids, 0, 0)
     from ui.questions.attention import same_rows
 
-    asked = same_rows(core.row_facts(comparison), enc.tokens)
-    right = asked.options[core.ROW_OUTCOMES.index(core.row_outcome(comparison))].label
+    asked = same_rows(attention_core.row_facts(comparison), enc.tokens)
+    right = asked.options[attention_core.ROW_OUTCOMES.index(attention_core.row_outcome(comparison))].label
     assert rnd.question.options[rnd.question.correct] == right  # the options are in the round's own order
     assert rnd.question.lesson == "attention" and rnd.question.concept == "attention_identical_row"
     (asked,) = helpers.figures(teacher).values()  # the worked half only: the bidirectional grid, no causal one

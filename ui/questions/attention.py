@@ -11,7 +11,7 @@ from encoder_core.lessons import attention as core
 from encoder_core.lessons.attention import DropLastResult, LookAhead, RowFacts, moved_count
 from ui.frame.predict import Option, Prediction
 from ui.room.registry import CannotAsk, Run, register_room_question
-from ui.views import attention as figs
+from ui.views import attention as view
 
 
 def same_rows(facts: RowFacts, tokens: list[str]) -> Prediction:
@@ -158,9 +158,9 @@ register_room_question(
     "Attention: which row does the causal mask leave alone?",
     ask=_rows_question,
     step=0,
-    charts=lambda run: list(figs.mask_pair_charts(_comparison(run), run.tokens)),
+    charts=lambda run: list(view.mask_pair_charts(_comparison(run), run.tokens)),
     # the lesson's worked half: the bidirectional grid alone, which the question asks about
-    asked_with=lambda run: list(figs.mask_pair_charts(_comparison(run), run.tokens))[:1],
+    asked_with=lambda run: list(view.mask_pair_charts(_comparison(run), run.tokens))[:1],
     lead=lambda run: f"Layer {run.proof['layer']}, head {run.proof['head']}, drawn on the screen. ",
     position=_last_word,
 )
@@ -170,7 +170,7 @@ register_room_question(
     "Attention: drop the last word; whose vectors move?",
     ask=_drop_question,
     step=1,
-    charts=lambda run: [figs.drop_last_chart(_dropped(run), run.tokens)],
+    charts=lambda run: [view.drop_last_chart(_dropped(run), run.tokens)],
     lead=lambda run: (
         f"The token dropped is the last word piece, “{run.tokens[run.proof['position']]}” "
         f"(token {run.proof['position']}). "
@@ -197,7 +197,7 @@ def _look_question(run: Run) -> tuple[Prediction, int]:
 def _look_example(run: Run) -> list:
     found = _look(run)
     return [
-        figs.look_ahead_example_chart(
+        view.look_ahead_example_chart(
             found.example_grid, found.example_tokens, run.name, found.layer, found.head, found.example_mass
         )
     ]
@@ -209,7 +209,7 @@ register_room_question(
     "Attention: in a trained head, which token does a word attend to most?",
     ask=_look_question,
     step=3,  # "A trained head looks ahead"
-    charts=lambda run: [figs.look_ahead_chart(_look(run).grid, _look(run).tokens, _look(run).question, run.name)],
+    charts=lambda run: [view.look_ahead_chart(_look(run).grid, _look(run).tokens, _look(run).question, run.name)],
     asked_with=_look_example,  # the head on the lesson's example: its habit, not this sentence's answer
     trained=True,
     lead=lambda run: f"Layer {_look(run).layer}, head {_look(run).head}, shown on an example first. ",

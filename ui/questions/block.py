@@ -20,7 +20,7 @@ from encoder_core.lessons.block import (
 from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
 from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, register_room_question
-from ui.views import block as figs
+from ui.views import block as view
 
 NORM_STD_TOLERANCE = 0.1  # a spread within 10 % of the model's: the LayerNorm's own eps and γ move it less
 # What a student holding each misconception of encoder_core.lessons.block.norm_std_traps would type, and why.
@@ -178,7 +178,7 @@ def _ffn_question(run: Run) -> tuple[Prediction, int]:
 
 def _ffn_chart(run: Run):
     walk, hidden = _ffn_hidden(run)
-    return figs.stage_chart(walk, "ffn_hidden", run.tokens, core.summarize(hidden))
+    return view.stage_chart(walk, "ffn_hidden", run.tokens, core.summarize(hidden))
 
 
 register_room_question(
@@ -215,7 +215,7 @@ def _norm_choice(run: Run):
 def _norm_charts(run: Run) -> list:
     walk, _ = _norm_row(run)
     parts = walk.embeddings
-    charts = figs.embedding_charts(parts, run.tokens, core.summarize_parts(parts), core.token_stats(parts.normed))
+    charts = view.embedding_charts(parts, run.tokens, core.summarize_parts(parts), core.token_stats(parts.normed))
     return [charts["emb_sum"], charts["emb_norm"]]
 
 
@@ -228,6 +228,7 @@ register_room_question(
     charts=_norm_charts,
     block=True,
     lead=lambda run: "The block lesson's small model. ",
+    link=lambda proof: {"block_sentence": proof["sentence"]},
 )
 
 
@@ -275,7 +276,8 @@ register_room_question(
     "The block: to which word does a trained FFN add the longest vector?",
     ask=_ffn_token_question,
     step=TRAINED_STEP,
-    charts=lambda run: [figs.ffn_token_chart(_ffn_token(run)[1], _ffn_token(run)[0].tokens, run.name)],
+    charts=lambda run: [view.ffn_token_chart(_ffn_token(run)[1], _ffn_token(run)[0].tokens, run.name)],
+    link=lambda proof: {"block_sentence": proof["sentence"]},
 )
 register_room_question(
     "block",
@@ -283,7 +285,8 @@ register_room_question(
     "The block: after 12 blocks, whose residual stream has grown?",
     ask=_deep_growth_question,
     step=NORMS_STEP,
-    charts=lambda run: list(figs.deep_stack_charts(_deep_stack(run))),
+    charts=lambda run: list(view.deep_stack_charts(_deep_stack(run))),
     block=True,
     lead=lambda run: f"A post-norm and a pre-norm stack of {ROOM_DEPTH} of the block lesson's blocks, BERT's init. ",
+    link=lambda proof: {"block_sentence": proof["sentence"]},
 )

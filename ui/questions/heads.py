@@ -16,7 +16,7 @@ from encoder_core.model.head_patterns import HeadLabel, head_label, label_heads
 from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
 from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, register_room_question
-from ui.views import heads as views
+from ui.views import heads as view
 
 WEIGHT_COUNT_TOLERANCE = 0.02  # a count: within 2 %, so a token miscounted (T ± 1) is already wrong
 # What a student holding each misconception of HeadMechanics.weight_count_traps would type, and why.
@@ -163,7 +163,7 @@ def _previous_chart(run: Run) -> list:
     best, m = choice.candidates[choice.answer], min(len(attention.tokens), MAP_TOKENS)
     weights = attention.attentions[best[0], best[1], :m, :m]
     return [
-        views.head_map_chart(weights, attention.tokens[:m], head_label(labels, *best), len(attention.tokens), run.name)
+        view.head_map_chart(weights, attention.tokens[:m], head_label(labels, *best), len(attention.tokens), run.name)
     ]
 
 
@@ -187,6 +187,7 @@ register_room_question(
     ask=_previous_question,
     step=GRID_STEP,
     charts=_previous_chart,
+    link=lambda proof: {"heads_sentence": proof["sentence"]},
 )
 register_room_question(
     "heads",
@@ -194,7 +195,8 @@ register_room_question(
     "Heads: in a pretrained head, which token does a word put the most weight on?",
     ask=_top_key_question,
     step=GRID_STEP,
-    charts=lambda run: [views.top_key_chart(_top_key(run)[1], _top_key(run)[0].tokens, run.name)],
+    charts=lambda run: [view.top_key_chart(_top_key(run)[1], _top_key(run)[0].tokens, run.name)],
+    link=lambda proof: {"heads_sentence": proof["sentence"]},
 )
 
 
@@ -218,6 +220,7 @@ register_room_question(
     "Heads: how many attention weights does one layer compute?",
     ask=lambda run: _weight_count(run)[1],
     step=SPLIT_STEP,
-    charts=lambda run: [views.own_weights_chart(_weight_count(run)[0])],
+    charts=lambda run: [view.own_weights_chart(_weight_count(run)[0])],
     lead=lambda run: f"It reads {len(run.tokens)} tokens: {' '.join(run.tokens)}. ",
+    link=lambda proof: {"heads_sentence": proof["sentence"]},
 )

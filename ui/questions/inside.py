@@ -18,7 +18,7 @@ from encoder_core.lessons.inside import (
 )
 from ui.frame.predict import Option, Prediction, Verdict, judge
 from ui.room.registry import CannotAsk, Run, middle_word, register_room_question
-from ui.views import inside as figs
+from ui.views import inside as view
 from ui.views.inside import md
 
 # Why a head offered for the wrong reason is not the one that matters most, by that reason; each sentence
@@ -187,7 +187,7 @@ register_room_question(
     "Looking inside: which head, knocked out, costs the answer most?",
     ask=_head_question,
     step=HEADS_STEP,
-    charts=lambda run: [figs.head_knockout_chart(_head_knockouts(run)[1])],
+    charts=lambda run: [view.head_knockout_chart(_head_knockouts(run)[1])],
     trained=True,
     lead=_head_lead,
     position=middle_word,
@@ -226,7 +226,8 @@ register_room_question(
     "Looking inside: which token, hidden, costs the answer most?",
     ask=_token_question,
     step=TOKENS_STEP,
-    charts=lambda run: [figs.token_knockout_chart(_token_knockouts(run)[1], _token_knockouts(run)[0])],
+    charts=lambda run: [view.token_knockout_chart(_token_knockouts(run)[1], _token_knockouts(run)[0])],
     trained=True,
     lead=_head_lead,
+    link=lambda proof: {"inside_sentence": proof["sentence"]},
 )

@@ -21,7 +21,7 @@ from encoder_core.lessons.masking import (
 from ui.frame.predict import Option, Prediction, Verdict, judge
 from ui.frame.quiz_widget import escape_md
 from ui.room.registry import CannotAsk, Run, register_room_question
-from ui.views import masking as figs
+from ui.views import masking as view
 
 LOSS_OPTIONS = {
     "every": Option(
@@ -128,9 +128,9 @@ def fill_verdict(g: GuessRank, first: tuple[str, float]) -> Verdict:
 
 
 def fill_score(tokenizer):
-    """score(guess, view) for FILL: the guess placed among every entry at the view's first blank."""
-    return lambda guess, view: fill_verdict(
-        rank_guess(tokenizer, view.first_probabilities, guess), view.predictions[0].top[0]
+    """score(guess, fill_view) for FILL: the guess placed among every entry at the fill-in view's first blank."""
+    return lambda guess, fill_view: fill_verdict(
+        rank_guess(tokenizer, fill_view.first_probabilities, guess), fill_view.predictions[0].top[0]
     )
 
 
@@ -276,7 +276,8 @@ register_room_question(
     "Masked LM: which chosen position carries the largest loss?",
     ask=_hardest_question,
     step=LOSS_STEP,
-    charts=lambda run: [figs.loss_chart(_hardest(run)[1], _hardest(run)[0].tokens, _hardest(run)[0].input_tokens)],
+    charts=lambda run: [view.loss_chart(_hardest(run)[1], _hardest(run)[0].tokens, _hardest(run)[0].input_tokens)],
     trained=True,
     lead=lambda run: "The lesson's draw: 15% of the words chosen, then 80/10/10. ",
+    link=lambda proof: {"mlm_sentence": proof["sentence"]},
 )

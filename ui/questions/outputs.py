@@ -6,7 +6,7 @@ from encoder_core.lessons.outputs import PROBE_OUTCOMES, SAME_MARGIN, SHAPE_FORM
 from ui.frame.predict import Option, Prediction
 from ui.models import minilm
 from ui.room.registry import CannotAsk, Run, register_room_question
-from ui.views import outputs as figs
+from ui.views import outputs as view
 
 LESSON = "outputs"
 
@@ -128,5 +128,5 @@ register_room_question(
     "Using the outputs: which sentence's vector is closest to yours?",
     ask=_closest_question,
     step=POOLING_STEP,
-    charts=lambda run: [figs.closest_chart(_closest(run))],
+    charts=lambda run: [view.closest_chart(_closest(run))],
 )

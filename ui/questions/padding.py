@@ -20,7 +20,7 @@ from encoder_core.lessons.padding import (
 from ui.frame.predict import Option, Prediction, Trap, Verdict, judge, percent
 from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, register_room_question
-from ui.views import padding as figs
+from ui.views import padding as view
 
 N_COUNT_OPTIONS = 4
 COUNT_AGAIN = (
@@ -184,7 +184,7 @@ register_room_question(
     "Padding: mask off, pads appended; how do the real outputs move?",
     ask=_leak_question,
     step=LEAK_STEP,
-    charts=lambda run: [figs.leak_curve_chart(_leak(run), mask_on=False)],
+    charts=lambda run: [view.leak_curve_chart(_leak(run), mask_on=False)],
     link=lambda proof: {"single": proof["sentence"]},  # the lesson pads its single sentence
 )
 
@@ -213,8 +213,9 @@ register_room_question(
     "Padding: how many [PAD]s does the single sentence's row get?",
     ask=_count_question,
     step=BATCH_STEP,
-    charts=lambda run: [figs.batch_chart(_count(run)[0])],
+    charts=lambda run: [view.batch_chart(_count(run)[0])],
     lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
+    link=lambda proof: {"single": proof["sentence"]},
 )
 
 
@@ -252,7 +253,7 @@ def _share_choice(run: Run):
 def _share_charts(run: Run) -> list:
     batch, attn, *_ = _pad_attention(run)
     tokens = batch.tokens[SHORT_ROW]
-    return [*figs.padded_attention_charts(attn, tokens), figs.pad_mass_chart(attn, tokens)]
+    return [*view.padded_attention_charts(attn, tokens), view.pad_mass_chart(attn, tokens)]
 
 
 register_room_question(
@@ -263,8 +264,9 @@ register_room_question(
     step=ATTENTION_STEP,
     charts=_share_charts,
     # the worked half: with the mask, the pads get nothing
-    asked_with=lambda run: list(figs.padded_attention_charts(_pad_attention(run)[1], _count(run)[0].tokens[SHORT_ROW]))[
+    asked_with=lambda run: list(view.padded_attention_charts(_pad_attention(run)[1], _count(run)[0].tokens[SHORT_ROW]))[
         :1
     ],
     lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
+    link=lambda proof: {"single": proof["sentence"]},
 )

@@ -10,7 +10,7 @@ from encoder_core.lessons.tradeoffs import CASES, FirstCut, cache_traps
 from ui.frame.predict import Option, Prediction, Trap
 from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, middle_word, register_room_question
-from ui.views import tradeoffs as figs
+from ui.views import tradeoffs as view
 
 LESSON = "tradeoffs"
 
@@ -140,7 +140,7 @@ register_room_question(
     "Trade-offs: [MASK], a random word or the word itself: under which is it likeliest?",
     ask=_mismatch_question,
     step=MISMATCH_STEP,
-    charts=lambda run: [figs.mismatch_chart(_mismatch(run))],
+    charts=lambda run: [view.mismatch_chart(_mismatch(run))],
     trained=True,
     position=_mismatch_position,
     link=lambda proof: {"sentence": proof["sentence"], "word": proof["position"]},  # the lesson's "Position to hide"
@@ -196,7 +196,7 @@ register_room_question(
     "Trade-offs: how many times the cached FLOPs does the encoder spend on N appends?",
     ask=_cache_choice,
     step=REUSE_STEP,
-    charts=lambda run: [figs.append_flops_chart(_costs(run))],
+    charts=lambda run: [view.append_flops_chart(_costs(run))],
 )
 register_room_question(
     LESSON,
@@ -204,5 +204,5 @@ register_room_question(
     "Trade-offs: the sentence repeated past the cap; which piece is cut first?",
     ask=_cut_question,
     step=LENGTH_STEP,
-    charts=lambda run: [figs.cap_chart(_cut(run)[0])],
+    charts=lambda run: [view.cap_chart(_cut(run)[0])],
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from encoder_core.lessons import masking as lesson
+from encoder_core.lessons import masking as core
 from encoder_core.model.config import EncoderConfig
 from encoder_core.model.output_heads import MaskedLanguageModel
 from encoder_core.training.checkpoint import fill_mask
@@ -22,7 +22,7 @@ def mlm():
 
 
 def plan(tok, text, position=0, max_positions=128):
-    return lesson.plan_fill(tok, text, position, max_positions, EXAMPLE)
+    return core.plan_fill(tok, text, position, max_positions, EXAMPLE)
 
 
 def test_a_sentence_without_a_mask_hides_its_last_word(tok):
@@ -52,7 +52,7 @@ def test_a_mask_glued_to_a_word_is_its_own_blank_and_named(tok):
 def test_the_plan_holds_what_the_model_receives(tok):
     for text, position in (("the [MASK] sat on the mat", 0), ("the cat sat on the mat", 2), ("she ran", 0)):
         p = plan(tok, text, position)
-        assert p.encoding == lesson.fill_query(tok, p.text, p.position, 128) and p.max_positions == 128
+        assert p.encoding == core.fill_query(tok, p.text, p.position, 128) and p.max_positions == 128
 
 
 def test_only_masks_is_named(tok):
@@ -64,8 +64,8 @@ def test_many_masks_rank_only_the_first_six(tok, mlm):
     text = "the [MASK] " * 200
     p = plan(tok, text)
     assert (p.n_blanks, p.n_computed, p.n_skipped, p.blanks_cut) == (63, 6, 57, 137)  # 128 positions hold 63
-    view = lesson.fill_mask_view(mlm, tok, text)
-    assert view.n_blanks == 63 and len(view.predictions) == lesson.MAX_BLANKS == 6
+    view = core.fill_mask_view(mlm, tok, text)
+    assert view.n_blanks == 63 and len(view.predictions) == core.MAX_BLANKS == 6
     masks = [i for i, t in enumerate(view.tokens) if t == "[MASK]"]
     assert [pred.position for pred in view.predictions] == masks[:6]
 
@@ -81,7 +81,7 @@ def test_a_long_text_is_cut_and_a_blank_past_the_cut_gives_way_to_the_example(to
 
 
 def test_top_k_matches_a_full_sort_and_rest_is_the_remainder(tok, mlm):
-    view = lesson.fill_mask_view(mlm, tok, "the [MASK] sat on the [MASK] .", top_k=5)
+    view = core.fill_mask_view(mlm, tok, "the [MASK] sat on the [MASK] .", top_k=5)
     reference = fill_mask(mlm, tok, "the [MASK] sat on the [MASK] .", top_k=tok.vocab_size)
     for pred, full in zip(view.predictions, reference):
         assert pred.words == [w for w, _ in full[:5]]
@@ -90,25 +90,25 @@ def test_top_k_matches_a_full_sort_and_rest_is_the_remainder(tok, mlm):
 
 
 def test_rank_in_counts_the_entries_above(tok, mlm):
-    view = lesson.fill_mask_view(mlm, tok, EXAMPLE)
+    view = core.fill_mask_view(mlm, tok, EXAMPLE)
     probs = view.first_probabilities
     order = probs.argsort(descending=True)
     for r in (0, 1, 9, 500, 30000):
-        assert lesson.rank_in(probs, int(order[r])) == r + 1
-    g = lesson.rank_guess(tok, probs, tok.vocab[int(order[3])])
+        assert core.rank_in(probs, int(order[r])) == r + 1
+    g = core.rank_guess(tok, probs, tok.vocab[int(order[3])])
     assert g.rank == 4 and g.probability == pytest.approx(float(probs[order[3]]))
-    assert lesson.rank_guess(tok, None, "dog").rank is None  # no blank, no rank
+    assert core.rank_guess(tok, None, "dog").rank is None  # no blank, no rank
 
 
 def test_hidden_word_rank_is_its_place_in_the_distribution(tok, mlm):
-    view = lesson.fill_mask_view(mlm, tok, "the cat sat on the mat", position=2)
+    view = core.fill_mask_view(mlm, tok, "the cat sat on the mat", position=2)
     (pred,) = view.predictions
     i = tok.token_to_id["cat"]
-    assert pred.hidden_word == "cat" and pred.hidden_rank == lesson.rank_in(view.first_probabilities, i)
+    assert pred.hidden_word == "cat" and pred.hidden_rank == core.rank_in(view.first_probabilities, i)
     assert pred.hidden_probability == pytest.approx(float(view.first_probabilities[i]))
 
 
 def test_word_pieces_are_marked():
-    pred = lesson.MaskPrediction(3, [("##ing", 0.4), ("walk", 0.3), ("##", 0.1)], None, None, None, 0.2)
+    pred = core.MaskPrediction(3, [("##ing", 0.4), ("walk", 0.3), ("##", 0.1)], None, None, None, 0.2)
     assert pred.pieces == [True, False, False]  # "##" alone is a character of the vocabulary, not a piece
-    assert lesson.is_piece("##s") and not lesson.is_piece("s")
+    assert core.is_piece("##s") and not core.is_piece("s")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from encoder_core.lessons import LESSON_IDS
-from encoder_core.lessons import tradeoffs as tradeoffs_core
+from encoder_core.lessons import tradeoffs as core
 from encoder_core.model.tokenizer import english_tokenizer
 from ui.room import registry
 from ui.room.registry import CannotAsk, Run, middle_word, predictions, register_room_question, word_positions
@@ -68,7 +68,7 @@ def test_the_words_of_a_sentence_are_the_ones_mlm_may_choose(sentence):
     tok = english_tokenizer()
     enc = tok.encode(sentence)
     run = Run(None, "", tok, list(enc.ids), list(enc.tokens), {})
-    assert word_positions(run) == tradeoffs_core.eligible_positions(tok, list(enc.ids))
+    assert word_positions(run) == core.eligible_positions(tok, list(enc.ids))
     if word_positions(run):
         assert middle_word(run) == word_positions(run)[len(word_positions(run)) // 2]
     else:

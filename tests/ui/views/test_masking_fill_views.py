@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from encoder_core.lessons import masking as lesson
+from encoder_core.lessons import masking as core
 from ui.views import masking as figs
 
 EXAMPLE = "the [MASK] sat on the mat"
 
 
 def notes(tok, text, max_positions=128):
-    p = lesson.plan_fill(tok, text, 0, max_positions, EXAMPLE)
+    p = core.plan_fill(tok, text, 0, max_positions, EXAMPLE)
     return " ".join(t for _, t in figs.fill_plan_notes(p)), p
 
 
@@ -34,8 +34,8 @@ def test_each_bad_input_gets_its_own_note(tok):
 
 
 def test_word_pieces_are_named_and_drawn_lighter():
-    pred = lesson.MaskPrediction(2, [("walk", 0.5), ("##ing", 0.25), ("run", 0.125)], None, None, None, 0.125)
-    view = lesson.FillMaskView("a [MASK]", ["[CLS]", "a", "[MASK]", "[SEP]"], [pred], [], 0, None, 1)
+    pred = core.MaskPrediction(2, [("walk", 0.5), ("##ing", 0.25), ("run", 0.125)], None, None, None, 0.125)
+    view = core.FillMaskView("a [MASK]", ["[CLS]", "a", "[MASK]", "[SEP]"], [pred], [], 0, None, 1)
     bars = figs.fill_figure(view, pred).data[0]
     assert list(bars.y)[::-1] == ["walk", "##ing (word piece)", "run", "all other words"]
     colours = list(bars.marker.color)[::-1]
@@ -43,16 +43,16 @@ def test_word_pieces_are_named_and_drawn_lighter():
     assert figs.top_k_table(pred)["word piece"].tolist() == [False, True, False]
     assert "'##ing (word piece)' 25.0%" in figs.fill_alt(pred)
     assert figs.pieces_text(view).startswith("“##ing”: a word piece, not a word.")
-    plain = lesson.MaskPrediction(2, [("walk", 0.5)], None, None, None, 0.5)
-    assert figs.pieces_text(lesson.FillMaskView("a [MASK]", [], [plain], [], 0)) is None
+    plain = core.MaskPrediction(2, [("walk", 0.5)], None, None, None, 0.5)
+    assert figs.pieces_text(core.FillMaskView("a [MASK]", [], [plain], [], 0)) is None
 
 
 def test_a_typed_word_gets_its_rank_or_the_reason_it_has_none(tok):
-    g = lesson.GuessRank("Dog", ["dog"], "dog", None, 12, 0.0123, 5, 30522)
+    g = core.GuessRank("Dog", ["dog"], "dog", None, 12, 0.0123, 5, 30522)
     assert figs.guess_rank_text(g) == "“Dog” is choice 12 of 30,522 at the first blank, probability 1.2%."
-    tiny = lesson.GuessRank("x", ["x"], "x", None, 20000, 2e-7, 5, 30522)
+    tiny = core.GuessRank("x", ["x"], "x", None, 20000, 2e-7, 5, 30522)
     assert "probability 2.0e-07" in figs.guess_rank_text(tiny)
-    several = lesson.GuessRank("doormat", ["door", "##mat"], None, "several", None, None, 5, 30522)
+    several = core.GuessRank("doormat", ["door", "##mat"], None, "several", None, None, 5, 30522)
     assert figs.guess_rank_text(several) == (
         "“doormat” is not one token: the model reads it as door ##mat, so no blank can hold it."
     )
