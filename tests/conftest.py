@@ -14,12 +14,16 @@ from encoder_core import WordPieceTokenizer, english_tokenizer, teaching_model
 torch.set_num_threads(1)
 
 # Every answer a page records (the learner records, the class room) goes to a database of the test run's
-# own, never to the checkout's artifacts/; a test that needs its own database sets the variable itself.
-if "ENCODER_LAB_DATABASE_URL" not in os.environ:
+# own, never to the checkout's artifacts/; a test that needs its own database sets the variable itself. Each
+# process of a parallel run (pytest-xdist's workers inherit the first one's environment) gets its own, so no
+# test counts another worker's rows.
+_DB_OWNER = "ENCODER_LAB_TEST_DATABASE_OWNER"
+if "ENCODER_LAB_DATABASE_URL" not in os.environ or os.environ.get(_DB_OWNER, str(os.getpid())) != str(os.getpid()):
     import tempfile
 
     _TEST_DB = tempfile.mkdtemp(prefix="encoder-lab-tests-")
     os.environ["ENCODER_LAB_DATABASE_URL"] = f"sqlite:///{_TEST_DB}/lab.sqlite3"
+    os.environ[_DB_OWNER] = str(os.getpid())
 
 # Everything is local: the Hugging Face hub must never be contacted (transformers, a test-only reference, reads
 # these when it is imported).
