@@ -34,9 +34,9 @@ lint: setup-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Two workers, one a core: the browser tests in one of them, in order (tests/browser/conftest.py).
+# Two workers, one a core: every browser test in one of them, in order (tests/conftest.py).
 test: setup-dev browser lint
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2
 
 bench: setup-dev
 	$(BIN)/python -m benchmarks.forward

