@@ -57,6 +57,13 @@ PRIVATE = {
     "streamlit.proto.WidgetStates_pb2.WidgetState().double_array_value": "scripts/streamlit_protocol.py",
     "streamlit.proto.WidgetStates_pb2.WidgetState().string_value": "scripts/streamlit_protocol.py",
     "streamlit.proto.WidgetStates_pb2.WidgetState().trigger_value": "benchmarks/room_votes.py",
+    # benchmarks/rerun_cost.py counts what a rerun sends and profiles the script's own thread
+    "streamlit.testing.v1.local_script_runner": "benchmarks/rerun_cost.py",
+    "streamlit.testing.v1.local_script_runner.ScriptCache": "benchmarks/rerun_cost.py",
+    "streamlit.runtime.forward_msg_queue.ForwardMsgQueue": "benchmarks/rerun_cost.py",
+    "streamlit.runtime.forward_msg_queue.ForwardMsgQueue.enqueue": "benchmarks/rerun_cost.py",
+    "streamlit.runtime.scriptrunner.script_runner.ScriptRunner": "benchmarks/rerun_cost.py",
+    "streamlit.runtime.scriptrunner.script_runner.ScriptRunner._run_script": "benchmarks/rerun_cost.py",
 }
 
 

@@ -30,10 +30,11 @@ LECTURE_FONT, LECTURE_TITLE_FONT, LECTURE_TICK_FONT = 20, 24, 18
 LECTURE_CELL_FONT = 18  # a heatmap's numbers, written in its cells up to LECTURE_MAX_CELL_COLUMNS columns
 LECTURE_MAX_CELL_COLUMNS = 12  # beyond that an 18-px number no longer fits its cell: the numbers panel has them
 # A heatmap whose cells hold the chart's words (padding's batch: tokens, A/B, True/False), not numbers, marks its
-# trace with meta=CELLS_ARE_WORDS: past LECTURE_MAX_CELL_COLUMNS its text shrinks, down to LECTURE_MIN_WORD_FONT,
-# instead of going (without it the chart is a grid of colours that says nothing).
+# trace with meta=CELLS_ARE_WORDS: its words keep the lecture size, read from the back of a hall, up to
+# LECTURE_MAX_WORD_COLUMNS columns (a short word fits a cell there on a 1440 px screen), not only up to
+# LECTURE_MAX_CELL_COLUMNS: without them the chart is a grid of colours that says nothing.
 CELLS_ARE_WORDS = "cells are words"
-LECTURE_MIN_WORD_FONT = 13
+LECTURE_MAX_WORD_COLUMNS = 24
 
 # A phone's chart: the narrowest common phone screen (360 px) less the page's side padding; at most 45 % of an
 # 844-px screen tall (the phone stylesheet's cap, ui.frame.shell). Plotly fits a heatmap's cell text to its cells
@@ -549,9 +550,8 @@ def _lecture_type(fig: go.Figure) -> None:
                 columns = max((len(row) for row in trace.z or () if hasattr(row, "__len__")), default=0)
             if columns <= LECTURE_MAX_CELL_COLUMNS:
                 trace.update(textfont={"size": LECTURE_CELL_FONT})
-            elif trace.meta == CELLS_ARE_WORDS:
-                shrunk = LECTURE_CELL_FONT * LECTURE_MAX_CELL_COLUMNS / columns
-                trace.update(textfont={"size": max(LECTURE_MIN_WORD_FONT, round(shrunk))})
+            elif trace.meta == CELLS_ARE_WORDS and columns <= LECTURE_MAX_WORD_COLUMNS:
+                trace.update(textfont={"size": LECTURE_CELL_FONT})
             else:
                 trace.update(texttemplate=None, text=None)
         elif trace.type in ("bar", "scatter"):
