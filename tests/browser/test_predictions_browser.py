@@ -91,6 +91,15 @@ def test_on_a_phone_the_question_fits_and_in_a_lecture_it_is_large(browser, app_
     page = context.new_page()
     open_all_sections(page, app_url, "attention", "lecture=1")
     option = page.locator("[class*='st-key-predict-'] [role=radiogroup] p").first
+    option.wait_for(timeout=LOAD_MS)
+    # the page's lecture stylesheet comes with the run that reads the link: give a run still on its way time to land
+    try:
+        option.element_handle().wait_for_element_state("stable", timeout=5_000)
+        page.wait_for_function(
+            "e => parseFloat(getComputedStyle(e).fontSize) >= 24", arg=option.element_handle(), timeout=10_000
+        )
+    except Exception:  # noqa: BLE001 - the assertion below reports the size that was drawn
+        pass
     size = option.evaluate("e => parseFloat(getComputedStyle(e).fontSize)", timeout=LOAD_MS)
     assert size >= 24, f"a lecture's prediction options are {size}px"
     page.screenshot(path=str(screenshots_dir / "predictions" / "attention-lecture.png"))
