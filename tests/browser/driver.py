@@ -13,6 +13,28 @@ def wait_idle(page, timeout_ms: int = 30_000) -> None:
     page.wait_for_selector(IDLE, timeout=timeout_ms)
 
 
+SETTLED_SIGNATURE = """() => [
+    document.querySelectorAll('[data-testid=stElementContainer]').length,
+    document.querySelectorAll('[data-stale=true]').length,
+    document.body.innerText.length]"""
+
+
+def wait_settled(page, timeout_ms: int = 90_000, quiet_ms: int = 500) -> None:
+    """The page has stopped changing: idle, nothing drawn as stale, and the same elements and text
+    across two looks `quiet_ms` apart. A bare wait_idle can pass in the gap between a run and the
+    rerun it asks for, with half of the page drawn; what is read right after it then flickers."""
+    deadline = time.time() + timeout_ms / 1000
+    last = None
+    while time.time() < deadline:
+        wait_idle(page, max(1, int((deadline - time.time()) * 1000)))
+        signature = page.evaluate(SETTLED_SIGNATURE)
+        if signature == last and signature[1] == 0:
+            return
+        last = signature
+        page.wait_for_timeout(quiet_ms)
+    raise AssertionError(f"the page kept changing for {timeout_ms} ms: {last}")
+
+
 def wait_charts(page, n: int = 1, timeout_ms: int = 30_000) -> None:
     """plotly.js loads lazily: the chart arrives after the run ends. Wait for n drawn charts."""
     page.wait_for_function(

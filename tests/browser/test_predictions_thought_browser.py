@@ -13,7 +13,7 @@ import pytest
 from encoder_core.lessons import LESSON_IDS
 from scripts.prediction_slots import SENTENCE_PARAMS, SENTENCES, inside_sentence
 
-from .driver import assert_no_exception, wait_idle
+from .driver import assert_no_exception, wait_idle, wait_settled
 
 LOAD_MS = 90_000
 OPEN = "[class*='st-key-predict-']:has(button:has-text('Commit my prediction'))"
@@ -40,8 +40,9 @@ def context(found: re.Match | None) -> str:
     return repr(text[max(0, found.start() - 80) : found.end() + 80])
 
 
-def answer(question) -> str:
+def answer(question) -> None:
     """Answer an open prediction as a student would: the first option shown, or a number, or a word; sure."""
+    question.get_by_role("radiogroup").last.get_by_text("sure", exact=True).wait_for(timeout=LOAD_MS)
     groups = question.get_by_role("radiogroup")
     if groups.count() > 1:  # the answer's options, then "How sure are you?"
         groups.first.get_by_role("radio").first.check(force=True)
@@ -52,7 +53,6 @@ def answer(question) -> str:
         question.locator("input[type=text]").first.fill("cat")
         question.locator("input[type=text]").first.press("Tab")
     question.get_by_role("radiogroup").last.get_by_text("sure", exact=True).click()
-    return question.get_attribute("class")
 
 
 def key_of(classes: str) -> str:
@@ -63,13 +63,15 @@ def commit_every_prediction(page, limit: int = 12) -> list[str]:
     """Commit each open prediction in turn (a reveal may open another); return their keys."""
     done = []
     for _ in range(limit):
-        wait_idle(page, LOAD_MS)
+        wait_settled(page, LOAD_MS)
         questions = page.locator(OPEN)
         if questions.count() == 0:
             break
-        question = questions.first
+        # held by its key, so a redraw of the page cannot swap in another question between two reads
+        key = key_of(questions.first.get_attribute("class"))
+        question = page.locator(f".st-key-predict-{key}")
         question.scroll_into_view_if_needed()
-        key = key_of(answer(question))
+        answer(question)
         before = page_evidence(page)
         assert page.locator(f".st-key-reveal-{key}").count() == 0, f"{key}: its reveal is on the page before the commit"
         question.get_by_role("button", name="Commit my prediction").click()
@@ -109,7 +111,7 @@ def option_orders(browser, app_url: str, lesson: str) -> tuple[tuple[str, ...], 
     page = context.new_page()
     page.goto(f"{app_url}/{lesson}?all=1", timeout=LOAD_MS)
     page.locator(OPEN).first.wait_for(timeout=LOAD_MS)
-    wait_idle(page, LOAD_MS)
+    wait_settled(page, LOAD_MS)
     orders = []
     for i in range(page.locator(OPEN).count()):
         groups = page.locator(OPEN).nth(i).get_by_role("radiogroup")
