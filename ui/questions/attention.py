@@ -7,10 +7,12 @@ states this input's facts (a test recomputes them); none of it is shown before t
 
 from __future__ import annotations
 
+import streamlit as st
+
 from encoder_core.lessons import attention as core
 from encoder_core.lessons.attention import DropLastResult, LookAhead, RowFacts, moved_count
 from ui.frame.predict import Option, Prediction
-from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.room.registry import CannotAsk, Run, register_room_question, run_key
 from ui.views import attention as view
 
 
@@ -181,7 +183,13 @@ register_room_question(
 
 def _look(run: Run):
     """The lesson's trained head that looks ahead, on the lecturer's sentence (the lab's trained MLM's encoder)."""
-    return core.look_ahead_run(run.model.bert, run.tokenizer, run.proof["sentence"])
+    return _look_run(run_key(run), run)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _look_run(key: tuple, _run: Run):
+    """Once per sentence (key: run_key): the question, its lead, its example and its chart all read it."""
+    return core.look_ahead_run(_run.model.bert, _run.tokenizer, _run.proof["sentence"])
 
 
 def _look_question(run: Run) -> tuple[Prediction, int]:
@@ -203,14 +211,24 @@ def _look_example(run: Run) -> list:
     ]
 
 
+def _look_chart(run: Run) -> list:
+    found = _look(run)
+    return [view.look_ahead_chart(found.grid, found.tokens, found.question, run.name)]
+
+
+def _look_lead(run: Run) -> str:
+    found = _look(run)
+    return f"Layer {found.layer}, head {found.head}, shown on an example first. "
+
+
 register_room_question(
     "attention",
     "attention-look-ahead",
     "Attention: in a trained head, which token does a word attend to most?",
     ask=_look_question,
     step=3,  # "A trained head looks ahead"
-    charts=lambda run: [view.look_ahead_chart(_look(run).grid, _look(run).tokens, _look(run).question, run.name)],
+    charts=_look_chart,
     asked_with=_look_example,  # the head on the lesson's example: its habit, not this sentence's answer
     trained=True,
-    lead=lambda run: f"Layer {_look(run).layer}, head {_look(run).head}, shown on an example first. ",
+    lead=_look_lead,
 )

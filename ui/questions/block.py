@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import streamlit as st
+
 from encoder_core.lessons import block as core
 from encoder_core.lessons.block import (
     BERT_BASE_LOUDNESS,
@@ -19,7 +21,7 @@ from encoder_core.lessons.block import (
 )
 from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
 from ui.room.numbers import number_choice
-from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.room.registry import CannotAsk, Run, register_room_question, run_key
 from ui.views import block as view
 
 NORM_STD_TOLERANCE = 0.1  # a spread within 10 % of the model's: the LayerNorm's own eps and γ move it less
@@ -243,16 +245,27 @@ def _ffn_token(run: Run):
             "This question is about what a trained FFN learned: choose the lab's MLM or all-MiniLM-L6-v2 as the "
             "model (the sidebar's, or the deck step's)."
         )
-    norms = core.ffn_norms_of(run.model, run.tokenizer, run.proof["sentence"], run.name)
+    norms = _ffn_norms_run(run_key(run), run)
     choice = core.ffn_token_choice(norms.norms, norms.tokens)
     if choice is None:
         raise CannotAsk("On this sentence no word's FFN output stands out clearly in any layer: try a longer one.")
     return norms, choice
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _ffn_norms_run(key: tuple, _run: Run):
+    """How long a vector each layer's FFN adds to each token, once per model and sentence (key: run_key)."""
+    return core.ffn_norms_of(_run.model, _run.tokenizer, _run.proof["sentence"], _run.name)
+
+
 def _ffn_token_question(run: Run) -> tuple[Prediction, int]:
     norms, choice = _ffn_token(run)
     return ffn_token(choice, list(norms.tokens), "this model", core.FFN_TOKEN_MARGIN), choice.answer
+
+
+def _ffn_token_chart(run: Run) -> list:
+    norms, choice = _ffn_token(run)
+    return [view.ffn_token_chart(choice, norms.tokens, run.name)]
 
 
 def _deep_stack(run: Run):
@@ -276,7 +289,7 @@ register_room_question(
     "The block: to which word does a trained FFN add the longest vector?",
     ask=_ffn_token_question,
     step=TRAINED_STEP,
-    charts=lambda run: [view.ffn_token_chart(_ffn_token(run)[1], _ffn_token(run)[0].tokens, run.name)],
+    charts=_ffn_token_chart,
     link=lambda proof: {"block_sentence": proof["sentence"]},
 )
 register_room_question(

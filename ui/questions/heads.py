@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+import streamlit as st
+
 from encoder_core.lessons import heads as core
 from encoder_core.lessons.heads import TopKeyChoice
 from encoder_core.model.head_patterns import HeadLabel, head_label, label_heads
 from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
 from ui.room.numbers import number_choice
-from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.room.registry import CannotAsk, Run, register_room_question, run_key
 from ui.views import heads as view
 
 WEIGHT_COUNT_TOLERANCE = 0.02  # a count: within 2 %, so a token miscounted (T ± 1) is already wrong
@@ -138,8 +140,15 @@ def _heads_run(run: Run, models: set[str] = TRAINED, needs: str = "a trained mod
             f"This question is about heads that learned something: choose {needs} as the model (the sidebar's, or "
             "the deck step's)."
         )
-    enc = run.tokenizer.encode(run.proof["sentence"], max_length=run.model.config.max_positions, truncate=True)
-    attention = core.run_encoder(run.model, enc)
+    return _attention_run(run_key(run), run)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _attention_run(key: tuple, _run: Run):
+    """Every head's attention on the sentence and each head's label, once per model and sentence (key: run_key):
+    a question, its answer and its chart all read it."""
+    enc = _run.tokenizer.encode(_run.proof["sentence"], max_length=_run.model.config.max_positions, truncate=True)
+    attention = core.run_encoder(_run.model, enc)
     return attention, label_heads(attention.attentions, attention.tokens)
 
 
@@ -180,6 +189,11 @@ def _top_key_question(run: Run) -> tuple[Prediction, int]:
     return top_key(choice, attention.tokens, "this model"), choice.answer  # the room's prompt names the model
 
 
+def _top_key_chart(run: Run) -> list:
+    attention, choice = _top_key(run)
+    return [view.top_key_chart(choice, attention.tokens, run.name)]
+
+
 register_room_question(
     "heads",
     "heads-previous-token",
@@ -195,7 +209,7 @@ register_room_question(
     "Heads: in a pretrained head, which token does a word put the most weight on?",
     ask=_top_key_question,
     step=GRID_STEP,
-    charts=lambda run: [view.top_key_chart(_top_key(run)[1], _top_key(run)[0].tokens, run.name)],
+    charts=_top_key_chart,
     link=lambda proof: {"heads_sentence": proof["sentence"]},
 )
 
@@ -204,10 +218,17 @@ SPLIT_STEP = 0  # "Split d into heads" asks the count
 ON_THE_CHARTS = "(count the tokens in the charts above, [CLS] and [SEP] included)"
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _mechanics_run(key: tuple, _run: Run):
+    """Layer 0, head 0 of the model on the sentence, as the lesson's first section runs it, once per model and
+    sentence (key: run_key)."""
+    enc = _run.tokenizer.encode(_run.proof["sentence"], max_length=_run.model.config.max_positions, truncate=True)
+    return core.head_mechanics(_run.model, enc, 0, 0)
+
+
 def _weight_count(run: Run):
     """One layer's attention weights on the lecturer's sentence (H x T x T), as a choice among the named miscounts."""
-    enc = run.tokenizer.encode(run.proof["sentence"], max_length=run.model.config.max_positions, truncate=True)
-    mech = core.head_mechanics(run.model, enc, 0, 0)
+    mech = _mechanics_run(run_key(run), run)
     cfg = run.model.config
     asked = weight_count(cfg.n_heads, "this model", mech.weight_count_traps(cfg.n_layers), mech.n_weights)
     asked = replace(asked, prompt=asked.prompt.replace(f" {ON_THE_CHARTS}", ""))  # the room's lead lists the tokens

@@ -7,6 +7,8 @@ import html
 import re
 from dataclasses import replace
 
+import streamlit as st
+
 from encoder_core.lessons import inside as core
 from encoder_core.lessons.inside import (
     EXPLANATION_MARGIN,
@@ -17,7 +19,7 @@ from encoder_core.lessons.inside import (
     best_methods,
 )
 from ui.frame.predict import Option, Prediction, Verdict, judge
-from ui.room.registry import CannotAsk, Run, middle_word, register_room_question
+from ui.room.registry import CannotAsk, Run, middle_word, register_room_question, run_key
 from ui.views import inside as view
 from ui.views.inside import md
 
@@ -159,12 +161,18 @@ def explanation_score(scores: dict[str, float]):
 HEADS_STEP = 0  # "Knock it out" opens the lesson
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _knockouts_run(key: tuple, _run: Run):
+    """(cloze, knockouts, every layer's attention) as the lesson computes them: the sentence's first [MASK], or
+    its last whole word hidden when none was typed. Once per sentence (key: run_key): the head, token and
+    explanation questions, their leads and their charts all read it."""
+    cloze = core.prepare_cloze(_run.tokenizer, _run.proof["sentence"])
+    return cloze, core.knockouts(_run.model, _run.tokenizer, cloze), core.attention_maps(_run.model, cloze)
+
+
 def _head_knockouts(run: Run):
-    """(cloze, knockouts, the four heads offered) as the lesson computes them: the sentence's first [MASK],
-    or its last whole word hidden when none was typed."""
-    cloze = core.prepare_cloze(run.tokenizer, run.proof["sentence"])
-    knock = core.knockouts(run.model, run.tokenizer, cloze)
-    attentions = core.attention_maps(run.model, cloze)
+    """(cloze, knockouts, the four heads offered) as the lesson computes them."""
+    cloze, knock, attentions = _knockouts_run(run_key(run), run)
     return cloze, knock, core.head_choice(knock, attentions, cloze.position)
 
 
@@ -177,7 +185,7 @@ def _head_question(run: Run) -> tuple[Prediction, int]:
 
 
 def _head_lead(run: Run) -> str:
-    cloze, _, _ = _head_knockouts(run)
+    cloze, _, _ = _knockouts_run(run_key(run), run)
     return f"The model reads “{cloze.text}” and fills in the [MASK] (token {cloze.position}). "
 
 
@@ -187,7 +195,7 @@ register_room_question(
     "Looking inside: which head, knocked out, costs the answer most?",
     ask=_head_question,
     step=HEADS_STEP,
-    charts=lambda run: [view.head_knockout_chart(_head_knockouts(run)[1])],
+    charts=lambda run: [view.head_knockout_chart(_knockouts_run(run_key(run), run)[1])],
     trained=True,
     lead=_head_lead,
     position=middle_word,
@@ -206,8 +214,8 @@ def plain(text: str) -> str:
 
 def _token_knockouts(run: Run):
     """(cloze, knockouts, the tokens offered) as the lesson computes them, on the lab's trained MLM."""
-    cloze, knock, _ = _head_knockouts(run)
-    return cloze, knock, core.token_choice(knock, core.attention_maps(run.model, cloze), cloze)
+    cloze, knock, attentions = _knockouts_run(run_key(run), run)
+    return cloze, knock, core.token_choice(knock, attentions, cloze)
 
 
 def _token_question(run: Run) -> tuple[Prediction, int]:
@@ -220,14 +228,69 @@ def _token_question(run: Run) -> tuple[Prediction, int]:
     return replace(asked, prompt=plain(asked.prompt), options=options), choice.answer
 
 
+def _token_chart(run: Run) -> list:
+    cloze, knock, _ = _knockouts_run(run_key(run), run)
+    return [view.token_knockout_chart(knock, cloze)]
+
+
 register_room_question(
     "inside",
     "inside-token",
     "Looking inside: which token, hidden, costs the answer most?",
     ask=_token_question,
     step=TOKENS_STEP,
-    charts=lambda run: [view.token_knockout_chart(_token_knockouts(run)[1], _token_knockouts(run)[0])],
+    charts=_token_chart,
     trained=True,
     lead=_head_lead,
+    link=lambda proof: {"inside_sentence": proof["sentence"]},
+)
+
+
+SCORES_STEP = 2  # "Score them"
+ROOM_BASELINE, ROOM_STEPS = core.BASELINES[0], core.DEFAULT_STEPS  # integrated gradients, as the lesson's defaults
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _explanations_run(key: tuple, _run: Run) -> dict[str, float]:
+    """Each explanation's Spearman ρ with the token knockouts, as the lesson scores them (integrated gradients
+    from the lesson's default baseline and steps), once per sentence (key: run_key)."""
+    cloze, knock, _ = _knockouts_run(run_key(_run), _run)
+    expl = core.explanations(_run.model, _run.tokenizer, cloze, knock.answer_id, ROOM_BASELINE, ROOM_STEPS)
+    return core.agreement(expl, knock, cloze)
+
+
+def _scores(run: Run) -> dict[str, float]:
+    """The scores, asked only where one explanation alone comes within the lesson's margin of the highest."""
+    scores = _explanations_run(run_key(run), run)
+    if len(best_methods(scores)) != 1:  # the lesson counts a ρ within EXPLANATION_MARGIN as right too
+        raise CannotAsk(
+            f"On this sentence more than one explanation comes within {EXPLANATION_MARGIN:g} of the highest "
+            "Spearman ρ (or none is defined): too close to call. Try another sentence."
+        )
+    return scores
+
+
+def _explanation_question(run: Run) -> tuple[Prediction, int]:
+    asked = best_explanation()
+    prompt = asked.prompt.replace(f" One within {EXPLANATION_MARGIN:g} of the highest counts as right too.", "")
+    return replace(asked, prompt=prompt), list(METHODS).index(core.best_method(_scores(run)))
+
+
+def _explanation_lead(run: Run) -> str:
+    return (
+        f"{_head_lead(run)}Each token is ranked by the knockouts (how much hiding it costs the answer) and by five "
+        f"explanations (integrated gradients from {ROOM_BASELINE}, {ROOM_STEPS} steps). "
+    )
+
+
+register_room_question(
+    "inside",
+    "inside-explanation",
+    "Looking inside: which explanation ranks the tokens most like the knockouts?",
+    ask=_explanation_question,
+    step=SCORES_STEP,
+    charts=lambda run: [view.sentence_agreement_chart(_scores(run))],
+    trained=True,
+    lead=_explanation_lead,
     link=lambda proof: {"inside_sentence": proof["sentence"]},
 )

@@ -6,8 +6,11 @@ The answers come from encoder_core.lessons.masking: loss_outcome / matching_loss
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
+
+import streamlit as st
 
 from encoder_core.lessons import masking as core
 from encoder_core.lessons.masking import (
@@ -20,7 +23,7 @@ from encoder_core.lessons.masking import (
 )
 from ui.frame.predict import Option, Prediction, Verdict, judge
 from ui.frame.quiz_widget import escape_md
-from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.room.registry import CannotAsk, Run, register_room_question, run_key, word_positions
 from ui.views import masking as view
 
 LOSS_OPTIONS = {
@@ -231,15 +234,23 @@ def hardest_not_asked(choice: HardestChoice) -> str:
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-LOSS_STEP = 2  # "Which positions carry a loss" asks, after the loss question, which carries the largest
+LOSS_STEP = 2  # "Which positions carry a loss" asks which positions the loss reads, then which carries the largest
+FILL_STEP = 3  # "Fill in the blank"
 ROOM_DRAW = {"rate": 0.15, "exact": True, "seed": 0}  # the lesson's own default draw
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _hardest_run(key: tuple, _run: Run):
+    """The lesson's draw on the lecturer's sentence and the trained MLM's pass over it, once per sentence (key:
+    run_key): the question, its answer and its chart all read it."""
+    draw = core.draw_masks(_run.tokenizer, _run.ids, **ROOM_DRAW)
+    forward = core.mlm_forward(_run.model, draw.result.inputs, draw.result.labels, tokenizer=_run.tokenizer)
+    return draw, forward, core.hardest_choice(draw, forward)
 
 
 def _hardest(run: Run):
     """The lesson's draw on the lecturer's sentence, the trained MLM's loss at each chosen position, and the choice."""
-    draw = core.draw_masks(run.tokenizer, run.ids, **ROOM_DRAW)
-    forward = core.mlm_forward(run.model, draw.result.inputs, draw.result.labels, tokenizer=run.tokenizer)
-    choice = core.hardest_choice(draw, forward)
+    draw, forward, choice = _hardest_run(run_key(run), run)
     if choice.n_chosen < 2:
         raise CannotAsk(
             f"15% of this sentence's words is {choice.n_chosen} position: there is no largest loss to predict. Type a "
@@ -270,14 +281,152 @@ def _hardest_question(run: Run) -> tuple[Prediction, int]:
     return replace(asked, prompt=prompt, options=options), choice.answer
 
 
+def _hardest_chart(run: Run) -> list:
+    draw, forward, _ = _hardest(run)
+    return [view.loss_chart(forward, draw.tokens, draw.input_tokens)]
+
+
+# ---- which positions the loss reads, on a draw that tells the four rules apart ----
+
+
+def _loss_draw(run: Run):
+    """The lesson's draw at the lowest rate that gives a [MASK], a random word and a kept word on this sentence
+    (the rate the lesson suggests for seeing every fate; seed 0, the exact count), asked only where exactly one
+    of the four rules names the labelled positions. No model runs: the draw alone decides."""
+    words = len(word_positions(run))
+    rate = core.rate_showing_every_fate(words)
+    if rate is None:
+        raise CannotAsk(
+            f"This sentence has {words} word pieces: too few for a draw with a [MASK], a random word and a kept "
+            "word, which the question needs to tell its rules apart. Type a sentence of nine words or more."
+        )
+    draw = core.draw_masks(run.tokenizer, run.ids, rate=rate, exact=True, seed=ROOM_DRAW["seed"])
+    if len(core.matching_loss_sets(draw)) != 1:
+        raise CannotAsk(
+            "On this sentence the draw that shows every fate chooses every word, so two of the rules name the same "
+            "positions: type a longer sentence."
+        )
+    run.proof["rate"] = rate  # the lesson's link opens the same draw
+    return draw
+
+
+def _loss_question(run: Run) -> tuple[Prediction, int]:
+    return LOSS, LOSS_SETS.index(core.loss_outcome(_loss_draw(run)))
+
+
+def _loss_lead(run: Run) -> str:
+    draw = _loss_draw(run)
+    c = draw.counts
+    return (
+        f"The lesson's draw at a {draw.rate:.0%} rate, the lowest that gives every fate here: {c.chosen} of "
+        f"{c.eligible} words chosen, {c.masked} became [MASK], {c.random} a random word, {c.kept} kept as it was. "
+    )
+
+
+register_room_question(
+    "masking",
+    "masking-loss",
+    "Masked LM: which positions of the draw does the loss read?",
+    ask=_loss_question,
+    step=LOSS_STEP,
+    charts=lambda run: [view.draw_chart(_loss_draw(run), labels=True)],
+    asked_with=lambda run: [view.draw_chart(_loss_draw(run), labels=False)],  # the draw, its labels held back
+    trained=True,
+    lead=_loss_lead,
+    link=lambda proof: {"mlm_sentence": proof["sentence"], "mlm_rate": proof.get("rate", ROOM_DRAW["rate"])},
+)
 register_room_question(
     "masking",
     "masking-hardest",
     "Masked LM: which chosen position carries the largest loss?",
     ask=_hardest_question,
     step=LOSS_STEP,
-    charts=lambda run: [view.loss_chart(_hardest(run)[1], _hardest(run)[0].tokens, _hardest(run)[0].input_tokens)],
+    charts=_hardest_chart,
     trained=True,
     lead=lambda run: "The lesson's draw: 15% of the words chosen, then 80/10/10. ",
     link=lambda proof: {"mlm_sentence": proof["sentence"]},
+)
+
+
+# ---- which word the model puts first in the blank ----
+
+FILL_CHOICES = 4  # the model's first choice and three others
+FILL_MARGIN = LOSS_MARGIN  # the first choice leads the second by this many nats (e^0.5: 1.65 times as likely)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _fill_run(key: tuple, _run: Run):
+    """The lesson's fill-in on the lecturer's sentence (its typed [MASK]s, else its last whole word hidden, as
+    plan_fill decides), once per sentence (key: run_key)."""
+    limit = _run.model.config.max_positions
+    plan = core.plan_fill(_run.tokenizer, _run.proof["sentence"], 0, limit, _run.proof["sentence"])
+    if plan.fallback == "example" or not plan.n_blanks:
+        return plan, None
+    return plan, core.fill_mask_view(_run.model, _run.tokenizer, plan.text, plan.position)
+
+
+def _fill(run: Run):
+    plan, filled = _fill_run(run_key(run), run)
+    if filled is None or not filled.predictions:
+        raise CannotAsk("This sentence has no [MASK] and no whole word to hide: type a sentence of a few words.")
+    top = filled.predictions[0].top
+    if len(top) < 2 or math.log(top[0][1] / top[1][1]) < FILL_MARGIN:
+        raise CannotAsk(
+            f"The model's first and second choices for the blank, “{top[0][0]}” and “{top[1][0]}”, are too close "
+            "to call: try another sentence."
+        )
+    return plan, filled
+
+
+def _fill_question(run: Run) -> tuple[Prediction, int]:
+    """The model's first choice among its next ones and, where a word was hidden, that word: in alphabetical
+    order, so the first choice's place gives nothing away."""
+    plan, filled = _fill(run)
+    first = filled.predictions[0]
+    (best, p_best), vocab = first.top[0], run.tokenizer.vocab_size
+    than = f"below “{best}” ({probability_text(p_best)})"
+    why = {best: ""}
+    if first.hidden_word is not None and first.hidden_word != best:
+        why[first.hidden_word] = (
+            f"The word that was there is not what the model must put first: it reads only the words around the blank, "
+            f"and ranks “{first.hidden_word}” {first.hidden_rank:,} of {vocab:,} "
+            f"({probability_text(first.hidden_probability)}), {than}."
+        )
+    for rank, (word, p) in enumerate(first.top[1:], start=2):
+        if len(why) < FILL_CHOICES and word not in why:
+            why[word] = (
+                f"A word that fits is not the model's first choice: it ranks “{word}” {rank} of {vocab:,} "
+                f"({probability_text(p)}), {than}."
+            )
+    words = sorted(why)
+    asked = replace(
+        FILL,
+        prompt="Which word will the model put first in the first [MASK]?",
+        options=tuple(Option(w, why[w]) for w in words),
+        word=False,
+    )
+    return asked, words.index(best)
+
+
+def _fill_chart(run: Run) -> list:
+    _, filled = _fill(run)
+    return [view.fill_chart(filled, filled.predictions[0])]
+
+
+def _fill_lead(run: Run) -> str:
+    plan, _ = _fill(run)
+    hidden = f" (its last whole word, “{plan.hidden}”, hidden)" if plan.fallback == "last_word" else ""
+    return f"The model reads “{plan.query}”{hidden}. "
+
+
+register_room_question(
+    "masking",
+    "masking-fill",
+    "Masked LM: which word does the model put first in the blank?",
+    ask=_fill_question,
+    step=FILL_STEP,
+    charts=_fill_chart,
+    trained=True,
+    lead=_fill_lead,
+    link=lambda proof: {"fill_sentence": proof["sentence"], "fill_model": "mlm"},
 )

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import streamlit as st
+
+from encoder_core.finetune.tasks import DEFAULT_STEPS, STARTS
+from encoder_core.lessons import outputs as core
 from encoder_core.lessons.outputs import PROBE_OUTCOMES, SAME_MARGIN, SHAPE_FORMS, ClosestSentence, closest_sentence
 from ui.frame.predict import Option, Prediction
-from ui.models import minilm
-from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.models import minilm, run_fine_tune
+from ui.room.registry import CannotAsk, Run, register_room_question, run_key
 from ui.views import outputs as view
 
 LESSON = "outputs"
@@ -100,7 +106,73 @@ def closest_question(c: ClosestSentence, sentence: str) -> Prediction:
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-POOLING_STEP = 6  # "Pooling"
+SHAPES_STEP, STARTS_STEP, POOLING_STEP = 0, 5, 6  # "The shapes", "Three starting points", "Pooling"
+ROOM_PAIR = ("the girl was hungry", "she ate the bread")  # the lesson's own default pair, batched with the sentence
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _shapes_run(key: tuple, _run: Run):
+    """The three fresh heads on the lesson's batch (the lecturer's sentence and the lesson's pair), on the lab's
+    trained MLM, their shapes measured, once per sentence (key: run_key)."""
+    return core.head_shapes(_run.model.bert, _run.tokenizer, [(_run.proof["sentence"], None), ROOM_PAIR])
+
+
+def _shape_question(run: Run) -> tuple[Prediction, int]:
+    shapes = _shapes_run(run_key(run), run)
+    forms = core.shape_forms(shapes, "tagging")
+    asked = shape_question(forms, run.model.bert.config.d_model, shapes.classes["tagging"])
+    prompt = asked.prompt.replace("Your sentence and your pair make", "The sentence and the lesson's pair make")
+    return replace(asked, prompt=prompt), SHAPE_FORMS.index(core.logits_form(shapes, "tagging"))
+
+
+register_room_question(
+    LESSON,
+    "outputs-tag-shape",
+    "Using the outputs: what shape are a tagging head's logits?",
+    ask=_shape_question,
+    step=SHAPES_STEP,
+    charts=lambda run: [view.head_shapes_chart(_shapes_run(run_key(run), run))],
+    trained=True,
+    lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
+    link=lambda proof: {"out_sentence": proof["sentence"]},
+)
+
+
+ROOM_TASK = "sentence"  # the lesson's default task for the three starting points
+
+
+def _starts(run: Run):
+    """The lesson's three runs on its default task and length, with the round's seed: trained once per setting
+    on this server (ui.models.run_fine_tune, which the lesson's page shares), so the question, its answer and its
+    charts read the same runs; a few seconds each the first time."""
+    key = (ROOM_TASK, DEFAULT_STEPS[ROOM_TASK], int(run.proof["seed"]))
+    by_start = {start: run_fine_tune(key[0], start, key[1], key[2]) for start in STARTS}
+    return by_start, core.compare_starts(by_start)
+
+
+def _probe_question(run: Run) -> tuple[Prediction, int]:
+    _, cmp = _starts(run)
+    asked = probe_question(view.TASK_NAMES[ROOM_TASK], DEFAULT_STEPS[ROOM_TASK])
+    prompt = asked.prompt.replace(" (your commit starts their training, unless someone has trained them already)", "")
+    return replace(asked, prompt=prompt), PROBE_OUTCOMES.index(core.probe_or_scratch(cmp))
+
+
+def _probe_charts(run: Run) -> list:
+    by_start, cmp = _starts(run)
+    return [view.starts_loss_chart(by_start), view.starts_scores_chart(cmp)]
+
+
+register_room_question(
+    LESSON,
+    "outputs-probe-or-scratch",
+    "Using the outputs: frozen probe or random weights, which scores higher?",
+    ask=_probe_question,
+    step=STARTS_STEP,
+    charts=_probe_charts,
+    trained=True,
+    lead=lambda run: f"The lab's MLM fine-tuned with seed {int(run.proof['seed'])}. ",
+    link=lambda proof: {"out_compare": ROOM_TASK},
+)
 
 
 def _closest(run: Run) -> ClosestSentence:

@@ -137,6 +137,14 @@ def predictions() -> dict[str, LessonPrediction]:
     return dict(sorted(_registered.items(), key=lambda item: order[item[1].lesson]))
 
 
+def run_key(run: Run, *settings: object) -> tuple:
+    """What a question's model run depends on, as the key of its cache (st.cache_data, the run itself passed as
+    an unhashed _run): the model as the round names it (its seed included), the sentence's ids, and the
+    question's own settings. One cached run serves the question, its lead, what it is asked with and its proof,
+    so a round runs the model once."""
+    return (run.name, tuple(run.ids), *settings)
+
+
 def word_positions(run: Run) -> list[int]:
     """The positions of the sentence's words: every token but [CLS], [SEP], [PAD], [UNK] and [MASK] (the
     positions MLM may choose, as encoder_core.lessons.tradeoffs.eligible_positions finds them)."""

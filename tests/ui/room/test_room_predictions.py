@@ -279,3 +279,115 @@ def test_the_inside_lessons_markdown_comes_back_plain_for_the_room():
 
     for text in ["[MASK] & <b>x</b> *y* #z $1", "“[SEP]” (token 9)"]:
         assert plain(md(text)) == text
+
+
+LONG = "the old man read the book in the garden while the young dog slept by the warm fire"
+
+
+def test_the_loss_question_is_the_labelled_positions_of_a_draw_that_shows_every_fate():
+    from encoder_core.lessons import masking as masking_core
+    from encoder_core.lessons.tradeoffs import eligible_positions
+    from ui.questions.masking import LOSS
+    from ui.room.sources import lesson_link
+
+    q = from_prediction("masking-loss", LONG, "small", 0)
+    tok = trained_mlm().model.tokenizer
+    ids = tok.encode(LONG).ids
+    rate = masking_core.rate_showing_every_fate(len(eligible_positions(tok, ids)))
+    draw = masking_core.draw_masks(tok, ids, rate=rate, exact=True, seed=0)
+    assert draw.counts.masked and draw.counts.random and draw.counts.kept  # the rules told apart
+    assert q.correct == masking_core.LOSS_SETS.index(masking_core.loss_outcome(draw))  # the lesson's own answer
+    assert masking_core.matching_loss_sets(draw) == ["chosen"] and q.options == tuple(o.label for o in LOSS.options)
+    assert f"{rate:.0%} rate" in q.prompt and q.concept == "masking_label_of"
+    charts, _ = asked_with(q)
+    assert len(charts) == 1 and len(proof_charts(q)) == 1  # the draw, its labels held back; then with them
+    assert lesson_link(q)[1]["mlm_rate"] == str(rate)  # the lesson opens on the same draw
+    with pytest.raises(CannotAsk, match="nine words"):
+        from_prediction("masking-loss", "the cat sat on the mat", "small", 0)
+
+
+def test_the_fill_question_is_the_models_first_choice_at_the_blank():
+    from encoder_core.lessons import masking as masking_core
+
+    sentence = "she went to the shop to buy some bread and milk"
+    q = from_prediction("masking-fill", sentence, "small", 0)
+    trained = trained_mlm().model
+    plan = masking_core.plan_fill(trained.tokenizer, sentence, 0, trained.model.config.max_positions, sentence)
+    filled = masking_core.fill_mask_view(trained.model, trained.tokenizer, plan.text, plan.position)
+    first = filled.predictions[0]
+    assert q.options[q.correct] == first.top[0][0]  # the lesson's own first choice
+    assert len(q.options) >= 3 and list(q.options) == sorted(q.options)  # its place gives nothing away
+    assert "milk" in q.options and "milk" not in q.options[q.correct]  # the hidden word, a wrong idea here
+    assert all(q.why_wrong[i] for i in range(len(q.options)) if i != q.correct)
+    assert "Type one word" not in q.prompt and f"“{plan.query}”" in q.prompt and len(proof_charts(q)) == 1
+    with pytest.raises(CannotAsk, match="too close"):
+        from_prediction("masking-fill", "the cat sat on the mat", "small", 0)
+
+
+def test_the_explanation_question_is_the_explanation_that_agrees_best_with_the_knockouts():
+    from encoder_core.lessons import inside as inside_core
+
+    sentence = "the dog slept on the [MASK] all day"
+    q = from_prediction("inside-explanation", sentence, "small", 0)
+    trained = trained_mlm().model
+    cloze = inside_core.prepare_cloze(trained.tokenizer, sentence)
+    knock = inside_core.knockouts(trained.model, trained.tokenizer, cloze)
+    expl = inside_core.explanations(trained.model, trained.tokenizer, cloze, knock.answer_id, "[PAD]", 64)
+    scores = inside_core.agreement(expl, knock, cloze)
+    assert q.correct == list(inside_core.METHODS).index(inside_core.best_method(scores))  # the lesson's answer
+    assert inside_core.best_methods(scores) == [inside_core.best_method(scores)]  # one answer, none too close
+    assert q.options == tuple(inside_core.METHODS.values()) and "counts as right too" not in q.prompt
+    assert len(proof_charts(q)) == 1
+
+
+def test_the_tag_shape_question_is_the_tagging_heads_measured_logits():
+    from encoder_core.lessons import outputs as outputs_core
+    from ui.questions.outputs import ROOM_PAIR
+
+    sentence = "the cat sat on the mat"
+    q = from_prediction("outputs-tag-shape", sentence, "small", 0)
+    trained = trained_mlm().model
+    shapes = outputs_core.head_shapes(trained.model.bert, trained.tokenizer, [(sentence, None), ROOM_PAIR])
+    measured = shapes.shape("tagging", "logits")
+    assert q.correct == outputs_core.SHAPE_FORMS.index(outputs_core.logits_form(shapes, "tagging"))
+    assert q.options[q.correct] == f"(B, T, C) = {measured}" and len(q.options) == 4
+    assert f"T = {measured[1]} tokens" in q.prompt and len(proof_charts(q)) == 1
+
+
+def test_the_probe_question_is_the_lessons_comparison_of_its_three_runs():
+    from encoder_core.finetune.tasks import DEFAULT_STEPS, STARTS
+    from encoder_core.lessons import outputs as outputs_core
+    from ui.models import run_fine_tune
+    from ui.questions.outputs import ROOM_TASK
+
+    q = from_prediction("outputs-probe-or-scratch", "the cat sat on the mat", "small", 0)
+    runs = {s: run_fine_tune(ROOM_TASK, s, DEFAULT_STEPS[ROOM_TASK], 0) for s in STARTS}  # the lesson's, kept
+    outcome = outputs_core.probe_or_scratch(outputs_core.compare_starts(runs))
+    assert q.correct == outputs_core.PROBE_OUTCOMES.index(outcome) and len(q.options) == 3
+    assert "your commit" not in q.prompt and len(proof_charts(q)) == 2
+
+
+@pytest.mark.parametrize(
+    "key, model, sentence, module, function, cached",
+    [
+        ("masking-hardest", "small", LONG, "masking", "mlm_forward", "_hardest_run"),
+        ("heads-top-key", "minilm", "the cat sat on the warm mat", "heads", "run_encoder", "_attention_run"),
+        ("inside-token", "small", "the cat slept on the [MASK] all day", "inside", "knockouts", "_knockouts_run"),
+        ("inside-head", "small", "the cat slept on the [MASK] all day", "inside", "knockouts", "_knockouts_run"),
+        ("attention-look-ahead", "small", LONG, "attention", "look_ahead_run", "_look_run"),
+        ("block-ffn-token", "mlm", LONG, "block", "ffn_norms_of", "_ffn_norms_run"),
+    ],
+)
+def test_a_round_runs_its_model_once(monkeypatch, key, model, sentence, module, function, cached):
+    """The question, its lead, what it is asked with and its proof read one run, cached per sentence: the
+    lesson's encoder_core function is counted."""
+    import importlib
+
+    core = importlib.import_module(f"encoder_core.lessons.{module}")
+    real, calls = getattr(core, function), []
+    monkeypatch.setattr(core, function, lambda *a, **k: calls.append(1) or real(*a, **k))
+    getattr(importlib.import_module(f"ui.questions.{module}"), cached).clear()  # a run kept by an earlier test
+    q = from_prediction(key, sentence, model, 0)
+    asked_with(q)
+    assert proof_charts(q)
+    assert len(calls) == 1, f"{key} ran {function} {len(calls)} times"

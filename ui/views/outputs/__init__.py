@@ -27,6 +27,7 @@ from .shapes import (
     exercise_question,
     exercise_table,
     exercise_verdict,
+    head_shapes_chart,
     shape_answer_text,
     shapes_table,
     shapes_text,

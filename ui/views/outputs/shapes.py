@@ -59,6 +59,24 @@ def shapes_table(shapes: HeadShapes) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def head_shapes_chart(shapes: HeadShapes, head: str = "tagging") -> Chart:
+    """One head's tensors on the batch, in order, each cell its name and its measured shape."""
+    steps = shapes.steps[head]
+    names = [name for name, _ in steps]
+    fig = coloured_cells(
+        names,
+        [i % 2 for i in range(len(steps))],
+        ["#d9e6f2", "#f2e6d9"],
+        [f"{esc(name)}<br><b>{shape}</b>" for name, shape in steps],
+        row="shape",
+        title=f"The {TASK_NAMES[head]} head's tensors on your batch, as measured",
+        x_title="tensor, in the order the head computes them",
+    )
+    alt = f"The {TASK_NAMES[head]} head on the batch: " + ", then ".join(f"{n} {s}" for n, s in steps) + "."
+    table = shapes_table(shapes)
+    return Chart(fig, alt, table[table["head"] == TASK_NAMES[head]].reset_index(drop=True))
+
+
 def tag_labels_text(tokens: Sequence[str]) -> str:
     return (
         f"The tagging labels of your sentence to tag ({len(tokens)} tokens): −100 means “skip this position in "
