@@ -5,10 +5,11 @@ are not in the page until the student commits, and a student can do it all from 
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from encoder_core.lessons import LESSON_IDS
 
-from .driver import assert_no_exception, wait_idle
+from .driver import assert_no_exception, wait_idle, wait_settled
 
 LOAD_MS = 90_000
 PREDICT = "[class*='st-key-predict-']"
@@ -19,7 +20,7 @@ PHONE = {"width": 390, "height": 844}
 def open_all_sections(page, app_url: str, lesson: str, query: str = "all=1") -> None:
     page.goto(f"{app_url}/{lesson}?{query}", timeout=LOAD_MS)
     page.locator(PREDICT).first.wait_for(timeout=LOAD_MS)
-    wait_idle(page, LOAD_MS)
+    wait_settled(page, LOAD_MS)
     assert_no_exception(page)
 
 
@@ -60,9 +61,11 @@ def test_a_student_predicts_with_the_keyboard_alone(browser, app_url):
         if "the last row" in page.evaluate("() => document.activeElement.closest('label').innerText"):
             break
         page.keyboard.press("ArrowDown")
+    wait_settled(page, LOAD_MS)  # each choice reruns the section: let the last one land before moving on
     page.keyboard.press("Tab")  # on to "How sure are you?": its first option is "sure"
     page.keyboard.press("Space")
-    assert sure.get_by_role("radio").first.is_checked()
+    expect(sure.get_by_role("radio").first).to_be_checked(timeout=10_000)
+    wait_settled(page, LOAD_MS)
     for _ in range(6):  # Tab on to the commit button
         page.keyboard.press("Tab")
         if page.evaluate("() => document.activeElement.innerText.trim()") == "Commit my prediction":
@@ -92,14 +95,7 @@ def test_on_a_phone_the_question_fits_and_in_a_lecture_it_is_large(browser, app_
     open_all_sections(page, app_url, "attention", "lecture=1")
     option = page.locator("[class*='st-key-predict-'] [role=radiogroup] p").first
     option.wait_for(timeout=LOAD_MS)
-    # the page's lecture stylesheet comes with the run that reads the link: give a run still on its way time to land
-    try:
-        option.element_handle().wait_for_element_state("stable", timeout=5_000)
-        page.wait_for_function(
-            "e => parseFloat(getComputedStyle(e).fontSize) >= 24", arg=option.element_handle(), timeout=10_000
-        )
-    except Exception:  # noqa: BLE001 - the assertion below reports the size that was drawn
-        pass
+    wait_settled(page, LOAD_MS)  # the lecture stylesheet comes with the run that reads the link
     size = option.evaluate("e => parseFloat(getComputedStyle(e).fontSize)", timeout=LOAD_MS)
     assert size >= 24, f"a lecture's prediction options are {size}px"
     page.screenshot(path=str(screenshots_dir / "predictions" / "attention-lecture.png"))
