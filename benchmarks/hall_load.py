@@ -33,6 +33,7 @@ import websockets
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from benchmarks.browser import pct, rss_mb
+from benchmarks.lesson_inputs import SENTENCE_BOXES, random_sentence
 from benchmarks.side_by_side import checkout
 from scripts.streamlit_protocol import Session, connect
 from tests.browser.conftest import ROOT, free_port, start_server, wait_healthy
@@ -40,19 +41,17 @@ from tests.browser.conftest import ROOT, free_port, start_server, wait_healthy
 MAX_STUDENTS = 300
 MAX_SECONDS = 600
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
-WORDS = "the a cat dog bird teacher student sat ran sang read on in near park river book garden old small".split()
-# The lesson's text box and one slider, by their keys (the widget id ends with "-<key>").
+# The lesson's text box and one slider, by their keys (the widget id ends with "-<key>"); a lesson not in
+# LESSON_SLIDERS has only its text box here.
 # The slider's values: an int range for layer/head-like sliders, a float range for rates.
-LESSON_WIDGETS = {
-    "attention": ("attention.sentence", "attention.head"),
-    "padding": ("padding.sentence_a", "padding.n_pads"),
-    "masking": ("masking.mlm_sentence", "masking.mlm_rate"),
-    "block": ("block.block_sentence", "block.block_layer"),
-    "heads": ("heads.heads_sentence", "heads.heads_head"),
-    "outputs": ("outputs.out_sentence", None),
-    "tradeoffs": ("tradeoffs.sentence", None),
-    "inside": ("inside.inside_sentence", None),
+LESSON_SLIDERS = {
+    "attention": "attention.head",
+    "padding": "padding.n_pads",
+    "masking": "masking.mlm_rate",
+    "block": "block.block_layer",
+    "heads": "heads.heads_head",
 }
+LESSON_WIDGETS = {lesson: (box, LESSON_SLIDERS.get(lesson)) for lesson, box in SENTENCE_BOXES.items()}
 SLIDER_VALUES = {
     "attention.head": (0, 3),
     "padding.n_pads": (0, 8),
@@ -78,7 +77,7 @@ def change(session: Session, r: random.Random) -> list[WidgetState]:
         state.double_array_value.data.append(value)
     else:
         state.id = session.widget_ids[text_key][0]
-        state.string_value = " ".join(r.sample(WORDS, r.randint(4, 9)))
+        state.string_value = random_sentence(r)
     return [state]
 
 

@@ -5,7 +5,7 @@ two commits on a busy machine, where wall-clock times are not (prints a table; n
 
 Each lesson is opened as an AppTest (`tests.apptest_helpers.open_page`, its default tab, every prediction
 skipped), as two students in one server process, so that whatever one caches the other can reuse. Then,
-`--runs` times, with a new sentence each time (words drawn as `benchmarks.hall_load` draws them):
+`--runs` times, with a new sentence each time (`benchmarks.lesson_inputs`, as `benchmarks.hall_load` draws them):
 
 - **new sentence**: student A types a sentence nobody has typed;
 - **same sentence**: student B types the sentence A just typed (a class typing what the lecturer says);
@@ -43,21 +43,10 @@ import streamlit.testing.v1.local_script_runner as local_script_runner
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
+from benchmarks.lesson_inputs import SENTENCE_BOXES, random_sentence
 from tests.apptest_helpers import open_page
 
-WORDS = "the a cat dog bird teacher student sat ran sang read on in near park river book garden old small".split()
-
-# The lesson's sentence box (a text_input key) and its second control: (kind, key, values to cycle through).
-SENTENCE = {
-    "attention": "attention.sentence",
-    "padding": "padding.sentence_a",
-    "masking": "masking.mlm_sentence",
-    "block": "block.block_sentence",
-    "heads": "heads.heads_sentence",
-    "outputs": "outputs.out_sentence",
-    "tradeoffs": "tradeoffs.sentence",
-    "inside": "inside.inside_sentence",
-}
+# The lesson's second control: (kind, key, values to cycle through); its sentence box is SENTENCE_BOXES'.
 CONTROLS = {
     "attention": ("slider", "attention.head", (1, 2, 3, 0)),
     "padding": ("slider", "padding.n_pads", (3, 5, 7, 1)),
@@ -165,7 +154,7 @@ def measured(cost: Cost, count_calls: bool = False):
 
 def sentences(runs: int, seed: int = 46) -> list[str]:
     r = random.Random(seed)
-    return [" ".join(r.sample(WORDS, r.randint(4, 9))) for _ in range(runs)]
+    return [random_sentence(r) for _ in range(runs)]
 
 
 def move_control(at, lesson: str, i: int):
@@ -188,19 +177,19 @@ def lesson_costs(lesson: str, runs: int, profile: bool = False) -> dict[str, Cos
         a = open_page(lesson, timeout=300, every_section=False)
         b = open_page(lesson, timeout=300, every_section=False)
         for i, text in enumerate(sentences(runs, seed)):
-            a.text_input(key=SENTENCE[lesson]).input(text)
+            a.text_input(key=SENTENCE_BOXES[lesson]).input(text)
             if profiler and not count_calls:
                 PROFILER.append(profiler)
             with measured(costs["new sentence"], count_calls):
                 a.run()
             PROFILER.clear()
-            b.text_input(key=SENTENCE[lesson]).input(text)
+            b.text_input(key=SENTENCE_BOXES[lesson]).input(text)
             with measured(costs["same sentence"], count_calls):
                 b.run()
             if CONTROLS[lesson]:
                 with measured(costs["control"], count_calls):
                     move_control(a, lesson, i)
-            if not [w for w in a.text_input if w.key == SENTENCE[lesson]]:
+            if not [w for w in a.text_input if w.key == SENTENCE_BOXES[lesson]]:
                 a.run()  # the control reran its section alone (a fragment): AppTest's tree holds only that section
             c = open_page(None, timeout=300)  # the home page first, as open_page does, unmeasured
             c.switch_page(f"pages/{lesson}.py")

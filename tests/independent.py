@@ -43,8 +43,8 @@ def gap_with_pads_by_hand(model, tok, text, n_pads) -> float:
     return float((moved - alone).abs().max())
 
 
-def hf_config(transformers, c):
-    """transformers' BertConfig for one of our EncoderConfigs (eager attention, so weights can be read)."""
+def hf_config(transformers, c, attn_implementation: str = "eager"):
+    """transformers' BertConfig for one of our EncoderConfigs (eager attention by default, so weights can be read)."""
     return transformers.BertConfig(
         vocab_size=c.vocab_size,
         hidden_size=c.d_model,
@@ -55,7 +55,7 @@ def hf_config(transformers, c):
         type_vocab_size=c.type_vocab_size,
         layer_norm_eps=c.layer_norm_eps,
         hidden_act="gelu",
-        attn_implementation="eager",
+        attn_implementation=attn_implementation,
     )
 
 

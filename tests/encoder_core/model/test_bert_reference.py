@@ -4,42 +4,16 @@ from __future__ import annotations
 
 import pytest
 import torch
+from independent import hf_config
 
 from encoder_core import Encoder, EncoderConfig, MaskedLanguageModel
 
 transformers = pytest.importorskip("transformers")
 
 V, D, H, L, FF, P = 100, 64, 4, 2, 256, 64
+# Both sides are built from one config: ours as it is, Hugging Face's through the tests' mapping (hf_config).
+CONFIG = EncoderConfig(vocab_size=V, max_positions=P, d_model=D, n_heads=H, n_layers=L, d_ff=FF)
 TOL = 1e-5
-
-
-def _bert_config(**kw):
-    return transformers.BertConfig(
-        vocab_size=V,
-        hidden_size=D,
-        num_attention_heads=H,
-        num_hidden_layers=L,
-        intermediate_size=FF,
-        max_position_embeddings=P,
-        hidden_act="gelu",
-        attn_implementation=kw.pop("attn_implementation", "eager"),
-        **kw,
-    )
-
-
-def _our_config(bc) -> EncoderConfig:
-    return EncoderConfig(
-        vocab_size=bc.vocab_size,
-        max_positions=bc.max_position_embeddings,
-        d_model=bc.hidden_size,
-        n_heads=bc.num_attention_heads,
-        n_layers=bc.num_hidden_layers,
-        d_ff=bc.intermediate_size,
-        type_vocab_size=bc.type_vocab_size,
-        layer_norm_eps=bc.layer_norm_eps,
-        pad_id=bc.pad_token_id,
-        activation=bc.hidden_act,
-    )
 
 
 def _perturb(model, seed=0):
@@ -68,9 +42,9 @@ def _batch():
 @pytest.fixture(scope="module")
 def pair():
     torch.manual_seed(0)
-    bc = _bert_config()
+    bc = hf_config(transformers, CONFIG)
     theirs = _perturb(transformers.BertModel(bc))
-    ours = Encoder(_our_config(bc))
+    ours = Encoder(CONFIG)
     result = ours.load_state_dict(theirs.state_dict(), strict=True)
     assert not result.missing_keys and not result.unexpected_keys
     return ours.eval(), theirs
@@ -110,7 +84,7 @@ def test_hidden_states_attentions_and_pooler_match(pair):
 
 def test_fused_path_matches_transformers_sdpa(pair):
     ours, theirs = pair
-    sdpa = transformers.BertModel(_bert_config(attn_implementation="sdpa")).eval()
+    sdpa = transformers.BertModel(hf_config(transformers, CONFIG, attn_implementation="sdpa")).eval()
     sdpa.load_state_dict(theirs.state_dict())
     ids, segments, kpm = _batch()
     with torch.no_grad():
@@ -139,12 +113,12 @@ EXPECTED_UNEXPECTED = {"cls.predictions.decoder.bias"}
 
 def test_masked_lm_logits_match():
     torch.manual_seed(1)
-    bc = _bert_config()
+    bc = hf_config(transformers, CONFIG)
     theirs = _perturb(transformers.BertForMaskedLM(bc), seed=1)
     # Tied in both: one embedding table read in and read out; one output bias.
     assert theirs.cls.predictions.decoder.weight is theirs.bert.embeddings.word_embeddings.weight
     assert theirs.cls.predictions.decoder.bias is theirs.cls.predictions.bias
-    ours = MaskedLanguageModel(_our_config(bc))
+    ours = MaskedLanguageModel(CONFIG)
     assert ours.cls.predictions.decoder.weight is ours.bert.embeddings.word_embeddings.weight
 
     result = ours.load_state_dict(theirs.state_dict(), strict=False)
