@@ -180,9 +180,9 @@ def lecturer_view(code: str) -> None:
         quiz_link = student_link.replace(f"/room?room={code}", f"/quiz?room={code}")
         st.markdown("Instead of rounds, students may work through the room's quiz alone, at this link:")
         st.code(quiz_link, language=None, wrap_lines=True)
-        st.download_button(  # made now, not on the click: see ui/room/rounds.py's "Rounds (CSV)"
+        st.download_button(
             "Self-paced quiz answers (CSV)",
-            data=room_csv(code, room.quiz_seed),
+            data=lambda: room_csv(code, room.quiz_seed),
             file_name=f"encoder-lab-room-{code}.csv",
             mime="text/csv",
             key="room_csv",

@@ -453,11 +453,9 @@ def lecturer_rounds(code: str, quiz_seed: int, presenter: bool = False) -> None:
         ask_panel(code, _open)  # the open deck's question step, if any, ready to ask (ui/room/deck.py)
         pose_form(code, quiz_seed)
     rounds_list(code, presenter)
-    # Made now, not on the click: Streamlit deletes a file made on a click after two script runs, and this
-    # page's live count runs every second, so on a busy server the download could be gone before it starts.
     st.download_button(
         "Rounds (CSV)",
-        data=rounds_csv(code),
+        data=lambda: rounds_csv(code),
         file_name=f"encoder-lab-rounds-{code}.csv",
         mime="text/csv",
         key="room_rounds_csv",
