@@ -94,7 +94,7 @@ async def student(url: str, lesson: str, seed: int, until: float, think_s: float
             out.first_run = time.perf_counter() - started
             while True:
                 await asyncio.sleep(r.uniform(0.5, 1.5) * think_s)
-                if time.perf_counter() >= until:
+                if time.perf_counter() >= until and out.changes:  # one change at least, however slow the first run
                     break
                 sent = time.perf_counter()
                 ok = await session.run(change(session, r))
