@@ -30,6 +30,10 @@ rooms = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("expires_at", DateTime(timezone=True), nullable=False, index=True),
     Column("closed_at", DateTime(timezone=True)),
+    # Added after the first release (nullable, so ensure_schema can add them): the deck the lecturer presents in
+    # this room and its step, from 0, so the presenter view and the projected screen move it together.
+    Column("deck_id", String(16)),
+    Column("deck_step", Integer),
 )
 joins = Table(
     "room_student",

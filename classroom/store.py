@@ -116,7 +116,7 @@ def _insert(engine: Engine, table: Table):
     return dialect.insert(table)
 
 
-GROWN_TABLES = (rounds,)  # tables that gained nullable columns after a release; create_all adds no column
+GROWN_TABLES = (rounds, rooms)  # tables that gained nullable columns after a release; create_all adds no column
 
 
 def _add_missing_columns(conn) -> None:
@@ -215,6 +215,17 @@ class RoomStore(RoundVotes, LearnerRecords, SavedDecks):
                 update(rooms).where(rooms.c.code == code, rooms.c.closed_at.is_(None)).values(closed_at=now)
             )
         )
+
+    def set_deck_place(self, code: str, deck_id: str | None, step: int | None) -> None:
+        """The deck this room's lecturer presents and its step (from 0); None, None: no deck."""
+        place = {"deck_id": deck_id, "deck_step": None if deck_id is None else int(step or 0)}
+        self._run(lambda conn: conn.execute(update(rooms).where(rooms.c.code == code).values(**place)))
+
+    def deck_place(self, code: str) -> tuple[str, int] | None:
+        """(deck id, step) the room's lecturer is on, or None: whichever of their screens moved it last."""
+        query = select(rooms.c.deck_id, rooms.c.deck_step).where(rooms.c.code == code)
+        row = self._run(lambda conn: conn.execute(query).first())
+        return (row.deck_id, int(row.deck_step or 0)) if row is not None and row.deck_id else None
 
     # --------------------------------------------------------------- students
 

@@ -15,6 +15,7 @@ from ui.frame.quiz_widget import QUIZ_SEED, current_quiz_seed, escape_md, fresh_
 from ui.frame.sections import narrative, start
 from ui.frame.state import value, write_url
 from ui.room import session as rooms
+from ui.room.deck import presenter_deck
 from ui.room.join import join_panel
 from ui.room.phone import ROOM_CLOSED, ROOM_EXPIRED, phone_view
 from ui.room.rounds import lecturer_rounds, settings
@@ -136,6 +137,7 @@ def presenter_view(code: str, quiz_seed: int) -> None:
     """The lecturer's private view on their own device: the round with its distribution and suggestion."""
     st.caption(f"Presenter view of room {shown_code(code)}: keep this screen to yourself.")
     rooms.remember_lecturer(code)
+    presenter_deck(code)  # the deck the lecturer presents in this room, if any, with its Previous / Next
     lecturer_rounds(code, quiz_seed, presenter=True)
     settings()
 

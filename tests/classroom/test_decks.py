@@ -163,3 +163,34 @@ def test_the_store_keeps_a_deck_by_its_id(store):
     assert deck_id == deck.id and store.save_deck(deck) == deck_id  # saved twice: one row, one link
     assert store.load_deck(deck_id) == deck
     assert store.load_deck("0" * 12) is None
+
+
+def test_a_room_keeps_the_deck_its_lecturer_presents_and_its_step(store):
+    room, _ = store.open_room(1)
+    other, _ = store.open_room(2)
+    assert store.deck_place(room.code) is None
+    store.set_deck_place(room.code, "0123456789ab", 3)
+    assert store.deck_place(room.code) == ("0123456789ab", 3) and store.deck_place(other.code) is None
+    store.set_deck_place(room.code, "0123456789ab", 0)  # step 1: a place, not "no deck"
+    assert store.deck_place(room.code) == ("0123456789ab", 0)
+    store.set_deck_place(room.code, None, None)  # the lecturer closed the deck
+    assert store.deck_place(room.code) is None
+
+
+def test_a_room_table_from_before_decks_gets_the_deck_columns(tmp_path):
+    from sqlalchemy import create_engine, text
+
+    from classroom.store import RoomStore
+
+    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    with create_engine(url).begin() as conn:  # the room table as the first release made it
+        conn.execute(
+            text(
+                "CREATE TABLE room (code VARCHAR(16) PRIMARY KEY, key_hash VARCHAR(64) NOT NULL, quiz_seed INTEGER "
+                "NOT NULL, created_at DATETIME NOT NULL, expires_at DATETIME NOT NULL, closed_at DATETIME)"
+            )
+        )
+    store = RoomStore(url)
+    room, _ = store.open_room(5)
+    store.set_deck_place(room.code, "0123456789ab", 2)
+    assert store.deck_place(room.code) == ("0123456789ab", 2)

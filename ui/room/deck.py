@@ -54,6 +54,7 @@ BAR_CSS = """
 #lecture-step {scroll-margin-top: 10.5rem !important;}
 """
 LOADED_KEY = "_deck_loaded"  # (id, Deck | None) of the deck the link names, read once per id per session
+MOVE_FAILED_KEY = "_deck_move_failed"  # the presenter view's Previous / Next met a database that was down
 QUESTIONS_KEY = "_deck_questions"  # (deck id, step index) -> RoomQuestion, built once
 
 
@@ -148,6 +149,7 @@ def _lecturer_room() -> str | None:
     return list(held)[-1] if held else None
 
 
+FOLLOW_S = 2.0  # the presenting screen looks for a step its room's presenter view chose this often
 GO_KEY = "_deck_go"  # the page and link a button chose, opened by deck_bar on the run that follows
 KEEP_KEY = "_deck_keep"  # the sidebar's values as the deck left them, put back after st.switch_page
 _FRAME_PARAMS = (CONTRAST, ALL_SECTIONS, SEED, MODEL)  # the app-wide controls a view's link may set
@@ -162,7 +164,13 @@ def choose(deck_id: str, deck: Deck, index: int) -> None:
     st.session_state[DECK_STEP.key] = index
     if problems(Deck("", (s,)), known()):  # a lesson this app no longer has: the bar says so, the page stays
         return
-    page, query = target(deck_id, index, s, _lecturer_room())
+    room = _lecturer_room()
+    if room:  # the room's presenter view shows the step, and moves it too (presenter_deck)
+        try:
+            get_store().set_deck_place(room, deck_id, index)
+        except StoreUnavailable:
+            pass
+    page, query = target(deck_id, index, s, room)
     if isinstance(s, ViewStep):
         st.session_state[STEP.key] = s.step
         for key in [k for k in st.session_state if str(k).startswith(f"{s.lesson}.")]:
@@ -201,6 +209,28 @@ def _open_chosen() -> None:
 def close_deck() -> None:
     st.session_state[DECK.key] = ""
     st.session_state[DECK_STEP.key] = 0
+    if room := _lecturer_room():
+        try:
+            get_store().set_deck_place(room, None, None)
+        except StoreUnavailable:
+            pass
+
+
+@st.fragment(run_every=FOLLOW_S)
+def follow_room(code: str, deck_id: str, k: int) -> None:
+    """Draws nothing: the screen presenting the deck takes the step the room's presenter view moved it to. A room
+    with no deck yet (opened after the deck) gets this one."""
+    try:
+        place = get_store().deck_place(code)
+        if place is None:
+            get_store().set_deck_place(code, deck_id, k)
+            return
+        deck = load(deck_id)
+    except StoreUnavailable:
+        return
+    if deck is not None and place[0] == deck_id and place[1] != k:
+        choose(deck_id, deck, place[1])
+        st.rerun(scope="app")
 
 
 def deck_bar() -> None:
@@ -251,6 +281,8 @@ def deck_bar() -> None:
         flagged = [p for p in problems(deck, known()) if p.number == k + 1]
         for p in flagged:
             st.warning(f"{escape_md(str(p))} Skip it with Next.")
+        if room := _lecturer_room():
+            follow_room(room, deck_id, k)
         here = st.session_state.get(CURRENT_PAGE_KEY)
         if here != Path(target(deck_id, k, s)[0]).stem and not flagged:
             st.button(
@@ -260,6 +292,68 @@ def deck_bar() -> None:
                 on_click=choose,
                 args=(deck_id, deck, k),
             )
+
+
+def move_room(code: str, deck_id: str, index: int) -> None:
+    """on_click of the presenter view's Previous / Next: the room's deck moves, and its screen follows."""
+    try:
+        get_store().set_deck_place(code, deck_id, index)
+    except StoreUnavailable:
+        st.session_state[MOVE_FAILED_KEY] = True
+
+
+@st.fragment(run_every=FOLLOW_S)
+def follow_place(code: str, place: tuple[str, int] | None) -> None:
+    """Draws nothing: the presenter view is drawn again once the screen has moved the room's deck."""
+    try:
+        now = get_store().deck_place(code)
+    except StoreUnavailable:
+        return
+    if now != place:
+        st.rerun(scope="app")
+
+
+def presenter_deck(code: str) -> None:
+    """On the room's presenter view: the deck its lecturer presents, its step, and Previous / Next (keys Page Up /
+    Page Down), which move the deck on the projected screen too (within FOLLOW_S seconds)."""
+    if open_deck_id() is not None:  # this session presents a deck itself: its own bar is above the page
+        return
+    try:
+        place = get_store().deck_place(code)
+        deck = load(place[0]) if place else None
+    except StoreUnavailable:
+        return
+    if st.session_state.pop(MOVE_FAILED_KEY, False):
+        st.warning(rooms.DOWN)
+    follow_place(code, place)
+    if deck is None or not deck.steps:
+        return
+    deck_id, n = place[0], len(deck.steps)
+    k = min(max(place[1], 0), n - 1)
+    with st.container(key="deck-remote", border=True):
+        c_where, c_prev, c_next = st.columns([4, 2, 2], vertical_alignment="center")
+        c_where.markdown(f"**{escape_md(deck.title)}** · Step {k + 1} of {n}: {escape_md(title(deck.steps[k]))}")
+        c_prev.button(
+            "Previous",
+            key="deck_remote_prev",
+            disabled=k == 0,
+            width="stretch",
+            on_click=move_room,
+            args=(code, deck_id, k - 1),
+            shortcut=PREVIOUS_KEY,
+            help="The deck's previous step, on the projected screen too (key Page Up)",
+        )
+        c_next.button(
+            "Next",
+            key="deck_remote_next",
+            disabled=k == n - 1,
+            type="primary",
+            width="stretch",
+            on_click=move_room,
+            args=(code, deck_id, k + 1),
+            shortcut=NEXT_KEY,
+            help="The deck's next step, on the projected screen too (key Page Down)",
+        )
 
 
 def step_question(deck_id: str, deck: Deck, index: int) -> RoomQuestion:
@@ -272,17 +366,18 @@ def step_question(deck_id: str, deck: Deck, index: int) -> RoomQuestion:
 
 def ask_panel(code: str, open_round) -> None:
     """In the lecturer's room, while no vote is open: the open deck's question step, ready to ask.
-    open_round(code, question) is the room's own way to open a round (ui/room/rounds.py)."""
-    deck_id = open_deck_id()
-    if deck_id is None:
-        return
+    open_round(code, question) is the room's own way to open a round (ui/room/rounds.py). On the presenter view
+    (no deck of its own): the step of the deck the room presents."""
+    deck_id, k = open_deck_id(), int(st.session_state.get(DECK_STEP.key, 0))
     try:
-        deck = load(deck_id)
+        if deck_id is None:
+            deck_id, k = get_store().deck_place(code) or (None, 0)
+        deck = load(deck_id) if deck_id else None
     except StoreUnavailable:
         return
-    if deck is None:
+    if deck is None or not deck.steps:
         return
-    k = min(max(int(st.session_state.get(DECK_STEP.key, 0)), 0), len(deck.steps) - 1)
+    k = min(max(k, 0), len(deck.steps) - 1)
     s = deck.steps[k]
     if not is_question(s):
         return
