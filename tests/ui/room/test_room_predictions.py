@@ -256,14 +256,23 @@ def test_a_pages_escaped_text_comes_back_plain_for_the_room(text):
     assert unescaped(escape_md(text)) == text
 
 
+CLOZE = "the dog slept on the [MASK] all day"
+
+
+def cloze_knockouts():
+    """The inside lesson's cloze of CLOZE on the lab's trained MLM, and its knockouts, as the lesson computes them."""
+    from encoder_core.lessons import inside as inside_core
+
+    trained = trained_mlm().model
+    cloze = inside_core.prepare_cloze(trained.tokenizer, CLOZE)
+    return trained, cloze, inside_core.knockouts(trained.model, trained.tokenizer, cloze)
+
+
 def test_the_token_knockout_question_is_the_token_whose_hiding_costs_the_answer_most():
     from encoder_core.lessons import inside as inside_core
 
-    sentence = "the dog slept on the [MASK] all day"
-    q = from_prediction("inside-token", sentence, "small", 0)
-    trained = trained_mlm().model
-    cloze = inside_core.prepare_cloze(trained.tokenizer, sentence)
-    knock = inside_core.knockouts(trained.model, trained.tokenizer, cloze)
+    q = from_prediction("inside-token", CLOZE, "small", 0)
+    trained, cloze, knock = cloze_knockouts()
     choice = inside_core.token_choice(knock, inside_core.attention_maps(trained.model, cloze), cloze)
     best = choice.candidates[choice.answer]
     assert q.options[q.correct] == f"“{cloze.tokens[best]}” (token {best})"
@@ -322,11 +331,8 @@ def test_the_fill_question_is_the_models_first_choice_at_the_blank():
 def test_the_explanation_question_is_the_explanation_that_agrees_best_with_the_knockouts():
     from encoder_core.lessons import inside as inside_core
 
-    sentence = "the dog slept on the [MASK] all day"
-    q = from_prediction("inside-explanation", sentence, "small", 0)
-    trained = trained_mlm().model
-    cloze = inside_core.prepare_cloze(trained.tokenizer, sentence)
-    knock = inside_core.knockouts(trained.model, trained.tokenizer, cloze)
+    q = from_prediction("inside-explanation", CLOZE, "small", 0)
+    trained, cloze, knock = cloze_knockouts()
     expl = inside_core.explanations(trained.model, trained.tokenizer, cloze, knock.answer_id, "[PAD]", 64)
     scores = inside_core.agreement(expl, knock, cloze)
     assert q.correct == list(inside_core.METHODS).index(inside_core.best_method(scores))  # the lesson's answer
