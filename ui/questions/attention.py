@@ -7,6 +7,8 @@ states this input's facts (a test recomputes them); none of it is shown before t
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from encoder_core.lessons import attention as core
@@ -15,12 +17,14 @@ from ui.frame.predict import Option, Prediction
 from ui.room.registry import CannotAsk, Run, register_room_question, run_key
 from ui.views import attention as view
 
+LESSON = "attention"
+
 
 def same_rows(facts: RowFacts, tokens: list[str]) -> Prediction:
     """Which query row is the same under both masks (answer: row_outcome; asked only where facts.askable)."""
     busiest = facts.busiest
     return Prediction(
-        "attention",
+        LESSON,
         "rows",
         "You see the bidirectional grid. Now the causal mask is added: which query row comes out exactly the same?",
         (
@@ -55,7 +59,7 @@ def drop(result: DropLastResult) -> Prediction:
     """Which runs move the vectors before a dropped token (answer: drop_outcome; asked where drop_is_clear)."""
     n, moved = result.positions, moved_count(result)
     return Prediction(
-        "attention",
+        LESSON,
         "drop",
         "Drop that token and run the sentence again. Which runs change the final vectors of the tokens before it?",
         (
@@ -116,7 +120,7 @@ def look_ahead(la: LookAhead, tokens: list[str], example_mass: float) -> Predict
         )
         options.append(Option(label, habit + fact))
     return Prediction(
-        "attention",
+        LESSON,
         "look-ahead",
         f"Now the same head reads your sentence. Which token does “{tokens[word]}” (token {word}) attend to most?",
         tuple(options),
@@ -126,6 +130,9 @@ def look_ahead(la: LookAhead, tokens: list[str], example_mass: float) -> Predict
 
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+# each of the lesson's room questions, under its lesson
+register = partial(register_room_question, LESSON)
 
 
 def _comparison(run: Run):
@@ -154,8 +161,7 @@ def _last_word(run: Run) -> int:
     return core.last_word_position(run.tokens)
 
 
-register_room_question(
-    "attention",
+register(
     "attention-rows",
     "Attention: which row does the causal mask leave alone?",
     ask=_rows_question,
@@ -166,8 +172,7 @@ register_room_question(
     lead=lambda run: f"Layer {run.proof['layer']}, head {run.proof['head']}, drawn on the screen. ",
     position=_last_word,
 )
-register_room_question(
-    "attention",
+register(
     "attention-drop",
     "Attention: drop the last word; whose vectors move?",
     ask=_drop_question,
@@ -221,8 +226,7 @@ def _look_lead(run: Run) -> str:
     return f"Layer {found.layer}, head {found.head}, shown on an example first. "
 
 
-register_room_question(
-    "attention",
+register(
     "attention-look-ahead",
     "Attention: in a trained head, which token does a word attend to most?",
     ask=_look_question,

@@ -8,6 +8,7 @@ encoder_core's result, and a test recomputes them.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import streamlit as st
 
@@ -21,8 +22,10 @@ from encoder_core.lessons.block import (
 )
 from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
 from ui.room.numbers import number_choice
-from ui.room.registry import CannotAsk, Run, register_room_question, run_key
+from ui.room.registry import CannotAsk, Run, register_room_question, run_key, sentence_link
 from ui.views import block as view
+
+LESSON = "block"
 
 NORM_STD_TOLERANCE = 0.1  # a spread within 10 % of the model's: the LayerNorm's own eps and γ move it less
 # What a student holding each misconception of encoder_core.lessons.block.norm_std_traps would type, and why.
@@ -40,7 +43,7 @@ def layernorm_std(
     """The embeddings' LayerNorm, asked about one row whose spread before it the page quotes. std_after: the model's
     answer (only to state the tolerance: the prompt never shows it); traps: core.norm_std_traps of that row."""
     q = Prediction(
-        "block",
+        LESSON,
         "norm-std",
         f"Before the LayerNorm, the row of “{token}” (position {position}) has a standard deviation of "
         f"{std_before:.3f} over its features. What is its standard deviation after the LayerNorm?",
@@ -72,7 +75,7 @@ def ffn_shape(n_tokens: int, d_model: int, d_ff: int) -> Prediction:
         "d x d_ff": (d_model, d_ff),
     }
     return Prediction(
-        "block",
+        LESSON,
         "ffn-shape",
         f"Your sentence has T = {n_tokens} tokens and the block is d = {d_model} wide. What shape is the FFN's "
         "hidden layer u = h·W₁ + b₁?",
@@ -116,7 +119,7 @@ def growth_options(study: DeepStackStudy) -> dict[str, Option]:
 def deep_growth(study: DeepStackStudy) -> Prediction:
     options = growth_options(study)
     return Prediction(
-        "block",
+        LESSON,
         "deep-growth",
         "Both stacks start from the same embeddings, each token's vector of length √d. After the last block, whose "
         "residual stream has grown by a tenth or more?",
@@ -150,7 +153,7 @@ def ffn_token(choice: FfnTokenChoice, tokens: list[str], model_name: str, margin
         else ""
     )
     return Prediction(
-        "block",
+        LESSON,
         "ffn-token",
         f"In {model_name}, layer {choice.layer}: the FFN reads each token's row on its own and adds a vector f to it. "
         f"To which of these tokens does it add the longest f?{passed}",
@@ -161,6 +164,9 @@ def ffn_token(choice: FfnTokenChoice, tokens: list[str], model_name: str, margin
 
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+# each of the lesson's room questions: its lesson, and its page's link parameter for the round's sentence
+register = partial(register_room_question, LESSON, link=sentence_link("block_sentence"))
 
 STAGE_STEP = 2  # "Inside the block, one stage at a time" is the block lesson's third section
 
@@ -183,8 +189,7 @@ def _ffn_chart(run: Run):
     return view.stage_chart(walk, "ffn_hidden", run.tokens, core.summarize(hidden))
 
 
-register_room_question(
-    "block",
+register(
     "block-ffn-shape",
     "The block: what shape is the FFN's hidden layer?",
     ask=_ffn_question,
@@ -192,7 +197,6 @@ register_room_question(
     charts=lambda run: [_ffn_chart(run)],
     block=True,
     lead=lambda run: "Layer 0 of the block lesson's small model. ",
-    link=lambda proof: {"block_sentence": proof["sentence"]},
 )
 
 
@@ -221,8 +225,7 @@ def _norm_charts(run: Run) -> list:
     return [charts["emb_sum"], charts["emb_norm"]]
 
 
-register_room_question(
-    "block",
+register(
     "block-norm-std",
     "The block: a row's spread after the embeddings' LayerNorm?",
     ask=_norm_choice,
@@ -230,7 +233,6 @@ register_room_question(
     charts=_norm_charts,
     block=True,
     lead=lambda run: "The block lesson's small model. ",
-    link=lambda proof: {"block_sentence": proof["sentence"]},
 )
 
 
@@ -283,17 +285,14 @@ def _deep_growth_question(run: Run) -> tuple[Prediction, int]:
     return deep_growth(study), core.GROWTH_OUTCOMES.index(core.growth_outcome(study))
 
 
-register_room_question(
-    "block",
+register(
     "block-ffn-token",
     "The block: to which word does a trained FFN add the longest vector?",
     ask=_ffn_token_question,
     step=TRAINED_STEP,
     charts=_ffn_token_chart,
-    link=lambda proof: {"block_sentence": proof["sentence"]},
 )
-register_room_question(
-    "block",
+register(
     "block-deep-growth",
     "The block: after 12 blocks, whose residual stream has grown?",
     ask=_deep_growth_question,
@@ -301,5 +300,4 @@ register_room_question(
     charts=lambda run: list(view.deep_stack_charts(_deep_stack(run))),
     block=True,
     lead=lambda run: f"A post-norm and a pre-norm stack of {ROOM_DEPTH} of the block lesson's blocks, BERT's init. ",
-    link=lambda proof: {"block_sentence": proof["sentence"]},
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 
 import streamlit as st
 
@@ -17,8 +18,10 @@ from encoder_core.lessons.heads import TopKeyChoice
 from encoder_core.model.head_patterns import HeadLabel, head_label, label_heads
 from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
 from ui.room.numbers import number_choice
-from ui.room.registry import CannotAsk, Run, register_room_question, run_key
+from ui.room.registry import CannotAsk, Run, register_room_question, run_key, sentence_link
 from ui.views import heads as view
+
+LESSON = "heads"
 
 WEIGHT_COUNT_TOLERANCE = 0.02  # a count: within 2 %, so a token miscounted (T ± 1) is already wrong
 # What a student holding each misconception of HeadMechanics.weight_count_traps would type, and why.
@@ -34,7 +37,7 @@ COUNT_TRAPS = {
 def weight_count(n_heads: int, model_name: str, traps: dict[str, int], answer: int) -> Prediction:
     """traps: HeadMechanics.weight_count_traps; answer: the model's count (only to state the tolerance)."""
     q = Prediction(
-        "heads",
+        LESSON,
         "weight-count",
         f"One attention layer of {model_name}, with {n_heads} heads, runs on your sentence. How many attention "
         "weights does it compute? (count the tokens in the charts above, [CLS] and [SEP] included)",
@@ -75,7 +78,7 @@ def previous_token(candidates: Sequence[HeadLabel], model_name: str, left_out: b
         options.append(Option(name, said[:1].upper() + said[1:]))
     note = " (A head that looks back nearly as much as the answer is not offered: too close to call.)"
     return Prediction(
-        "heads",
+        LESSON,
         "previous-token",
         f"In {model_name}, on your sentence: which of these heads puts the most weight on the token just before "
         f"each token?{note if left_out else ''}",
@@ -116,7 +119,7 @@ def top_key(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> Pre
         else ""
     )
     return Prediction(
-        "heads",
+        LESSON,
         "top-key",
         f"In {model_name}, layer {choice.layer}, head {choice.head}: which token does “{tokens[q]}” (position {q}) "
         f"put the most weight on?{passed}",
@@ -127,6 +130,9 @@ def top_key(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> Pre
 
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+# each of the lesson's room questions: its lesson, and its page's link parameter for the round's sentence
+register = partial(register_room_question, LESSON, link=sentence_link("heads_sentence"))
 
 GRID_STEP = 2  # "All heads at once" asks both
 MAP_TOKENS = 64  # the large map's tokens, as the page draws it
@@ -194,23 +200,19 @@ def _top_key_chart(run: Run) -> list:
     return [view.top_key_chart(choice, attention.tokens, run.name)]
 
 
-register_room_question(
-    "heads",
+register(
     "heads-previous-token",
     "Heads: which head looks back at the token before?",
     ask=_previous_question,
     step=GRID_STEP,
     charts=_previous_chart,
-    link=lambda proof: {"heads_sentence": proof["sentence"]},
 )
-register_room_question(
-    "heads",
+register(
     "heads-top-key",
     "Heads: in a pretrained head, which token does a word put the most weight on?",
     ask=_top_key_question,
     step=GRID_STEP,
     charts=_top_key_chart,
-    link=lambda proof: {"heads_sentence": proof["sentence"]},
 )
 
 
@@ -235,13 +237,11 @@ def _weight_count(run: Run):
     return mech, number_choice(asked, mech.n_weights)
 
 
-register_room_question(
-    "heads",
+register(
     "heads-weight-count",
     "Heads: how many attention weights does one layer compute?",
     ask=lambda run: _weight_count(run)[1],
     step=SPLIT_STEP,
     charts=lambda run: [view.own_weights_chart(_weight_count(run)[0])],
     lead=lambda run: f"It reads {len(run.tokens)} tokens: {' '.join(run.tokens)}. ",
-    link=lambda proof: {"heads_sentence": proof["sentence"]},
 )

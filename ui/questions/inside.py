@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import replace
+from functools import partial
 
 import streamlit as st
 
@@ -19,9 +20,11 @@ from encoder_core.lessons.inside import (
     best_methods,
 )
 from ui.frame.predict import Option, Prediction, Verdict, judge
-from ui.room.registry import CannotAsk, Run, middle_word, register_room_question, run_key
+from ui.room.registry import CannotAsk, Run, middle_word, register_room_question, run_key, sentence_link
 from ui.views import inside as view
 from ui.views.inside import md
+
+LESSON = "inside"
 
 # Why a head offered for the wrong reason is not the one that matters most, by that reason; each sentence
 # states the head's own knockout change beside the right one's (at least KNOCKOUT_MARGIN apart).
@@ -57,7 +60,7 @@ def most_important_head(choice: HeadChoice, answer: str, tokens: list[str] | Non
         )  # fmt: skip
         options.append(Option(head_name(*c), "" if reason == "answer" else idea))
     return Prediction(
-        "inside",
+        LESSON,
         "head",
         f"The model answers “{md(answer)}” at the [MASK]. Knock out one head (its output zeroed before W_O): "
         f"which of these {len(options)} heads, knocked out alone, lowers the log-probability of that answer most? "
@@ -100,7 +103,7 @@ def most_important_token(choice: TokenChoice, tokens: list[str], answer: str) ->
         )  # fmt: skip
         options.append(Option(token_name(tokens, i), "" if reason == "answer" else idea))
     return Prediction(
-        "inside",
+        LESSON,
         "token",
         f"The model answers “{md(answer)}” at the [MASK]. Hide one token from every query, in every layer: which of "
         f"these {len(options)} tokens, hidden alone, lowers the log-probability of that answer most? (The right one "
@@ -128,7 +131,7 @@ WRONG_METHOD = {
 
 def best_explanation() -> Prediction:
     return Prediction(
-        "inside",
+        LESSON,
         "explanation",
         "Which explanation will rank the tokens most like the knockouts do on your sentence (the highest Spearman "
         f"correlation)? One within {EXPLANATION_MARGIN:g} of the highest counts as right too.",
@@ -157,6 +160,9 @@ def explanation_score(scores: dict[str, float]):
 
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+# each of the lesson's room questions: its lesson, and its page's link parameter for the round's sentence
+register = partial(register_room_question, LESSON, link=sentence_link("inside_sentence"))
 
 HEADS_STEP = 0  # "Knock it out" opens the lesson
 
@@ -189,8 +195,7 @@ def _head_lead(run: Run) -> str:
     return f"The model reads “{cloze.text}” and fills in the [MASK] (token {cloze.position}). "
 
 
-register_room_question(
-    "inside",
+register(
     "inside-head",
     "Looking inside: which head, knocked out, costs the answer most?",
     ask=_head_question,
@@ -199,7 +204,6 @@ register_room_question(
     trained=True,
     lead=_head_lead,
     position=middle_word,
-    link=lambda proof: {"inside_sentence": proof["sentence"]},
 )
 
 
@@ -233,8 +237,7 @@ def _token_chart(run: Run) -> list:
     return [view.token_knockout_chart(knock, cloze)]
 
 
-register_room_question(
-    "inside",
+register(
     "inside-token",
     "Looking inside: which token, hidden, costs the answer most?",
     ask=_token_question,
@@ -242,7 +245,6 @@ register_room_question(
     charts=_token_chart,
     trained=True,
     lead=_head_lead,
-    link=lambda proof: {"inside_sentence": proof["sentence"]},
 )
 
 
@@ -283,8 +285,7 @@ def _explanation_lead(run: Run) -> str:
     )
 
 
-register_room_question(
-    "inside",
+register(
     "inside-explanation",
     "Looking inside: which explanation ranks the tokens most like the knockouts?",
     ask=_explanation_question,
@@ -292,5 +293,4 @@ register_room_question(
     charts=lambda run: [view.sentence_agreement_chart(_scores(run))],
     trained=True,
     lead=_explanation_lead,
-    link=lambda proof: {"inside_sentence": proof["sentence"]},
 )

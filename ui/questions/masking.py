@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
+from functools import partial
 
 import streamlit as st
 
@@ -23,8 +24,10 @@ from encoder_core.lessons.masking import (
 )
 from ui.frame.predict import Option, Prediction, Verdict, judge
 from ui.frame.quiz_widget import escape_md
-from ui.room.registry import CannotAsk, Run, register_room_question, run_key, word_positions
+from ui.room.registry import CannotAsk, Run, register_room_question, run_key, sentence_link, word_positions
 from ui.views import masking as view
+
+LESSON = "masking"
 
 LOSS_OPTIONS = {
     "every": Option(
@@ -50,7 +53,7 @@ LOSS_OPTIONS = {
 }
 
 LOSS = Prediction(
-    "masking",
+    LESSON,
     "loss",
     "Which positions of this draw does the loss read?",
     tuple(LOSS_OPTIONS[code] for code in LOSS_SETS),
@@ -73,7 +76,7 @@ def loss_verdict(guess: int, answer: int, matches: list[str]) -> Verdict:
 
 
 FILL = Prediction(
-    "masking",
+    LESSON,
     "fill",
     "What word will the model put first in the first [MASK]? Type one word. The model's own first choice counts "
     "as right; any other word is not counted as a miss (a word that fits is not wrong because one model prefers "
@@ -175,7 +178,7 @@ def hardest(choice: HardestChoice, positions: list[DrawPosition], model_name: st
         else ""
     )
     return Prediction(
-        "masking",
+        LESSON,
         "hardest",
         f"Under {model_name}, which of this draw's chosen positions carries the largest loss, −log p(original "
         f"word)? A position within {LOSS_MARGIN:g} nats of the largest counts as right too.{some}",
@@ -233,6 +236,9 @@ def hardest_not_asked(choice: HardestChoice) -> str:
 
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
+
+# each of the lesson's room questions, under its lesson
+register = partial(register_room_question, LESSON)
 
 LOSS_STEP = 2  # "Which positions carry a loss" asks which positions the loss reads, then which carries the largest
 FILL_STEP = 3  # "Fill in the blank"
@@ -323,8 +329,7 @@ def _loss_lead(run: Run) -> str:
     )
 
 
-register_room_question(
-    "masking",
+register(
     "masking-loss",
     "Masked LM: which positions of the draw does the loss read?",
     ask=_loss_question,
@@ -335,8 +340,7 @@ register_room_question(
     lead=_loss_lead,
     link=lambda proof: {"mlm_sentence": proof["sentence"], "mlm_rate": proof.get("rate", ROOM_DRAW["rate"])},
 )
-register_room_question(
-    "masking",
+register(
     "masking-hardest",
     "Masked LM: which chosen position carries the largest loss?",
     ask=_hardest_question,
@@ -344,7 +348,7 @@ register_room_question(
     charts=_hardest_chart,
     trained=True,
     lead=lambda run: "The lesson's draw: 15% of the words chosen, then 80/10/10. ",
-    link=lambda proof: {"mlm_sentence": proof["sentence"]},
+    link=sentence_link("mlm_sentence"),
 )
 
 
@@ -419,8 +423,7 @@ def _fill_lead(run: Run) -> str:
     return f"The model reads “{plan.query}”{hidden}. "
 
 
-register_room_question(
-    "masking",
+register(
     "masking-fill",
     "Masked LM: which word does the model put first in the blank?",
     ask=_fill_question,

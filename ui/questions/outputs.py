@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 import streamlit as st
 
@@ -11,7 +12,7 @@ from encoder_core.lessons import outputs as core
 from encoder_core.lessons.outputs import PROBE_OUTCOMES, SAME_MARGIN, SHAPE_FORMS, ClosestSentence, closest_sentence
 from ui.frame.predict import Option, Prediction
 from ui.models import minilm, run_fine_tune
-from ui.room.registry import CannotAsk, Run, register_room_question, run_key
+from ui.room.registry import CannotAsk, Run, register_room_question, run_key, sentence_link
 from ui.views import outputs as view
 
 LESSON = "outputs"
@@ -106,6 +107,9 @@ def closest_question(c: ClosestSentence, sentence: str) -> Prediction:
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
+# each of the lesson's room questions, under its lesson
+register = partial(register_room_question, LESSON)
+
 SHAPES_STEP, STARTS_STEP, POOLING_STEP = 0, 5, 6  # "The shapes", "Three starting points", "Pooling"
 ROOM_PAIR = ("the girl was hungry", "she ate the bread")  # the lesson's own default pair, batched with the sentence
 
@@ -125,8 +129,7 @@ def _shape_question(run: Run) -> tuple[Prediction, int]:
     return replace(asked, prompt=prompt), SHAPE_FORMS.index(core.logits_form(shapes, "tagging"))
 
 
-register_room_question(
-    LESSON,
+register(
     "outputs-tag-shape",
     "Using the outputs: what shape are a tagging head's logits?",
     ask=_shape_question,
@@ -134,7 +137,7 @@ register_room_question(
     charts=lambda run: [view.head_shapes_chart(_shapes_run(run_key(run), run))],
     trained=True,
     lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
-    link=lambda proof: {"out_sentence": proof["sentence"]},
+    link=sentence_link("out_sentence"),
 )
 
 
@@ -162,8 +165,7 @@ def _probe_charts(run: Run) -> list:
     return [view.starts_loss_chart(by_start), view.starts_scores_chart(cmp)]
 
 
-register_room_question(
-    LESSON,
+register(
     "outputs-probe-or-scratch",
     "Using the outputs: frozen probe or random weights, which scores higher?",
     ask=_probe_question,
@@ -194,8 +196,7 @@ def _closest_question(run: Run) -> tuple[Prediction, int]:
     return closest_question(found, run.proof["sentence"]), found.answer
 
 
-register_room_question(
-    LESSON,
+register(
     "outputs-closest-sentence",
     "Using the outputs: which sentence's vector is closest to yours?",
     ask=_closest_question,

@@ -7,6 +7,8 @@ that input's numbers (a test recomputes them); none of it is shown before the co
 
 from __future__ import annotations
 
+from functools import partial
+
 from encoder_core.lessons import padding as core
 from encoder_core.lessons.padding import (
     LEAK_TRENDS,
@@ -19,8 +21,10 @@ from encoder_core.lessons.padding import (
 )
 from ui.frame.predict import Option, Prediction, Trap, Verdict, judge, percent
 from ui.room.numbers import number_choice
-from ui.room.registry import CannotAsk, Run, register_room_question
+from ui.room.registry import CannotAsk, Run, register_room_question, sentence_link
 from ui.views import padding as view
+
+LESSON = "padding"
 
 N_COUNT_OPTIONS = 4
 COUNT_AGAIN = (
@@ -60,7 +64,7 @@ def pad_count(count: PadCount, extra: int) -> Prediction:
         step += 1
     more = f", then {extra} extra pads on every row" if extra else ""
     return Prediction(
-        "padding",
+        LESSON,
         "pad-count",
         "The pair and the single sentence go into one batch: each is tokenized ([CLS] first, a [SEP] after each "
         f"sentence), the shorter filled up with [PAD] to the longer one's length{more}. How many [PAD]s does the "
@@ -92,7 +96,7 @@ def pad_share(n_real: int, n_pads: int, layer: int, head: int, share: float, eve
             )
         )
     return Prediction(
-        "padding",
+        LESSON,
         "pad-share",
         f"Suppose nobody passes the mask. At layer {layer}, head {head}, what share of its attention does a real "
         f"token of the single sentence give its {n_pads} [PAD]s, on average over its {n_real} real tokens? "
@@ -134,7 +138,7 @@ LEAK_TREND_OPTIONS = {
 def leak_trend(most_pads: int) -> Prediction:
     """A choice: without the mask, how the real outputs move as pads are appended (answer: leak_trend)."""
     return Prediction(
-        "padding",
+        LESSON,
         "leak-trend",
         f"Mask off. Append [PAD]s after the single sentence, 1 of them, then more, up to {most_pads}. "
         "Compared with the sentence run alone, what happens to its real tokens' final vectors?",
@@ -164,6 +168,10 @@ def leak_verdict(q: Prediction, leak: PadLeak, guess: int, answer: int) -> Verdi
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
+# each of the lesson's room questions: its lesson, and its page's link parameter for the round's sentence (the
+# lesson pads its single sentence)
+register = partial(register_room_question, LESSON, link=sentence_link("single"))
+
 LEAK_STEP = 2  # "The pad-leak gap" is the padding lesson's third section
 
 
@@ -178,14 +186,12 @@ def _leak_question(run: Run) -> tuple[Prediction, int]:
     return leak_trend(core.LEAK_MIN_PADS), core.LEAK_TRENDS.index(core.leak_trend(_leak(run)))
 
 
-register_room_question(
-    "padding",
+register(
     "padding-leak",
     "Padding: mask off, pads appended; how do the real outputs move?",
     ask=_leak_question,
     step=LEAK_STEP,
     charts=lambda run: [view.leak_curve_chart(_leak(run), mask_on=False)],
-    link=lambda proof: {"single": proof["sentence"]},  # the lesson pads its single sentence
 )
 
 
@@ -207,15 +213,13 @@ def _count_question(run: Run) -> tuple[Prediction, int]:
     return asked, pad_count_answer(asked, count)
 
 
-register_room_question(
-    "padding",
+register(
     "padding-pad-count",
     "Padding: how many [PAD]s does the single sentence's row get?",
     ask=_count_question,
     step=BATCH_STEP,
     charts=lambda run: [view.batch_chart(_count(run)[0])],
     lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
-    link=lambda proof: {"single": proof["sentence"]},
 )
 
 
@@ -256,8 +260,7 @@ def _share_charts(run: Run) -> list:
     return [*view.padded_attention_charts(attn, tokens), view.pad_mass_chart(attn, tokens)]
 
 
-register_room_question(
-    "padding",
+register(
     "padding-pad-share",
     "Padding: mask off, what share of its attention does a real token give the pads?",
     ask=_share_choice,
@@ -268,5 +271,4 @@ register_room_question(
         :1
     ],
     lead=lambda run: f"The pair is “{ROOM_PAIR[0]}” + “{ROOM_PAIR[1]}”; the single sentence is this one. ",
-    link=lambda proof: {"single": proof["sentence"]},
 )

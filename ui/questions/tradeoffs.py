@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from encoder_core.lessons import tradeoffs as core
 from encoder_core.lessons.tradeoffs import CASES, FirstCut, cache_traps
@@ -112,6 +112,9 @@ def mismatch_question(position: int, word: str) -> Prediction:
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
+# each of the lesson's room questions, under its lesson
+register = partial(register_room_question, LESSON)
+
 MISMATCH_STEP = 4  # "The [MASK] mismatch" is the lesson's fifth section
 
 
@@ -134,8 +137,7 @@ def _mismatch_question(run: Run) -> tuple[Prediction, int]:
     return asked, core.CASES.index(core.likeliest_case(_mismatch(run)))
 
 
-register_room_question(
-    "tradeoffs",
+register(
     "tradeoffs-mismatch",
     "Trade-offs: [MASK], a random word or the word itself: under which is it likeliest?",
     ask=_mismatch_question,
@@ -190,16 +192,14 @@ def _cut_question(run: Run) -> tuple[Prediction, int]:
     return cut_question(cut, ROOM_COPIES, lambda text: text), cut.options.index(cut.index)  # options shown as text
 
 
-register_room_question(
-    LESSON,
+register(
     "tradeoffs-cache-saving",
     "Trade-offs: how many times the cached FLOPs does the encoder spend on N appends?",
     ask=_cache_choice,
     step=REUSE_STEP,
     charts=lambda run: [view.append_flops_chart(_costs(run))],
 )
-register_room_question(
-    LESSON,
+register(
     "tradeoffs-first-cut",
     "Trade-offs: the sentence repeated past the cap; which piece is cut first?",
     ask=_cut_question,

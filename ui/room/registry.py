@@ -116,6 +116,12 @@ def register_room_question(
     return prediction
 
 
+def sentence_link(param: str) -> Callable[[dict], dict]:
+    """A room question's link for a lesson whose page takes the round's sentence as its link parameter `param`
+    (and nothing else from the round): link=sentence_link("heads_sentence")."""
+    return lambda proof: {param: proof["sentence"]}
+
+
 def load_lessons() -> None:
     """Import every lesson's prediction module (ui.questions.<id>, for each id of the lesson registry) once
     per process: importing it registers its room questions. A lesson without such a module has none."""
