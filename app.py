@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from encoder_core.lessons import LESSONS
+from encoder_core.lessons import LESSON_IDS, LESSONS
 from ui.frame import learner
 from ui.frame.modes import lecture_mode
 from ui.frame.quiz_widget import QUIZ_PAGE
@@ -74,6 +74,11 @@ with st.sidebar:
 page_style()
 page = st.navigation(PAGES)
 enter_page(page.url_path)
+if page.url_path in LESSON_IDS:  # under the link's slot: the view can go into the deck being built
+    from ui.room.draft import add_view_button
+
+    with st.sidebar:
+        add_view_button(page.url_path)
 if st.session_state.get(DECK.key):  # a lecturer's deck is open: its bar, above every page (ui/room/deck.py)
     from ui.room.deck import deck_bar
 

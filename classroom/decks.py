@@ -53,6 +53,7 @@ TITLE_CHARS = 120
 NOTE_CHARS = 200
 SENTENCE_CHARS = 200  # as the room's sentence box
 VALUE_CHARS = 2000  # a link value, as ui.frame.params.MAX_TEXT
+LINK_CHARS = 4 * VALUE_CHARS  # a whole pasted link
 MAX_SEED = 2**31 - 1
 DECK_PARAMS = ("deck", "deck_step")  # the deck's own place in a link: a view step may not set them
 _PARAM = re.compile(r"[a-z][a-z0-9_]{0,31}")
@@ -353,8 +354,10 @@ def view_from_link(link: str) -> ViewStep:
     """A lesson view from a pasted link (https://host/attention?sentence=...&step=2): the path's last part is
     the lesson, the query its controls (numbers as numbers). BadDeck if it is not such a link."""
     text = str(link or "").strip()
-    if not text or len(text) > 4 * VALUE_CHARS:
+    if not text:
         raise BadDeck("Paste a lesson's link, like https://.../attention?sentence=the+cat+sat&step=2.")
+    if len(text) > LINK_CHARS:
+        raise BadDeck(f"That link is {len(text):,} characters long; a deck keeps links of up to {LINK_CHARS:,}.")
     parts = urlsplit(text if "://" in text or text.startswith("/") else "/" + text)
     lesson = parts.path.rstrip("/").rsplit("/", 1)[-1]
     if not _LESSON.fullmatch(lesson):

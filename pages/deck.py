@@ -1,12 +1,13 @@
 """Deck builder: a lecturer puts a lecture together before class, as an ordered list of steps, each a lesson
-view (a lesson's step with its controls, as its link holds them) or a question for the class room (a
-lesson's prediction on a sentence, a quiz question, or their own). Each question is previewed with the
-answer the model computes; the deck is saved under a link, exported and imported as a JSON file, and
-presented from lecture mode (the deck's bar above every page: ui/room/deck.py)."""
+view (a lesson's step with its controls, as its link holds them; a lesson's sidebar adds one too) or a
+question for the class room (a lesson's prediction on a sentence, a quiz question, or their own). Each
+question is previewed with the answer the model computes; the deck is saved under a link, exported and
+imported as a JSON file, and presented from lecture mode (the deck's bar above every page: ui/room/deck.py)."""
 
 import streamlit as st
 
 from classroom.decks import (
+    LINK_CHARS,
     MODELS,
     BadDeck,
     Deck,
@@ -27,17 +28,15 @@ from ui.frame.sections import narrative, start
 from ui.frame.state import DECK, LECTURE, MODEL_LABELS, write_url
 from ui.room import deck as decks
 from ui.room import session as rooms
+from ui.room.draft import DRAFT_KEY, SELECTED_KEY, TITLE_KEY, UNTITLED, append, draft, set_draft
 from ui.room.registry import CannotAsk
 from ui.room.sources import DEFAULT_SENTENCE, predictions, proof_charts
 from ui.views import room as room_view
 from ui.views.deck import deck_table
 
 PARAMS = [DECK]
-DRAFT_KEY = "_deck_draft"  # the deck being built: a classroom.decks.Deck
 FROM_KEY = "_deck_draft_from"  # the deck id the draft was loaded from (a link's ?deck=)
 SAID_KEY = "_deck_said"  # ("error" | "success", message) after a callback
-SELECTED_KEY = "deck_selected"  # the step the buttons act on, from 1
-TITLE_KEY = "deck_title"
 PREVIEWS_KEY = "_deck_previews"  # a step's file entry -> its RoomQuestion, or why it cannot be asked
 # Each lesson's sentence control, for a view picked here (a pasted link carries any control).
 SENTENCE_PARAMS = {
@@ -55,16 +54,6 @@ start("deck", PARAMS)
 
 def said(kind: str, message: str) -> None:
     st.session_state[SAID_KEY] = (kind, message)
-
-
-def draft() -> Deck:
-    return st.session_state.get(DRAFT_KEY) or Deck("Untitled deck", ())
-
-
-def set_draft(deck: Deck, selected: int = 1) -> None:
-    st.session_state[DRAFT_KEY] = deck
-    st.session_state[TITLE_KEY] = deck.title
-    st.session_state[SELECTED_KEY] = min(max(selected, 1), max(len(deck.steps), 1))
 
 
 def load_linked() -> None:
@@ -86,9 +75,7 @@ def load_linked() -> None:
 
 
 def add(step) -> None:
-    deck = draft()
-    set_draft(Deck(deck.title, (*deck.steps, step)), len(deck.steps) + 1)
-    said("success", f"Added as step {len(deck.steps) + 1}.")
+    said("success", f"Added as step {len(append(step).steps)}.")
 
 
 def add_checked(step) -> None:
@@ -205,7 +192,7 @@ def add_forms() -> None:
     }
     kind = st.radio("Add", list(kinds), format_func=kinds.get, horizontal=True, key="deck_add_kind")
     if kind == "link":
-        st.text_input("The lesson's link (the sidebar's “Share this view”)", max_chars=8000, key="deck_link")
+        st.text_input("The lesson's link (the sidebar's “Share this view”)", max_chars=LINK_CHARS, key="deck_link")
         st.button("Add this view", key="deck_add_link", on_click=add_link, type="primary")
     elif kind == "view":
         c_lesson, c_step = st.columns([2, 1])
@@ -333,7 +320,7 @@ c_title, c_course, c_new = st.columns([3, 1.2, 1], vertical_alignment="bottom")
 st.session_state.setdefault(TITLE_KEY, deck.title)
 c_title.text_input("Title", max_chars=120, key=TITLE_KEY, on_change=retitle)
 c_course.button("Start from the course deck", key="deck_course", on_click=lambda: set_draft(decks.course_deck()))
-c_new.button("New, empty", key="deck_new", on_click=lambda: set_draft(Deck("Untitled deck", ())))
+c_new.button("New, empty", key="deck_new", on_click=lambda: set_draft(Deck(UNTITLED, ())))
 if deck.steps:
     steps_block(deck)
 else:

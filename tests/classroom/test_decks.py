@@ -149,6 +149,8 @@ def test_a_pasted_lesson_link_becomes_a_view():
     for bad in ("", "http://host/", "http://host/Attention?x=1", "http://host/attention?step=-3"):
         with pytest.raises(BadDeck):
             view_from_link(bad)
+    with pytest.raises(BadDeck, match="8,001 characters long"):
+        view_from_link("/attention?sentence=" + "a" * (8001 - len("/attention?sentence=")))
 
 
 def test_deck_ids_are_checked():
