@@ -36,7 +36,7 @@ lint: setup-dev
 
 # Two workers, one a core: every browser test in one of them, in order (tests/conftest.py).
 test: setup-dev browser lint
-	$(BIN)/python -m pytest -n 4
+	$(BIN)/python -m pytest -n 2
 
 bench: setup-dev
 	$(BIN)/python -m benchmarks.forward

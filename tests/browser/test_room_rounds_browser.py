@@ -133,6 +133,8 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     presenter.goto(f"{app_url}/{keyed}")
     presenter.get_by_text("Presenter view of room").wait_for(timeout=LOAD_MS)
     lecturer.get_by_text("a lesson's prediction").click()
+    # the rerun that draws this source's own "Ask it" (the quiz's button has the same name) has landed
+    lecturer.get_by_label("On the sentence").wait_for(timeout=LOAD_MS)
     wait_idle(lecturer)
     lecturer.get_by_role("button", name="Ask it: vote 1 opens").click()
     lecturer.get_by_text("Votes in vote 1").wait_for(timeout=LOAD_MS)
