@@ -373,8 +373,14 @@ def view_from_link(link: str) -> ViewStep:
         raise BadDeck(f"That link: {err}") from None
 
 
-def step_title(s: Step, lesson_titles: Mapping[str, str] | None = None, known: Known | None = None) -> str:
-    """One line for a step, as the builder and the presenter's bar list it."""
+def step_title(
+    s: Step,
+    lesson_titles: Mapping[str, str] | None = None,
+    known: Known | None = None,
+    prediction_titles: Mapping[str, str] | None = None,
+) -> str:
+    """One line for a step, as the builder and the presenter's bar list it. prediction_titles: a room question's
+    title by its key (the question a lecturer reads), where the app knows it; else the key."""
     titles = lesson_titles or {}
     if s.note:
         return s.note
@@ -383,7 +389,7 @@ def step_title(s: Step, lesson_titles: Mapping[str, str] | None = None, known: K
         on = f" on “{sentence}”" if isinstance(sentence, str) and sentence else ""
         return f"{titles.get(s.lesson, s.lesson)}, step {s.step + 1}{on}"
     if isinstance(s, PredictionStep):
-        return f"Prediction {s.key} on “{s.sentence}”"
+        return f"{(prediction_titles or {}).get(s.key, f'Prediction {s.key}')} on “{s.sentence}”"
     if isinstance(s, QuizStep):
         return f"Quiz question {s.question_id}"
     first = s.prompt.splitlines()[0] if s.prompt else ""

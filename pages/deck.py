@@ -256,7 +256,8 @@ def steps_block(deck: Deck) -> None:
             + ". Delete or replace them before presenting."
         )
     lessons = {i: lesson_of(s, known) for i, s in enumerate(deck.steps)}
-    show_table(deck_table(deck, LESSON_TITLES, lessons, found), hide_index=True, key="deck_steps")
+    table = deck_table(deck, LESSON_TITLES, lessons, found, decks.prediction_titles())
+    show_table(table, hide_index=True, key="deck_steps")
     n = len(deck.steps)
     c_pick, c_up, c_down, c_del, c_show = st.columns([2, 1, 1, 1, 1.4], vertical_alignment="bottom")
     c_pick.number_input("Step", 1, n, key=SELECTED_KEY)

@@ -196,3 +196,11 @@ def test_a_room_table_from_before_decks_gets_the_deck_columns(tmp_path):
     room, _ = store.open_room(5)
     store.set_deck_place(room.code, "0123456789ab", 2)
     assert store.deck_place(room.code) == ("0123456789ab", 2)
+
+
+def test_a_prediction_step_is_listed_by_its_question_where_the_app_knows_it():
+    step = PredictionStep("heads-previous-token", "the cat sat", "minilm", 0)
+    titles = {"heads-previous-token": "Heads: which head looks back at the token before?"}
+    listed = step_title(step, prediction_titles=titles)
+    assert listed == "Heads: which head looks back at the token before? on “the cat sat”"
+    assert step_title(step) == "Prediction heads-previous-token on “the cat sat”"  # a question this app lacks

@@ -71,8 +71,13 @@ def course_deck() -> Deck:
     return parse(COURSE.read_text(encoding="utf-8"))
 
 
+def prediction_titles() -> dict[str, str]:
+    """Each room question's title by its key: how a deck step that asks one is listed."""
+    return {key: p.title for key, p in predictions().items()}
+
+
 def title(s: Step) -> str:
-    return step_title(s, LESSON_TITLES)
+    return step_title(s, LESSON_TITLES, prediction_titles=prediction_titles())
 
 
 def room_question(s: Step) -> RoomQuestion:
