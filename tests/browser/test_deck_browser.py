@@ -214,7 +214,9 @@ def present_to_a_room(browser, app_url: str, url: str, deck_file, deck_id: str, 
     assert projector.locator(".st-key-room-lecturer-question").get_by_text("✓").count() == 0
     projector.locator('[data-testid="stMain"]').evaluate("e => e.scrollTo(0, 0)")  # the bar, question, count
     projector.screenshot(path=str(shots / "projector-vote.png"))
-    presenter.locator(".st-key-deck-remote").evaluate("e => e.scrollIntoView({block: 'start'})")
+    presenter.locator(".st-key-deck-remote").evaluate(  # the deck's own bar, just under the page's header
+        "e => { e.scrollIntoView({block: 'start'}); document.querySelector('[data-testid=stMain]').scrollBy(0, -90); }"
+    )
     presenter.screenshot(path=str(shots / "presenter-vote.png"))
     phones[0].screenshot(path=str(shots / "phone-vote.png"))
 
