@@ -238,6 +238,26 @@ def follow_room(code: str, deck_id: str, k: int) -> None:
         st.rerun(scope="app")
 
 
+def previous_next(c_prev, c_next, key: str, k: int, n: int, move, where: tuple, reach: str = "") -> None:
+    """The deck's Previous and Next (keys Page Up and Page Down, what a clicker sends) in their two columns: a
+    click calls move(*where, the step to go to). reach: what else the move changes, said in the help."""
+    for column, label, to, kind, shortcut, keys in (
+        (c_prev, "Previous", k - 1, "secondary", PREVIOUS_KEY, "Page Up"),
+        (c_next, "Next", k + 1, "primary", NEXT_KEY, "Page Down"),
+    ):
+        column.button(
+            label,
+            key=f"{key}_{'prev' if to < k else 'next'}",
+            disabled=not 0 <= to < n,
+            type=kind,
+            width="stretch",
+            on_click=move,
+            args=(*where, to),
+            shortcut=shortcut,
+            help=f"The deck's {label.lower()} step{reach} (key {keys})",
+        )
+
+
 def deck_bar() -> None:
     """The open deck's place and its Previous / Next, above the page (nothing without a deck)."""
     _open_chosen()
@@ -261,27 +281,7 @@ def deck_bar() -> None:
     with st.container(key="deck-bar", border=True):
         c_where, c_prev, c_next, c_close = st.columns([4, 2, 2, 1.2], vertical_alignment="center")
         c_where.markdown(f"**{escape_md(deck.title)}** · Step {k + 1} of {n}: {escape_md(title(s))}")
-        c_prev.button(
-            "Previous",
-            key="deck_prev",
-            disabled=k == 0,
-            width="stretch",
-            on_click=choose,
-            args=(deck_id, deck, k - 1),
-            shortcut=PREVIOUS_KEY,
-            help="The deck's previous step (key Page Up)",
-        )
-        c_next.button(
-            "Next",
-            key="deck_next",
-            disabled=k == n - 1,
-            type="primary",
-            width="stretch",
-            on_click=choose,
-            args=(deck_id, deck, k + 1),
-            shortcut=NEXT_KEY,
-            help="The deck's next step (key Page Down)",
-        )
+        previous_next(c_prev, c_next, "deck", k, n, choose, (deck_id, deck))
         c_close.button("Close", key="deck_close", on_click=close_deck, help="Leave the deck", width="stretch")
         flagged = [p for p in problems(deck, known()) if p.number == k + 1]
         for p in flagged:
@@ -338,27 +338,7 @@ def presenter_deck(code: str) -> None:
     with st.container(key="deck-remote", border=True):
         c_where, c_prev, c_next = st.columns([4, 2, 2], vertical_alignment="center")
         c_where.markdown(f"**{escape_md(deck.title)}** · Step {k + 1} of {n}: {escape_md(title(deck.steps[k]))}")
-        c_prev.button(
-            "Previous",
-            key="deck_remote_prev",
-            disabled=k == 0,
-            width="stretch",
-            on_click=move_room,
-            args=(code, deck_id, k - 1),
-            shortcut=PREVIOUS_KEY,
-            help="The deck's previous step, on the projected screen too (key Page Up)",
-        )
-        c_next.button(
-            "Next",
-            key="deck_remote_next",
-            disabled=k == n - 1,
-            type="primary",
-            width="stretch",
-            on_click=move_room,
-            args=(code, deck_id, k + 1),
-            shortcut=NEXT_KEY,
-            help="The deck's next step, on the projected screen too (key Page Down)",
-        )
+        previous_next(c_prev, c_next, "deck_remote", k, n, move_room, (code, deck_id), ", on the projected screen too")
 
 
 def step_question(deck_id: str, deck: Deck, index: int) -> RoomQuestion:
