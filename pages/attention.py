@@ -23,6 +23,7 @@ from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
+from ui.frame.notices import has_trained
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
@@ -257,8 +258,7 @@ def render_seed() -> None:
 
 def render_look_ahead() -> None:
     trained = trained_lesson_model(chosen)
-    if trained is None:
-        st.info("This section needs a trained model, and none could be loaded: see the notice in the sidebar.")
+    if not has_trained(trained):
         return
     run = look_ahead_run(trained.encoder, trained.tokenizer, text)
     st.markdown(

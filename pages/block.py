@@ -13,6 +13,7 @@ from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
+from ui.frame.notices import has_trained
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
@@ -202,8 +203,7 @@ def reveal_ffn_shape(hidden) -> None:
 
 def render_trained() -> None:
     trained = trained_ffn(sentence)
-    if trained is None:
-        st.info("This step needs a trained model: all-MiniLM-L6-v2 or the lab's trained MLM. Neither loaded.")
+    if not has_trained(trained):
         return
     narrative(view.trained_intro(trained.model_name))
     choice = core.ffn_token_choice(trained.norms, trained.tokens)

@@ -18,6 +18,7 @@ from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_notes, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
+from ui.frame.notices import has_trained
 from ui.frame.params import LessonParams, Param, snippet
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
@@ -121,9 +122,7 @@ forward = cache(lambda: core.mlm_forward(trained.model, draw.result.inputs, draw
 
 
 def needs_model(model=trained) -> bool:
-    if model is None:
-        st.info("This part needs the trained model (see the message at the top of the page).")
-    return model is not None
+    return has_trained(model)
 
 
 # ---- 1. choose, corrupt, label ----

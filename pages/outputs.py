@@ -6,11 +6,12 @@ import streamlit as st
 
 from encoder_core.finetune.tasks import DEFAULT_STEPS, STARTS, TASKS, fine_tune
 from encoder_core.lessons import outputs as core
-from ui.fine_tuning import NEEDS_TRAINED, runs_for, train_now
+from ui.fine_tuning import runs_for, train_now
 from ui.frame.charts import show_chart, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, usable_sentence
 from ui.frame.modes import sidebar_seed
+from ui.frame.notices import has_trained
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see, revealed
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
@@ -111,8 +112,7 @@ def fine_tuned(task: str) -> object | None:
 
 # ---- sections ----
 def render_shapes() -> None:
-    if trained is None:
-        st.info(NEEDS_TRAINED)
+    if not has_trained(trained):
         return
     shapes = core.head_shapes(trained.model.bert, tokenizer, batch)
     forms = core.shape_forms(shapes, "tagging")
@@ -226,8 +226,7 @@ def render_starts() -> None:
     narrative(view.STARTS_TEXT)
     keys = [(task, s, steps_for(task), seed, "cls") for s in STARTS]
     q, context = questions.probe_question(view.TASK_NAMES[task], steps_for(task)), fingerprint(keys)
-    if trained is None:
-        st.info(NEEDS_TRAINED)
+    if not has_trained(trained):
         return
     if not all(cached_fine_tune(*k) for k in keys):
         if not revealed(q, context):  # asked first: the commit (or a skip) starts the training

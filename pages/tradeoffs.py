@@ -14,6 +14,7 @@ from ui.frame.charts import show_chart, show_chart_row, show_table
 from ui.frame.code import show_code
 from ui.frame.inputs import note_long_text, report_encoding, show_model, usable_sentence
 from ui.frame.modes import sidebar_model, sidebar_seed
+from ui.frame.notices import has_trained
 from ui.frame.params import LessonParams, Param
 from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section, escape_md
@@ -103,9 +104,7 @@ def ask(flag: str) -> None:
 
 
 def needs_trained() -> bool:
-    if trained is None:
-        st.info(f"This part needs the lab's trained MLM, which could not be loaded. {trained_error}")
-    return trained is not None
+    return has_trained(trained, trained_error)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

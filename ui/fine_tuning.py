@@ -9,11 +9,11 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.frame.charts import show_live_chart
+from ui.frame.notices import has_trained
 from ui.models import cached_fine_tune, run_fine_tune, trained_mlm
 from ui.views import outputs as view
 
 REQUEST = "_outputs_train_request"  # set by a button's callback: which runs to train on this rerun
-NEEDS_TRAINED = "This part needs the trained model (see the message at the top of the page)."
 
 
 def _request(keys: tuple) -> None:
@@ -25,8 +25,7 @@ def runs_for(keys: list[tuple], label: str, button_key: str) -> list | None:
     found = [cached_fine_tune(*k) for k in keys]
     if all(found):
         return found
-    if trained_mlm().model is None:
-        st.info(NEEDS_TRAINED)
+    if not has_trained(trained_mlm().model):
         return None
     pending = st.session_state.get(REQUEST) == tuple(keys)
     st.caption(view.request_text(keys))

@@ -180,18 +180,11 @@ def test_a_room_keeps_the_deck_its_lecturer_presents_and_its_step(store):
 
 
 def test_a_room_table_from_before_decks_gets_the_deck_columns(tmp_path):
-    from sqlalchemy import create_engine, text
+    from old_databases import ROOM, first_release_database
 
     from classroom.store import RoomStore
 
-    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
-    with create_engine(url).begin() as conn:  # the room table as the first release made it
-        conn.execute(
-            text(
-                "CREATE TABLE room (code VARCHAR(16) PRIMARY KEY, key_hash VARCHAR(64) NOT NULL, quiz_seed INTEGER "
-                "NOT NULL, created_at DATETIME NOT NULL, expires_at DATETIME NOT NULL, closed_at DATETIME)"
-            )
-        )
+    url = first_release_database(tmp_path, ROOM)
     store = RoomStore(url)
     room, _ = store.open_room(5)
     store.set_deck_place(room.code, "0123456789ab", 2)

@@ -230,24 +230,9 @@ def test_a_bad_timer_is_no_timer(store, bad):
 
 
 def test_an_older_database_gains_the_new_columns(tmp_path):
-    from sqlalchemy import create_engine, text
+    from old_databases import ROOM, ROUND, first_release_database
 
-    url = f"sqlite:///{tmp_path / 'old.sqlite3'}"
-    with create_engine(url).begin() as conn:  # the round table as the first release made it
-        conn.execute(
-            text(
-                "CREATE TABLE room (code VARCHAR(16) PRIMARY KEY, key_hash VARCHAR(64) NOT NULL, "
-                "quiz_seed INTEGER NOT NULL, created_at DATETIME NOT NULL, expires_at DATETIME NOT NULL, "
-                "closed_at DATETIME)"
-            )
-        )
-        conn.execute(
-            text(
-                "CREATE TABLE room_round (id INTEGER PRIMARY KEY AUTOINCREMENT, room_code VARCHAR(16) "
-                "NOT NULL REFERENCES room(code) ON DELETE CASCADE, number INTEGER NOT NULL, question TEXT "
-                "NOT NULL, phase VARCHAR(16) NOT NULL, transfer_of INTEGER, opened_at DATETIME NOT NULL)"
-            )
-        )
+    url = first_release_database(tmp_path, ROOM, ROUND)
     store = RoomStore(url)
     room, _ = store.open_room(1)
     rnd = store.open_round(room.code, QUESTION, timer=30)

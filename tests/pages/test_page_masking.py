@@ -275,7 +275,7 @@ def test_broken_checkpoint_keeps_the_masking_table(monkeypatch, tmp_path, damage
         assert str(folder / "vocab.txt") in message and "SHA-256" in message
     assert len(draw_table(at)) == 15
     assert "masking_split" in figures(at) and "masking_loss" not in figures(at)
-    assert "needs the trained model" in all_text(at)
+    assert "needs a trained model" in all_text(at)
 
 
 def test_lecture_mode_steps_through_sections():

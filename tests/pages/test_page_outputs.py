@@ -167,7 +167,7 @@ def test_a_missing_checkpoint_is_named_and_the_page_carries_on(monkeypatch, tmp_
     at = open_page("outputs", query={"out_length": "long"})  # settings nobody has trained: nothing cached
     assert not at.exception
     assert "python -m scripts.train" in " ".join(e.value for e in at.error)
-    assert "needs the trained model" in all_text(at)
+    assert "needs a trained model" in all_text(at)
     assert not any(b.key.startswith("train_") for b in at.button)
 
 

@@ -69,10 +69,14 @@ class FfnTokenChoice:
         return self.positions[self.answer]
 
     @property
+    def runner_up(self) -> int:
+        """The word, among every word of the sentence, with the next longest FFN output."""
+        return max((i for i in self.words if i != self.best), key=lambda i: self.norms[i])
+
+    @property
     def lead(self) -> float:
-        """The winner's length over the runner-up's, among every word of the sentence."""
-        rest = [self.norms[i] for i in self.words if i != self.best]
-        return self.norms[self.best] / max(rest)
+        """The winner's length over the runner-up's."""
+        return self.norms[self.best] / self.norms[self.runner_up]
 
 
 def ffn_token_choice(

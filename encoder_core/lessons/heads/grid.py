@@ -97,6 +97,11 @@ class TopKeyChoice:
         return self.positions[self.answer]
 
     @property
+    def runner_up(self) -> int:
+        """The key, among every key, with the query's next largest weight."""
+        return max((k for k in range(len(self.weights)) if k != self.best), key=lambda k: self.weights[k])
+
+    @property
     def passed_over(self) -> bool:
         """True when the preferred head had no word with so clear a favourite, and another head is asked."""
         return (self.layer, self.head) != self.preferred

@@ -1,7 +1,6 @@
 """The attention lesson's computations: invariants, an independent attention, the seed's numbers.
 
-The lesson runs on the model the sidebar picks, so every test that runs it on a model takes the
-`lesson_model` fixture (conftest.py): the seeded small model, the lab's trained MLM, and MiniLM."""
+A test that runs the lesson on a model takes `lesson_model` (conftest.py): every model the sidebar offers."""
 
 import math
 

@@ -681,6 +681,7 @@ def test_ffn_token_choice_asks_the_first_layer_with_a_clear_winner():
     choice = core.ffn_token_choice(norms, tokens, preferred=0)
     assert (choice.layer, choice.passed_over, choice.best) == (1, (0,), 2)
     assert choice.positions == (1, 2, 3, 4) and choice.lead == pytest.approx(5 / 3)
+    assert choice.runner_up == 4  # "d" (3.0) is next; [CLS] and [SEP] (9.0) are not words
     assert core.ffn_token_choice(norms, tokens).layer == 1  # preferred: the last but one, then the nearest
     assert core.ffn_token_choice(norms[[0, 2]], tokens) is None  # no layer clears the margin
     assert core.ffn_token_choice(norms[:, :3], tokens[:3]) is None  # two words: too few

@@ -1,8 +1,7 @@
 """The heads lesson's numbers: per-head recomputation vs the block, head labels, word pieces,
 sentence-vector similarities.
 
-The lesson runs on the model the sidebar picks, so every test that runs it on a model takes the
-`lesson_model` fixture (conftest.py): the seeded small model, the lab's trained MLM, and MiniLM.
+A test that runs the lesson on a model takes `lesson_model` (conftest.py): every model the sidebar offers.
 Tests about what pretraining taught MiniLM (its head patterns, word pieces, sentence vectors, the
 parts of the page that always show MiniLM) stay on `minilm`. MiniLM cases skip when the model
 package is not installed (except under CI=true, where it is part of the setup)."""
@@ -452,6 +451,7 @@ def test_top_key_choice_asks_a_word_whose_favourite_leads_by_the_margin(minilm):
         assert first - second >= TOP_KEY_MARGIN
         assert len(choice.positions) == len(set(choice.positions)) == min(4, len(run.tokens))
         assert choice.weights[top] == pytest.approx(first, abs=1e-6)
+        assert choice.weights[choice.runner_up] == pytest.approx(second, abs=1e-6) and choice.runner_up != top
         answers.add(run.tokens[top])
     assert len(answers) >= 4, answers
 
@@ -462,6 +462,7 @@ def test_top_key_choice_passes_a_head_over_when_no_word_has_a_clear_favourite():
     att[1, 1, 2] = torch.tensor([0.05, 0.05, 0.1, 0.7, 0.1])  # layer 1, head 1: "b" looks at "c"
     choice = top_key_choice(att, tokens, preferred=(0, 0))
     assert (choice.layer, choice.head, choice.query, choice.best) == (1, 1, 2, 3) and choice.passed_over
+    assert choice.runner_up in (2, 4)  # 0.1 on "b" itself and on [SEP]: the next largest after "c"
     assert top_key_choice(att, tokens, preferred=(0, 0), skip=frozenset({(1, 1)})) is None
     att[1, 1, 2] = torch.tensor([0.05, 0.05, 0.1, 0.45, 0.35])  # a lead of 0.10: too close to call
     assert top_key_choice(att, tokens, preferred=(0, 0)) is None

@@ -1,7 +1,6 @@
 """The trade-offs lesson's computations against closed forms, independent recomputation and invariants.
 
-The lesson runs on the model the sidebar picks, so every test that runs it on a model takes the
-`lesson_model` fixture (conftest.py): the seeded small model, the lab's trained MLM, and MiniLM.
+A test that runs the lesson on a model takes `lesson_model` (conftest.py): every model the sidebar offers.
 The parts that need an MLM head run on the lab's trained MLM whatever the sidebar picks, as the
 page does, with the sidebar model's tokenizer."""
 

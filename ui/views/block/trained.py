@@ -27,7 +27,7 @@ def no_clear_ffn_note(margin: float, min_words: int) -> str:
 def ffn_token_text(choice: FfnTokenChoice, tokens: Sequence[str], model_name: str) -> str:
     """The trained-FFN prediction's answer: the word the FFN writes most into, against the runner-up."""
     best = choice.best
-    runner = max((i for i in choice.words if i != best), key=lambda i: choice.norms[i])
+    runner = choice.runner_up
     return (
         f"In {model_name}'s layer {choice.layer} the FFN adds its longest vector to **{best} {tokens[best]}**: "
         f"length {choice.norms[best]:.2f}, {choice.lead:.1f} times the next word's ({runner} {tokens[runner]}, "

@@ -214,7 +214,7 @@ def previous_token_text(choice: HeadChoice, n_heads_total: int, threshold: float
 def top_key_text(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> str:
     """The word prediction's answer: where the asked word looks in that head, against its second choice."""
     q, best, w = choice.query, choice.best, choice.weights
-    second = max((k for k in range(len(w)) if k != best), key=lambda k: w[k])
+    second = choice.runner_up
     return (
         f"In {model_name}'s layer {choice.layer}, head {choice.head}, “{tokens[q]}” (position {q}) puts "
         f"**{w[best]:.2f}** of its weight on **{best} {tokens[best]}**; its next largest is {w[second]:.2f}, on "
