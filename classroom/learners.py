@@ -33,6 +33,7 @@ from .schema import lab_settings, learner_events, learner_transfers, learners
 
 KINDS = ("prediction", "quiz", "review")
 RETENTION_DAYS = 180
+SWEEP_EVERY = timedelta(hours=1)  # a process sweeps old records with a new one at most this often
 TRANSFER_MINUTES = 15
 PER_MINUTE = 60  # answers one learner may record a minute; a flood beyond is refused, not stored
 MAX_ITEM = 120
@@ -131,16 +132,24 @@ class LearnerRecords:
         return self._cookie_secret
 
     def new_learner(self, now: datetime) -> str:
-        """A new, empty record. Records untouched for RETENTION_DAYS are deleted first."""
+        """A new, empty record. Records untouched for RETENTION_DAYS, and spent transfer codes, are deleted
+        first: by the first new record of a process, then at most once every SWEEP_EVERY (a burst of first
+        answers at the start of a lecture should not sweep the whole table once per learner)."""
         learner_id = new_learner_id()
+        last = getattr(self, "_swept_at", None)
+        sweep = last is None or now >= last + SWEEP_EVERY
 
         def work(conn):
-            conn.execute(delete(learners).where(learners.c.touched_at < now - timedelta(days=RETENTION_DAYS)))
-            conn.execute(delete(learner_transfers).where(learner_transfers.c.expires_at <= now))
+            if sweep:
+                conn.execute(delete(learners).where(learners.c.touched_at < now - timedelta(days=RETENTION_DAYS)))
+                conn.execute(delete(learner_transfers).where(learner_transfers.c.expires_at <= now))
             conn.execute(learners.insert().values(id=learner_id, created_at=now, touched_at=now))
             return learner_id
 
-        return self._run(work)
+        made = self._run(work)
+        if sweep:
+            self._swept_at = now
+        return made
 
     def learner_exists(self, learner_id: str) -> bool:
         if not isinstance(learner_id, str) or not _ID.fullmatch(learner_id):

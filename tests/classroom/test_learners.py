@@ -110,6 +110,21 @@ def test_a_record_untouched_for_the_retention_period_is_deleted(store):
     assert not store.learner_exists(old) and store.event_count(old) == 0 and store.learner_exists(recent)
 
 
+def test_a_new_record_sweeps_old_ones_at_most_once_an_hour(store):
+    from classroom.learners import SWEEP_EVERY
+
+    store = RoomStore(store.url)  # a process of its own: none of the other tests' sweeps
+    old = store.new_learner(T0)
+    later = T0 + timedelta(days=RETENTION_DAYS + 1)
+    store.new_learner(later)  # this store's first new record: it sweeps
+    assert not store.learner_exists(old)
+    stale = store.new_learner(T0)  # made with an old clock: untouched for the retention period as of `later`
+    store.new_learner(later + SWEEP_EVERY / 2)  # within the hour of the last sweep: no sweep
+    assert store.learner_exists(stale)
+    store.new_learner(later + SWEEP_EVERY)
+    assert not store.learner_exists(stale)
+
+
 def test_every_process_signs_with_the_same_key(store):
     again = RoomStore(store.url)
     assert store.cookie_secret() == again.cookie_secret() and len(store.cookie_secret()) == 64

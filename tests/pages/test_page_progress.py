@@ -90,3 +90,23 @@ def test_a_database_that_is_down_is_said_and_nothing_breaks(monkeypatch):
     monkeypatch.setenv(DATABASE_URL_VAR, "postgresql+psycopg://nobody@127.0.0.1:1/none")
     at = ok(open_progress("0" * 32))
     assert any("not being saved" in w.value for w in at.warning)
+
+
+def test_a_rerun_reads_the_record_once_and_another_tabs_answers_show_up_later(database, monkeypatch):
+    from classroom.learners import LearnerRecords
+    from ui.frame import learner as session_record
+
+    reads = []
+    real = LearnerRecords.history
+    monkeypatch.setattr(LearnerRecords, "history", lambda self, lid: reads.append(lid) or real(self, lid))
+    learner = database.new_learner(clock.now())
+    database.record(learner, MISS, clock.now())
+    at = ok(open_progress(learner))
+    assert reads == [learner] and "missed" in set(table(at)["status"])  # the sidebar and the page: one read
+    at = ok(at.run())
+    assert reads == [learner]  # the rerun drew the record from the session's copy
+    right = Event("quiz", "padding", "padding_pad_weight", "padding_pad_weight:3", True)
+    database.record(learner, right, clock.now())  # another tab of the same browser
+    monkeypatch.setattr(session_record, "HISTORY_FRESH_S", 0.0)  # the copy has aged
+    at = ok(at.run())
+    assert len(reads) > 1 and "practising" in set(table(at)["status"])

@@ -11,16 +11,19 @@ Session-state keys:
   _learner_cookie   the id whose cookie this session has written
   _learner_down     the store failed on this session: the sidebar says progress is not saved
   _learner_limited  answers were refused as a flood
+  _learner_history  (id, its answers, when they were read): the record as this session last read it, with
+                    the answers this session has stored since, so a rerun does not read the database again
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 import streamlit as st
 
 from classroom import clock
-from classroom.learners import RETENTION_DAYS, Event, sign, verified
+from classroom.learners import MAX_ITEM, RETENTION_DAYS, Event, sign, verified
 from classroom.schedule import Attempt
 from classroom.store import StoreUnavailable, get_store
 
@@ -31,6 +34,8 @@ COOKIE_SET_KEY = "_learner_cookie"
 DOWN_KEY = "_learner_down"
 LIMITED_KEY = "_learner_limited"
 LOOKED_KEY = "_learner_looked"
+HISTORY_KEY = "_learner_history"
+HISTORY_FRESH_S = 30.0  # read the record again after this long: another tab's answers show up within it
 CLEARED = "cleared"  # COOKIE_SET_KEY's value once the cookie is to be, or has been, removed
 DOWN = "Your progress is not being saved just now (its database cannot be reached); the lessons work as usual."
 LIMITED = "Too many answers in a minute from this browser: the last ones were not saved to your progress."
@@ -98,28 +103,50 @@ def record(event: Event) -> None:
     if not records_on():
         return
     try:
+        new = known_learner() is None
         learner = _ensure_learner()
-        said = get_store().record(learner, event, clock.now())
+        now = clock.now()
+        said = get_store().record(learner, event, now)
         if said == "unknown":  # deleted elsewhere (another tab), or expired: start anew
             st.session_state.pop(ID_KEY, None)
             st.session_state[LOOKED_KEY] = True
-            learner = _ensure_learner()
-            said = get_store().record(learner, event, clock.now())
+            new, learner = True, _ensure_learner()
+            said = get_store().record(learner, event, now)
     except StoreUnavailable:
         st.session_state[DOWN_KEY] = True
         return
     st.session_state[DOWN_KEY] = False
     st.session_state[LIMITED_KEY] = said == "limited"
+    if said == "recorded":
+        _keep_answer(learner, event, now, new)
+
+
+def _keep_answer(learner: str, event: Event, at, new: bool) -> None:
+    """Add a stored answer to the session's copy of the record, as the store would give it back. A record
+    made for this answer holds it alone; otherwise a copy is extended only if it is this record's."""
+    attempt = Attempt(event.concept, event.right, at, event.item[:MAX_ITEM], event.sure, event.lesson, event.step)
+    kept = st.session_state.get(HISTORY_KEY)
+    if new:
+        st.session_state[HISTORY_KEY] = (learner, [attempt], time.monotonic())
+    elif kept is not None and kept[0] == learner:
+        kept[1].append(attempt)
 
 
 def history() -> list[Attempt] | None:
     """This browser's answers, oldest first; [] with no record yet; None when the store cannot be read."""
     try:
         learner = known_learner()
-        return [] if learner is None else get_store().history(learner)
+        if learner is None:
+            return []
+        kept = st.session_state.get(HISTORY_KEY)
+        if kept is not None and kept[0] == learner and time.monotonic() - kept[2] < HISTORY_FRESH_S:
+            return list(kept[1])
+        answers = get_store().history(learner)
     except StoreUnavailable:
         st.session_state[DOWN_KEY] = True
         return None
+    st.session_state[HISTORY_KEY] = (learner, answers, time.monotonic())
+    return list(answers)
 
 
 def keep_cookie() -> None:
