@@ -1,6 +1,7 @@
 """Heads: multi-head attention taken apart on the small model; the sidebar's model's heads on your sentence."""
 
 from functools import cache
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -107,23 +108,48 @@ def small_layer_head() -> tuple[int, int]:  # the nearest the small model of the
 
 
 mechanics = cache(lambda layer, head: core.head_mechanics(small, enc_small, layer, head))
+
+
 # "All heads at once" asks about a trained model's heads: MiniLM's, or the sidebar's model's when MiniLM cannot
 # load. A later section holds back what would answer a prediction not yet committed (or skipped) on this sentence.
-asked_run = run if use_minilm or pre is None else minilm_run(text_a, text_b)
-asked_name = "all-MiniLM-L6-v2" if pre is not None else model_name
-asked_labels = labels if asked_run is run else label_heads(asked_run.attentions, asked_run.tokens)
-asked_context = fingerprint(asked_name, asked_run.tokens)
-# Only a trained model's heads were shaped by learning: on random weights there is nothing to predict.
-prev_choice = core.previous_token_choice(asked_labels) if pre or chosen_model.trained else None
-prev_q = None
-if prev_choice is not None:
-    rivals = [head_label(asked_labels, *c) for c in prev_choice.candidates]
-    prev_q = questions.previous_token(rivals, asked_name, left_out=bool(prev_choice.too_close))
-skip = core.positional_heads(asked_labels)  # their label would answer the word question
-word_choice = core.top_key_choice(asked_run.attentions, asked_run.tokens, skip=skip) if pre else None
-word_q = questions.top_key(word_choice, asked_run.tokens, asked_name) if word_choice else None
-prev_open = prev_q is not None and not revealed(prev_q, asked_context)
-word_open = word_q is not None and not revealed(word_q, asked_context)
+# Worked out when a section first needs it, so a page run that shows the first steps does not run MiniLM.
+class Asked(NamedTuple):
+    run: object
+    name: str
+    labels: dict
+    context: str
+    prev_choice: object
+    prev_q: object
+    word_choice: object
+    word_q: object
+
+
+@cache
+def asked() -> Asked:
+    asked_run = run if use_minilm or pre is None else minilm_run(text_a, text_b)
+    name = "all-MiniLM-L6-v2" if pre is not None else model_name
+    asked_labels = labels if asked_run is run else label_heads(asked_run.attentions, asked_run.tokens)
+    # Only a trained model's heads were shaped by learning: on random weights there is nothing to predict.
+    prev_choice = core.previous_token_choice(asked_labels) if pre or chosen_model.trained else None
+    prev_q = None
+    if prev_choice is not None:
+        rivals = [head_label(asked_labels, *c) for c in prev_choice.candidates]
+        prev_q = questions.previous_token(rivals, name, left_out=bool(prev_choice.too_close))
+    skip = core.positional_heads(asked_labels)  # their label would answer the word question
+    word_choice = core.top_key_choice(asked_run.attentions, asked_run.tokens, skip=skip) if pre else None
+    word_q = questions.top_key(word_choice, asked_run.tokens, name) if word_choice else None
+    context = fingerprint(name, asked_run.tokens)
+    return Asked(asked_run, name, asked_labels, context, prev_choice, prev_q, word_choice, word_q)
+
+
+def prev_open() -> bool:
+    a = asked()
+    return a.prev_q is not None and not revealed(a.prev_q, a.context)
+
+
+def word_open() -> bool:
+    a = asked()
+    return a.word_q is not None and not revealed(a.word_q, a.context)
 
 
 def wait(section: str | None, what: str) -> None:
@@ -170,13 +196,14 @@ def render_concat() -> None:
 
 def render_grid() -> None:
     narrative(view.grid_intro(n_layers * n_heads, model_name))
-    if prev_q is None:
-        st.info(view.no_previous_note(asked_name, bool(pre) or chosen_model.trained))
+    a = asked()
+    if a.prev_q is None:
+        st.info(view.no_previous_note(a.name, bool(pre) or chosen_model.trained))
     else:
-        predict_then_see(prev_q, asked_context, answer=lambda: prev_choice.answer, reveal=lambda _: reveal_previous())
-    if word_q is not None:
-        predict_then_see(word_q, asked_context, answer=lambda: word_choice.answer, reveal=lambda _: reveal_top_key())
-    if prev_open or word_open:
+        predict_then_see(a.prev_q, a.context, answer=lambda: a.prev_choice.answer, reveal=lambda _: reveal_previous())
+    if a.word_q is not None:
+        predict_then_see(a.word_q, a.context, answer=lambda: a.word_choice.answer, reveal=lambda _: reveal_top_key())
+    if prev_open() or word_open():
         wait(None, "the maps of every head show where each one looks")
         return
     layer, head = layer_head()
@@ -194,9 +221,10 @@ def render_grid() -> None:
 
 
 def reveal_previous() -> None:
-    best, tokens = prev_choice.candidates[prev_choice.answer], asked_run.tokens
-    st.markdown(view.previous_token_text(prev_choice, len(asked_labels), DEFAULT_THRESHOLD, asked_name))
-    if asked_run is run and best != layer_head():
+    a = asked()
+    best, tokens = a.prev_choice.candidates[a.prev_choice.answer], a.run.tokens
+    st.markdown(view.previous_token_text(a.prev_choice, len(a.labels), DEFAULT_THRESHOLD, a.name))
+    if a.run is run and best != layer_head():
         st.button(
             f"Show layer {best[0]}, head {best[1]} in the large map",
             key="heads_show_previous",
@@ -205,18 +233,15 @@ def reveal_previous() -> None:
         )
     m = min(len(tokens), MAP_MAX_TOKENS)
     winner = view.head_map_chart(
-        asked_run.attentions[best[0], best[1], :m, :m],
-        tokens[:m],
-        head_label(asked_labels, *best),
-        len(tokens),
-        asked_name,
+        a.run.attentions[best[0], best[1], :m, :m], tokens[:m], head_label(a.labels, *best), len(tokens), a.name
     )
     show_chart(winner, "heads_previous_map")
 
 
 def reveal_top_key() -> None:
-    st.markdown(view.top_key_text(word_choice, asked_run.tokens, asked_name))
-    show_chart(view.top_key_chart(word_choice, asked_run.tokens, asked_name), "heads_top_key")
+    a = asked()
+    st.markdown(view.top_key_text(a.word_choice, a.run.tokens, a.name))
+    show_chart(view.top_key_chart(a.word_choice, a.run.tokens, a.name), "heads_top_key")
 
 
 def render_labels() -> None:
@@ -224,7 +249,7 @@ def render_labels() -> None:
     chosen_label = head_label(labels, layer, head)
     averages, sinks = layer_averages(run.attentions, run.tokens), core.sink_summary(labels)
     narrative(view.labels_intro(DEFAULT_THRESHOLD))
-    if prev_open and asked_run is run:  # these names say which head looks back
+    if asked().run is run and prev_open():  # these names say which head looks back
         wait("All heads at once", "this step names every head of the same model by its pattern")
     else:
         m1, m2 = st.columns(2)
@@ -252,7 +277,8 @@ def render_pieces() -> None:
     b.metric("word pieces", splits.n_pieces)
     c.metric("words split into pieces", splits.n_split_words)
     show_table(view.fragmentation_table(splits), hide_index=True)
-    same = core.same_word_mass(asked_run.attentions, asked_run.tokens)
+    a = asked()
+    same = core.same_word_mass(a.run.attentions, a.run.tokens)
     if same is None:
         st.info("No word of your sentence was split. Try a rare or long word, such as “unbelievably”.")
         st.button(
@@ -263,14 +289,14 @@ def render_pieces() -> None:
             help=f"Sets the sentence to “{PIECES_EXAMPLE}”.",
         )
         return
-    pattern = "" if prev_open else head_label(asked_labels, *same.best_head).pattern  # it may name the answer
+    pattern = "" if prev_open() else head_label(a.labels, *same.best_head).pattern  # it may name the answer
     st.markdown(view.same_word_text(same, layer, head, pattern))
     show_chart(view.same_word_chart(same), "heads_same_word")
-    if prev_open or word_open:  # one head's map of the model asked about in "All heads at once"
+    if prev_open() or word_open():  # one head's map of the model asked about in "All heads at once"
         wait("All heads at once", "this map shows where a head of the same model looks")
         return
-    m = min(len(asked_run.tokens), MAP_MAX_TOKENS)
-    weights, tokens = asked_run.attentions[layer, head, :m, :m], asked_run.tokens[:m]
+    m = min(len(a.run.tokens), MAP_MAX_TOKENS)
+    weights, tokens = a.run.attentions[layer, head, :m, :m], a.run.tokens[:m]
     pieces = view.pieces_map_chart(weights, tokens, core.piece_spans(tokens), same, layer, head)
     show_chart(pieces, "heads_pieces_map")
     show_code(core.same_word_mass)

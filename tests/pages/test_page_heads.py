@@ -762,3 +762,21 @@ def test_the_word_question_says_when_it_asks_about_another_head():
     assert "gives no word" not in questions.top_key(replace(other, preferred=(1, 1)), tokens, "a model").prompt
     left_out = questions.previous_token([], "a model", left_out=True)
     assert "not offered: too close to call" in left_out.prompt
+
+
+@needs_minilm
+def test_the_first_steps_do_not_run_minilm_and_all_heads_at_once_does(monkeypatch):
+    """On the small model, "Split d into heads" needs no MiniLM pass: only the steps that ask about MiniLM's
+    heads (from "All heads at once" on) run it, so a hall's first visits and new sentences cost less."""
+    runs = []
+    real = minilm_model.minilm_run
+    monkeypatch.setattr(minilm_model, "minilm_run", lambda a, b: runs.append(a) or real(a, b))
+    sentence = "the heron waded past three quiet boats"  # nobody else's: not in MiniLM's run cache
+    at = helpers.open_linked("heads", {"heads_sentence": sentence, "model": "small"}, every_section=False)
+    no_exception(at)
+    assert runs == [] and "so each head works in d/h" in all_text(at)  # the first step, drawn
+    at = helpers.open_linked(
+        "heads", {"heads_sentence": sentence, "model": "small", "step": "2"}, every_section=False, skip=False
+    )
+    no_exception(at)
+    assert runs == [sentence]
