@@ -1,7 +1,6 @@
 """Heads: multi-head attention taken apart on the small model; the sidebar's model's heads on your sentence."""
 
 from functools import cache
-from typing import NamedTuple
 
 import streamlit as st
 
@@ -13,7 +12,7 @@ from ui.frame.code import show_code
 from ui.frame.inputs import narrow_layer_head, report_encoding, show_model, usable_sentence
 from ui.frame.modes import lecture_mode, sidebar_model, sidebar_seed
 from ui.frame.params import LessonParams, Param
-from ui.frame.predict import fingerprint, predict_then_see, revealed
+from ui.frame.predict import fingerprint, predict_then_see
 from ui.frame.quiz_widget import QUIZ_SEED, check_yourself_section
 from ui.frame.sections import Section, finish, narrative, render_sections, rerun_open_section, set_page_controls, start
 from ui.frame.state import MODEL, value
@@ -111,45 +110,21 @@ mechanics = cache(lambda layer, head: core.head_mechanics(small, enc_small, laye
 
 
 # "All heads at once" asks about a trained model's heads: MiniLM's, or the sidebar's model's when MiniLM cannot
-# load. A later section holds back what would answer a prediction not yet committed (or skipped) on this sentence.
-# Worked out when a section first needs it, so a page run that shows the first steps does not run MiniLM.
-class Asked(NamedTuple):
-    run: object
-    name: str
-    labels: dict
-    context: str
-    prev_choice: object
-    prev_q: object
-    word_choice: object
-    word_q: object
-
-
+# load. Worked out when a section first needs it, so a page run that shows the first steps does not run MiniLM.
 @cache
-def asked() -> Asked:
+def asked() -> questions.GridQuestions:
     asked_run = run if use_minilm or pre is None else minilm_run(text_a, text_b)
-    name = "all-MiniLM-L6-v2" if pre is not None else model_name
     asked_labels = labels if asked_run is run else label_heads(asked_run.attentions, asked_run.tokens)
-    # Only a trained model's heads were shaped by learning: on random weights there is nothing to predict.
-    prev_choice = core.previous_token_choice(asked_labels) if pre or chosen_model.trained else None
-    prev_q = None
-    if prev_choice is not None:
-        rivals = [head_label(asked_labels, *c) for c in prev_choice.candidates]
-        prev_q = questions.previous_token(rivals, name, left_out=bool(prev_choice.too_close))
-    skip = core.positional_heads(asked_labels)  # their label would answer the word question
-    word_choice = core.top_key_choice(asked_run.attentions, asked_run.tokens, skip=skip) if pre else None
-    word_q = questions.top_key(word_choice, asked_run.tokens, name) if word_choice else None
-    context = fingerprint(name, asked_run.tokens)
-    return Asked(asked_run, name, asked_labels, context, prev_choice, prev_q, word_choice, word_q)
+    name = "all-MiniLM-L6-v2" if pre is not None else model_name
+    return questions.grid_questions(asked_run, asked_labels, name, bool(pre) or chosen_model.trained, pre is not None)
 
 
-def prev_open() -> bool:
-    a = asked()
-    return a.prev_q is not None and not revealed(a.prev_q, a.context)
+def prev_open() -> bool:  # a later section holds back what would answer a prediction not yet committed
+    return asked().open("prev")
 
 
 def word_open() -> bool:
-    a = asked()
-    return a.word_q is not None and not revealed(a.word_q, a.context)
+    return asked().open("word")
 
 
 def wait(section: str | None, what: str) -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import partial
+from typing import NamedTuple
 
 import streamlit as st
 
 from encoder_core.lessons import heads as core
 from encoder_core.lessons.heads import TopKeyChoice
 from encoder_core.model.head_patterns import HeadLabel, head_label, label_heads
-from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
+from ui.frame.predict import Option, Prediction, Trap, fingerprint, percent, revealed, tolerance_for
 from ui.room.numbers import number_choice
 from ui.room.registry import CannotAsk, Run, register_room_question, run_key, sentence_link
 from ui.views import heads as view
@@ -127,6 +128,40 @@ def top_key(choice: TopKeyChoice, tokens: Sequence[str], model_name: str) -> Pre
         concept="heads_top_key",
         idea="query-top-key",
     )
+
+
+class GridQuestions(NamedTuple):
+    """What "All heads at once" asks about a trained model's heads on the sentence: which head looks back
+    (prev) and where one word looks (word), each None when the sentence gives no clear answer."""
+
+    run: object  # the model's AttentionRun on the sentence
+    name: str
+    labels: dict
+    context: str  # the fingerprint both predictions are committed under
+    prev_choice: object
+    prev_q: Prediction | None
+    word_choice: TopKeyChoice | None
+    word_q: Prediction | None
+
+    def open(self, which: str) -> bool:
+        """The prediction ("prev" or "word") is asked and not yet committed or skipped on this sentence."""
+        q = self.prev_q if which == "prev" else self.word_q
+        return q is not None and not revealed(q, self.context)
+
+
+def grid_questions(run, labels: dict, name: str, trained: bool, pretrained: bool) -> GridQuestions:
+    """trained: the model's heads were shaped by learning (on random weights there is nothing to predict);
+    pretrained: it is MiniLM, whose word question the lesson asks."""
+    prev_choice = core.previous_token_choice(labels) if trained else None
+    prev_q = None
+    if prev_choice is not None:
+        rivals = [head_label(labels, *c) for c in prev_choice.candidates]
+        prev_q = previous_token(rivals, name, left_out=bool(prev_choice.too_close))
+    skip = core.positional_heads(labels)  # their label would answer the word question
+    word_choice = core.top_key_choice(run.attentions, run.tokens, skip=skip) if pretrained else None
+    word_q = top_key(word_choice, run.tokens, name) if word_choice else None
+    context = fingerprint(name, run.tokens)
+    return GridQuestions(run, name, labels, context, prev_choice, prev_q, word_choice, word_q)
 
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
