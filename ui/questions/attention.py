@@ -7,14 +7,12 @@ states this input's facts (a test recomputes them); none of it is shown before t
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
 from encoder_core.lessons import attention as core
 from encoder_core.lessons.attention import DropLastResult, LookAhead, RowFacts, moved_count
 from ui.frame.predict import Option, Prediction
-from ui.room.registry import CannotAsk, Run, register_room_question, run_key
+from ui.room.registry import CannotAsk, Run, lesson_questions, run_key
 from ui.views import attention as view
 
 LESSON = "attention"
@@ -131,8 +129,7 @@ def look_ahead(la: LookAhead, tokens: list[str], example_mass: float) -> Predict
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-# each of the lesson's room questions, under its lesson
-register = partial(register_room_question, LESSON)
+register = lesson_questions(LESSON)
 
 
 def _comparison(run: Run):

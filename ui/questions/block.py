@@ -8,7 +8,6 @@ encoder_core's result, and a test recomputes them.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 import streamlit as st
 
@@ -22,7 +21,7 @@ from encoder_core.lessons.block import (
 )
 from ui.frame.predict import Option, Prediction, Trap, percent, tolerance_for
 from ui.room.numbers import number_choice
-from ui.room.registry import CannotAsk, Run, register_room_question, run_key, sentence_link
+from ui.room.registry import CannotAsk, Run, lesson_questions, run_key
 from ui.views import block as view
 
 LESSON = "block"
@@ -165,8 +164,7 @@ def ffn_token(choice: FfnTokenChoice, tokens: list[str], model_name: str, margin
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-# each of the lesson's room questions: its lesson, and its page's link parameter for the round's sentence
-register = partial(register_room_question, LESSON, link=sentence_link("block_sentence"))
+register = lesson_questions(LESSON, "block_sentence")
 
 STAGE_STEP = 2  # "Inside the block, one stage at a time" is the block lesson's third section
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import partial
 from typing import NamedTuple
 
 import streamlit as st
@@ -19,7 +18,7 @@ from encoder_core.lessons.heads import TopKeyChoice
 from encoder_core.model.head_patterns import HeadLabel, head_label, label_heads
 from ui.frame.predict import Option, Prediction, Trap, fingerprint, percent, revealed, tolerance_for
 from ui.room.numbers import number_choice
-from ui.room.registry import CannotAsk, Run, register_room_question, run_key, sentence_link
+from ui.room.registry import CannotAsk, Run, lesson_questions, run_key
 from ui.views import heads as view
 
 LESSON = "heads"
@@ -166,8 +165,7 @@ def grid_questions(run, labels: dict, name: str, trained: bool, pretrained: bool
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-# each of the lesson's room questions: its lesson, and its page's link parameter for the round's sentence
-register = partial(register_room_question, LESSON, link=sentence_link("heads_sentence"))
+register = lesson_questions(LESSON, "heads_sentence")
 
 GRID_STEP = 2  # "All heads at once" asks both
 MAP_TOKENS = 64  # the large map's tokens, as the page draws it

@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import replace
-from functools import partial
 
 import streamlit as st
 
@@ -20,7 +19,7 @@ from encoder_core.lessons.inside import (
     best_methods,
 )
 from ui.frame.predict import Option, Prediction, Verdict, judge
-from ui.room.registry import CannotAsk, Run, middle_word, register_room_question, run_key, sentence_link
+from ui.room.registry import CannotAsk, Run, lesson_questions, middle_word, run_key
 from ui.views import inside as view
 from ui.views.inside import md
 
@@ -161,8 +160,7 @@ def explanation_score(scores: dict[str, float]):
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-# each of the lesson's room questions: its lesson, and its page's link parameter for the round's sentence
-register = partial(register_room_question, LESSON, link=sentence_link("inside_sentence"))
+register = lesson_questions(LESSON, "inside_sentence")
 
 HEADS_STEP = 0  # "Knock it out" opens the lesson
 

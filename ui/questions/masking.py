@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
-from functools import partial
 
 import streamlit as st
 
@@ -24,7 +23,7 @@ from encoder_core.lessons.masking import (
 )
 from ui.frame.predict import Option, Prediction, Verdict, judge
 from ui.frame.quiz_widget import escape_md
-from ui.room.registry import CannotAsk, Run, register_room_question, run_key, sentence_link, word_positions
+from ui.room.registry import CannotAsk, Run, lesson_questions, run_key, sentence_link, word_positions
 from ui.views import masking as view
 
 LESSON = "masking"
@@ -237,8 +236,7 @@ def hardest_not_asked(choice: HardestChoice) -> str:
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-# each of the lesson's room questions, under its lesson
-register = partial(register_room_question, LESSON)
+register = lesson_questions(LESSON)
 
 LOSS_STEP = 2  # "Which positions carry a loss" asks which positions the loss reads, then which carries the largest
 FILL_STEP = 3  # "Fill in the blank"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import partial
 
 import streamlit as st
 
@@ -12,7 +11,7 @@ from encoder_core.lessons import outputs as core
 from encoder_core.lessons.outputs import PROBE_OUTCOMES, SAME_MARGIN, SHAPE_FORMS, ClosestSentence, closest_sentence
 from ui.frame.predict import Option, Prediction
 from ui.models import minilm, run_fine_tune
-from ui.room.registry import CannotAsk, Run, register_room_question, run_key, sentence_link
+from ui.room.registry import CannotAsk, Run, lesson_questions, run_key, sentence_link
 from ui.views import outputs as view
 
 LESSON = "outputs"
@@ -107,8 +106,7 @@ def closest_question(c: ClosestSentence, sentence: str) -> Prediction:
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-# each of the lesson's room questions, under its lesson
-register = partial(register_room_question, LESSON)
+register = lesson_questions(LESSON)
 
 SHAPES_STEP, STARTS_STEP, POOLING_STEP = 0, 5, 6  # "The shapes", "Three starting points", "Pooling"
 ROOM_PAIR = ("the girl was hungry", "she ate the bread")  # the lesson's own default pair, batched with the sentence

@@ -7,8 +7,6 @@ that input's numbers (a test recomputes them); none of it is shown before the co
 
 from __future__ import annotations
 
-from functools import partial
-
 from encoder_core.lessons import padding as core
 from encoder_core.lessons.padding import (
     LEAK_TRENDS,
@@ -21,7 +19,7 @@ from encoder_core.lessons.padding import (
 )
 from ui.frame.predict import Option, Prediction, Trap, Verdict, judge, percent
 from ui.room.numbers import number_choice
-from ui.room.registry import CannotAsk, Run, register_room_question, sentence_link
+from ui.room.registry import CannotAsk, Run, lesson_questions
 from ui.views import padding as view
 
 LESSON = "padding"
@@ -168,9 +166,7 @@ def leak_verdict(q: Prediction, leak: PadLeak, guess: int, answer: int) -> Verdi
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-# each of the lesson's room questions: its lesson, and its page's link parameter for the round's sentence (the
-# lesson pads its single sentence)
-register = partial(register_room_question, LESSON, link=sentence_link("single"))
+register = lesson_questions(LESSON, "single")
 
 LEAK_STEP = 2  # "The pad-leak gap" is the padding lesson's third section
 

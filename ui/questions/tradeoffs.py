@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache, partial
+from functools import lru_cache
 
 from encoder_core.lessons import tradeoffs as core
 from encoder_core.lessons.tradeoffs import CASES, FirstCut, cache_traps
 from ui.frame.predict import Option, Prediction, Trap
 from ui.room.numbers import number_choice
-from ui.room.registry import CannotAsk, Run, middle_word, register_room_question
+from ui.room.registry import CannotAsk, Run, lesson_questions, middle_word
 from ui.views import tradeoffs as view
 
 LESSON = "tradeoffs"
@@ -112,8 +112,7 @@ def mismatch_question(position: int, word: str) -> Prediction:
 
 # ---------------------------------------------------------------- in the class room (ui/room/registry.py)
 
-# each of the lesson's room questions, under its lesson
-register = partial(register_room_question, LESSON)
+register = lesson_questions(LESSON)
 
 MISMATCH_STEP = 4  # "The [MASK] mismatch" is the lesson's fifth section
 

@@ -17,6 +17,7 @@ import importlib.util
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from encoder_core.lessons import LESSON_IDS
@@ -120,6 +121,13 @@ def sentence_link(param: str) -> Callable[[dict], dict]:
     """A room question's link for a lesson whose page takes the round's sentence as its link parameter `param`
     (and nothing else from the round): link=sentence_link("heads_sentence")."""
     return lambda proof: {param: proof["sentence"]}
+
+
+def lesson_questions(lesson: str, sentence_param: str | None = None) -> Callable[..., None]:
+    """The `register` of a lesson's prediction module: register_room_question under that lesson, and, given
+    sentence_param, a link that opens the lesson's page on the round's sentence (sentence_link)."""
+    link = {"link": sentence_link(sentence_param)} if sentence_param else {}
+    return partial(register_room_question, lesson, **link)
 
 
 def load_lessons() -> None:

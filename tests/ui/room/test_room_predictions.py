@@ -392,3 +392,18 @@ def test_a_round_runs_its_model_once(monkeypatch, key, model, sentence, module, 
     asked_with(q)
     assert proof_charts(q)
     assert len(calls) == 1, f"{key} ran {function} {len(calls)} times"
+
+
+def test_every_room_questions_link_fills_parameters_its_lessons_page_reads():
+    """"Teach it again" opens the lesson on the round's inputs: each parameter a question's link fills must be
+    one its page names (a wrong name would open the page on its default sentence)."""
+    from pathlib import Path
+
+    from ui.room.registry import load_lessons, predictions
+
+    load_lessons()
+    proof = {"sentence": "a round's own sentence", "position": 2, "rate": 0.15}
+    for key, q in predictions().items():
+        page = (Path(__file__).parents[3] / "pages" / f"{q.lesson}.py").read_text(encoding="utf-8")
+        params = q.link_params(proof)
+        assert params and all(f'"{name}"' in page for name in params), (key, params)  # parameters the page names
