@@ -395,7 +395,7 @@ def test_a_round_runs_its_model_once(monkeypatch, key, model, sentence, module, 
 
 
 def test_every_room_questions_link_fills_parameters_its_lessons_page_reads():
-    """"Teach it again" opens the lesson on the round's inputs: each parameter a question's link fills must be
+    """ "Teach it again" opens the lesson on the round's inputs: each parameter a question's link fills must be
     one its page names (a wrong name would open the page on its default sentence)."""
     from pathlib import Path
 
