@@ -107,6 +107,7 @@ def small_layer_head() -> tuple[int, int]:  # the nearest the small model of the
 
 
 mechanics = cache(lambda layer, head: core.head_mechanics(small, enc_small, layer, head))
+trained_heads = bool(pre) or chosen_model.trained  # only learnt heads have habits to predict
 
 
 # "All heads at once" asks about a trained model's heads: MiniLM's, or the sidebar's model's when MiniLM cannot
@@ -116,15 +117,16 @@ def asked() -> questions.GridQuestions:
     asked_run = run if use_minilm or pre is None else minilm_run(text_a, text_b)
     asked_labels = labels if asked_run is run else label_heads(asked_run.attentions, asked_run.tokens)
     name = "all-MiniLM-L6-v2" if pre is not None else model_name
-    return questions.grid_questions(asked_run, asked_labels, name, bool(pre) or chosen_model.trained, pre is not None)
+    return questions.grid_questions(asked_run, asked_labels, name, trained_heads, pre is not None)
 
 
-def prev_open() -> bool:  # a later section holds back what would answer a prediction not yet committed
-    return asked().open("prev")
+# A later section holds back what would answer a prediction not yet committed (or skipped) on this sentence.
+def prev_open() -> bool:
+    return asked().prev_open
 
 
 def word_open() -> bool:
-    return asked().open("word")
+    return asked().word_open
 
 
 def wait(section: str | None, what: str) -> None:
@@ -173,7 +175,7 @@ def render_grid() -> None:
     narrative(view.grid_intro(n_layers * n_heads, model_name))
     a = asked()
     if a.prev_q is None:
-        st.info(view.no_previous_note(a.name, bool(pre) or chosen_model.trained))
+        st.info(view.no_previous_note(a.name, trained_heads))
     else:
         predict_then_see(a.prev_q, a.context, answer=lambda: a.prev_choice.answer, reveal=lambda _: reveal_previous())
     if a.word_q is not None:

@@ -121,10 +121,6 @@ loss_context = fingerprint(enc.ids, draw_settings)  # the loss question's: until
 forward = cache(lambda: core.mlm_forward(trained.model, draw.result.inputs, draw.result.labels, tokenizer=tokenizer))
 
 
-def needs_model(model=trained) -> bool:
-    return has_trained(model)
-
-
 # ---- 1. choose, corrupt, label ----
 def render_draw() -> None:
     counts = draw.counts
@@ -154,7 +150,7 @@ def exercise_shapes() -> list:
 
 
 def render_shapes() -> None:
-    if not needs_model():
+    if not has_trained(trained):
         return
     steps = forward().shape_steps()
     if not revealed(questions.LOSS, loss_context):  # the rows the loss reads answer the loss question
@@ -172,7 +168,7 @@ def render_shapes() -> None:
 
 # ---- 3. loss ----
 def render_loss() -> None:
-    if not needs_model():
+    if not has_trained(trained):
         return
     predict_then_see(
         questions.LOSS,
@@ -212,7 +208,7 @@ def reveal_losses(choice: core.HardestChoice | None = None) -> None:
 
 # ---- 4. fill-mask ----
 def render_fill() -> None:
-    if not needs_model(filler):
+    if not has_trained(filler):
         return
     show_notes([("warning", filler_notice)] if filler_notice else [])
     used, key = filler.choice, P.fill_model.key

@@ -142,10 +142,15 @@ class GridQuestions(NamedTuple):
     word_choice: TopKeyChoice | None
     word_q: Prediction | None
 
-    def open(self, which: str) -> bool:
-        """The prediction ("prev" or "word") is asked and not yet committed or skipped on this sentence."""
-        q = self.prev_q if which == "prev" else self.word_q
-        return q is not None and not revealed(q, self.context)
+    @property
+    def prev_open(self) -> bool:
+        """The head question is asked and not yet committed or skipped on this sentence."""
+        return self.prev_q is not None and not revealed(self.prev_q, self.context)
+
+    @property
+    def word_open(self) -> bool:
+        """The word question is asked and not yet committed or skipped on this sentence."""
+        return self.word_q is not None and not revealed(self.word_q, self.context)
 
 
 def grid_questions(run, labels: dict, name: str, trained: bool, pretrained: bool) -> GridQuestions:

@@ -123,7 +123,7 @@ def sentence_link(param: str) -> Callable[[dict], dict]:
     return lambda proof: {param: proof["sentence"]}
 
 
-def lesson_questions(lesson: str, sentence_param: str | None = None) -> Callable[..., None]:
+def lesson_questions(lesson: str, sentence_param: str | None = None) -> Callable[..., LessonPrediction]:
     """The `register` of a lesson's prediction module: register_room_question under that lesson, and, given
     sentence_param, a link that opens the lesson's page on the round's sentence (sentence_link)."""
     link = {"link": sentence_link(sentence_param)} if sentence_param else {}
