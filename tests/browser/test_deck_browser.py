@@ -201,7 +201,7 @@ def present_to_a_room(browser, app_url: str, url: str, deck_file, deck_id: str, 
     assert 3 <= len(asked) <= 6 and presenter.locator(".st-key-room-lecturer-question").get_by_text("✓").count()
     prompt = presenter.locator(".st-key-room-lecturer-question h3").inner_text()
     for phone in phones:  # every phone: the question and its options, in the round's order, nothing marked
-        phone.locator(VOTE).first.wait_for(timeout=LOAD_MS)
+        expect(phone.locator(VOTE)).to_have_count(len(asked), timeout=LOAD_MS)  # every button, not the first
         assert phone.locator(".st-key-room-question").inner_text().strip() == prompt.strip()
         assert options_of(phone, VOTE) == asked
         assert "✓" not in phone.locator("body").inner_text()
@@ -285,7 +285,9 @@ def present_to_a_room(browser, app_url: str, url: str, deck_file, deck_id: str, 
     projector.get_by_role("button", name="Ask the deck's question: vote 1 opens").click()
     for phone in phones:
         phone.get_by_text("question 2 · vote 1").wait_for(timeout=LOAD_MS)  # the cancelled one's number
-        assert sorted(options_of(phone, VOTE)) == sorted(LECTURE_DECK["steps"][5]["options"])
+        typed_options = LECTURE_DECK["steps"][5]["options"]  # the buttons may land a moment after the heading
+        expect(phone.locator(VOTE)).to_have_count(len(typed_options), timeout=LOAD_MS)
+        assert sorted(options_of(phone, VOTE)) == sorted(typed_options)
         assert "The answer" not in phone.locator("body").inner_text()
     for page in (projector, presenter, *phones):
         assert_no_exception(page)
