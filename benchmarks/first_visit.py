@@ -1,6 +1,6 @@
 """Where a first visit spends its time, from the page's own clock, with the server cold and warm.
 
-    .venv/bin/python -m benchmarks.first_visit [--visits 5] [--warm-up] [lesson ...]
+    .venv/bin/python -m benchmarks.first_visit [--visits 5] [--warm-up] [--before REF] [lesson ...]
 
 For each lesson: one visit to a freshly started server (its models not loaded yet: "cold"), then
 `--visits` first visits from new browser profiles (nothing cached) to the now warm server, then
@@ -18,7 +18,9 @@ from the start of navigation (performance.now()):
   scripts   the last of the app's JavaScript files has arrived
   chart     the first frame that shows a chart with data (after parsing plotly.js and drawing)
 
-Medians over the visits; the cold row is one visit. Not a test: the machine is shared and noisy.
+Medians over the visits; the cold row is one visit. With --before REF, a temporary checkout of REF is measured
+the same way right after this one, lesson by lesson, so that both meet the same machine. Not a test: the
+machine is shared and noisy.
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from contextlib import ExitStack
+from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from benchmarks.side_by_side import checkout
 from scripts.warm_up import warm_up
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, free_port, start_server, wait_healthy
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, start_server, wait_healthy
 
 # Before the app's own scripts: note when the socket opens, when its first message arrives, and
 # the first animation frame in which a plotly chart holds data.
@@ -60,7 +65,7 @@ READ = """() => {
   return {html: nav.responseEnd, scripts: Math.max(0, ...js.map(r => r.responseEnd)),
           big_asked: big.startTime, big_in: big.responseEnd, big_kb: size(big) / 1024,
           kb: js.reduce((s, r) => s + (r.encodedBodySize || 0), 0) / 1024,
-          cached: js.every(r => r.transferSize === 0), ...window.__visit};
+          cached: js.every(r => r.transferSize < 1024), ...window.__visit};  // from the cache, or a 304
 }"""
 STAGES = ("html", "socket", "message", "big_asked", "big_in", "scripts", "chart")
 
@@ -79,50 +84,61 @@ def row(name: str, visits: list[dict]) -> str:
     return f"| {name} | {len(visits)} | " + " | ".join(cells) + " |"
 
 
+def measure(browser, root: Path, name: str, lesson: str, args, sizes: set) -> None:
+    """One lesson of one checkout: a first visit to a new server, then warm first visits and reloads."""
+    port = free_port()
+    t0 = time.perf_counter()
+    server = start_server(port, root=root)
+    try:
+        wait_healthy(port)
+        started = time.perf_counter() - t0
+        first_state = "server cold"
+        if args.warm_up:
+            w0 = time.perf_counter()
+            assert all(r.ok for r in warm_up(port)), "a page failed in the warm-up"
+            first_state = f"server just warmed (warm-up {time.perf_counter() - w0:.1f} s)"
+        url = f"http://127.0.0.1:{port}/{lesson}"
+        firsts, reloads = [], []
+        for i in range(args.visits + 1):  # the first one meets a cold (or just warmed) server
+            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+            ctx.add_init_script(CLOCK)
+            page = ctx.new_page()
+            firsts.append(visit(page, url))
+            sizes.add((name, round(firsts[-1]["kb"]), round(firsts[-1]["big_kb"])))
+            if i == args.visits:
+                for _ in range(args.visits):
+                    reloads.append(visit(page, url, reload=True))
+            ctx.close()
+        print(row(f"{name}, {lesson}: {first_state} (started in {started:.1f} s)", firsts[:1]))
+        print(row(f"{name}, {lesson}: first visit, server warm", firsts[1:]))
+        print(row(f"{name}, {lesson}: reload", reloads))
+        assert all(v["cached"] for v in reloads), "a reload downloaded scripts again"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--visits", type=int, default=5)
     ap.add_argument("--warm-up", action="store_true", help="warm the server as `make run` does first")
+    ap.add_argument("--before", help="also measure this commit, from a temporary checkout")
     ap.add_argument("lessons", nargs="*", default=["attention", "padding", "masking"])
-    args = ap.parse_args()
-    print("| visit | n | html | socket (app booted) | first message | plotly.js asked | in | all scripts in | chart |")
+    args = ap.parse_intermixed_args()
+    print("| visit | n | html | socket (app booted) | first message | largest asked | in | all scripts in | chart |")
     print("|---|---|---|---|---|---|---|---|---|")
-    with sync_playwright() as p:
+    sizes: set = set()
+    with ExitStack() as stack, sync_playwright() as p:
+        roots = {"this": ROOT}
+        if args.before:
+            roots[args.before] = stack.enter_context(checkout(args.before))
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for lesson in args.lessons:
-            port = free_port()
-            t0 = time.perf_counter()
-            server = start_server(port)
-            try:
-                wait_healthy(port)
-                started = time.perf_counter() - t0
-                first_state = "server cold"
-                if args.warm_up:
-                    w0 = time.perf_counter()
-                    assert all(r.ok for r in warm_up(port)), "a page failed in the warm-up"
-                    first_state = f"server just warmed (warm-up {time.perf_counter() - w0:.1f} s)"
-                url = f"http://127.0.0.1:{port}/{lesson}"
-                firsts, reloads, sizes = [], [], set()
-                for i in range(args.visits + 1):  # the first one meets a cold (or just warmed) server
-                    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-                    ctx.add_init_script(CLOCK)
-                    page = ctx.new_page()
-                    firsts.append(visit(page, url))
-                    sizes.add((round(firsts[-1]["kb"]), round(firsts[-1]["big_kb"])))
-                    if i == args.visits:
-                        for _ in range(args.visits):
-                            reloads.append(visit(page, url, reload=True))
-                    ctx.close()
-                print(row(f"{lesson}: {first_state} (started in {started:.1f} s)", firsts[:1]))
-                print(row(f"{lesson}: first visit, server warm", firsts[1:]))
-                print(row(f"{lesson}: reload", reloads))
-                assert all(v["cached"] for v in reloads), "a reload downloaded scripts again"
-            finally:
-                server.terminate()
-                server.wait(timeout=10)
+            for name, root in roots.items():
+                measure(browser, root, name, lesson, args, sizes)
         browser.close()
-    for kb, big in sorted(sizes):
-        print(f"\nscripts downloaded on a first visit: {kb:,} KB encoded; the largest {big:,} KB decoded")
+    for name, kb, big in sorted(sizes):
+        print(f"\n{name}: scripts downloaded on a first visit: {kb:,} KB encoded; the largest {big:,} KB decoded")
 
 
 if __name__ == "__main__":

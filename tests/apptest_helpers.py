@@ -10,6 +10,8 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from classroom.decks import Deck, TypedStep, ViewStep
+from ui.frame.chart_element import COMPONENT_NAME as CHART_COMPONENT
+from ui.frame.chart_element import PRELOAD_KEY
 from ui.frame.charts import numbers_panel_key
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,19 +134,26 @@ def decode(value):
     return value
 
 
-def charts(at: AppTest) -> list[tuple[str, dict, str]]:
-    """Every chart on the page as (key without the 'chart_' prefix, decoded figure, text alternative)."""
+def sent_charts(at: AppTest) -> list[tuple[str, str, str]]:
+    """Every chart on the page as the browser receives it: (key without the 'chart_' prefix, figure JSON, text
+    alternative). Drawn by the lab's chart element (ui/frame/chart_element.py) or, on a page of Streamlit's
+    own, by st.plotly_chart."""
     out = []
+    for el in at.get("bidi_component"):
+        if el.proto.component_name != CHART_COMPONENT or el.proto.id.endswith(PRELOAD_KEY):
+            continue
+        data = json.loads(el.proto.json)
+        key = el.proto.id.split("-", 2)[2]  # the id is $$ID-<hash>-<key>
+        out.append((key.removeprefix("chart_"), data["figure"], data["alt"]))
     for el in at.get("plotly_chart"):
         key = el.proto.id if not hasattr(el, "key") else el.key
-        out.append(
-            (
-                str(key).removeprefix("chart_") if key else f"#{len(out)}",
-                decode(json.loads(el.proto.spec)),
-                el.proto.alt,
-            )
-        )
+        out.append((str(key).removeprefix("chart_") if key else f"#{len(out)}", el.proto.spec, el.proto.alt))
     return out
+
+
+def charts(at: AppTest) -> list[tuple[str, dict, str]]:
+    """Every chart on the page as (key without the 'chart_' prefix, decoded figure, text alternative)."""
+    return [(key, decode(json.loads(figure)), alt) for key, figure, alt in sent_charts(at)]
 
 
 def figures(at: AppTest) -> dict[str, dict]:
@@ -220,9 +229,8 @@ def page_evidence(at: AppTest) -> str:
             parts.append(str(getattr(w, "label", "")))
             parts.append(" ".join(map(str, getattr(w, "options", []) or [])))
             parts.append(str(getattr(w, "value", "")))
-    for el in at.get("plotly_chart"):
-        parts.append(el.proto.spec)
-        parts.append(el.proto.alt)
+    for _, figure, alt in sent_charts(at):
+        parts += [figure, alt]
     for el in at.get("download_button"):
         parts.append(str(el.proto))
     for el in at.get("expander"):

@@ -737,7 +737,7 @@ def test_a_sentence_is_walked_once_for_every_student_and_each_sentence_its_own(m
 
 def raw_spec(at, key: str) -> str:
     """A chart's figure as the browser receives it (JSON)."""
-    [spec] = [el.proto.spec for el in at.get("plotly_chart") if el.proto.id.endswith(f"chart_{key}")]
+    [spec] = [el.proto.json for el in at.get("bidi_component") if el.proto.id.endswith(f"chart_{key}")]
     return spec
 
 

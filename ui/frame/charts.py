@@ -6,6 +6,7 @@ show_chart is the one way a page or the frame shows a lesson's Chart (ui.views.f
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 
 import pandas as pd
@@ -14,6 +15,7 @@ import streamlit as st
 
 from ui.views.figures import Chart, plain_title, styled
 
+from .chart_element import chart_element
 from .export import ExportedFigure, figure_html, figures_html, table_csv
 from .modes import current_page, figures_key, high_contrast, lecture_headline_chart, lecture_mode
 
@@ -59,10 +61,10 @@ def show_live_chart(chart: Chart, key: str, where=None) -> None:
     captioned like a lesson's, without the numbers panel and not in the page's one-file download.
 
     where: the container to draw in (a placeholder's container redraws in place); default the page."""
-    where = st if where is None else where
     fig = chart_figure(chart, lecture=lecture_mode(), high_contrast=high_contrast())
-    where.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, alt=chart.alt)
-    where.caption(chart.alt)
+    with nullcontext() if where is None else where:
+        chart_element(fig, key, config=PLOTLY_CONFIG, alt=chart.alt)
+        st.caption(chart.alt)
 
 
 def shared_chart(chart: Chart) -> Chart:
@@ -85,7 +87,7 @@ def chart_figure(chart: Chart, *, lecture: bool, high_contrast: bool) -> go.Figu
 
 def _chart_and_caption(fig: go.Figure, key: str, alt: str) -> None:
     config = {**PLOTLY_CONFIG, "toImageButtonOptions": {**PLOTLY_CONFIG["toImageButtonOptions"], "filename": key}}
-    st.plotly_chart(fig, key=f"chart_{key}", config=config, alt=alt)
+    chart_element(fig, f"chart_{key}", config=config, alt=alt)
     st.caption(alt)
     st.session_state.setdefault(figures_key(), []).append(ExportedFigure(key, fig, alt))
 

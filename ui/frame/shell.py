@@ -12,6 +12,7 @@ import streamlit as st
 from encoder_core.lessons import LESSONS
 from ui.views.figures import PHONE_HIDDEN_CELL_FONT
 
+from .chart_element import PRELOAD_KEY
 from .state import ALL_SECTIONS, CONTRAST, LECTURE, STEP, current_link
 
 CURRENT_PAGE_KEY = "_current_page"  # the page of the previous run, to tell a move to another lesson
@@ -48,6 +49,7 @@ EVERY_SCREEN_CSS = (
     + " {display: none;}\n"
     + _CELL_TEXT.format(FIT_CELL_TEXT_PX)
     + f" {{font-size: {READABLE_CELL_TEXT_PX}px !important;}}\n"
+    + f".st-key-{PRELOAD_KEY} {{display: none;}}\n"  # the element that only fetches plotly.js
 )
 
 # On a phone (Streamlit stacks columns below 640 px): a chart is at most 45 % of the screen's height, so the

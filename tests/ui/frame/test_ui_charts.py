@@ -368,3 +368,38 @@ def test_heatmaps_send_float32_and_write_cell_numbers_from_z():
     assert cell_lines(trace) == [["0.12"], ["0.88"], ["0.50"], ["0.50"]]
     spec = json.loads(fig.to_json())["data"][0]["z"]
     assert spec["dtype"] == "f4"  # 4 bytes a number on the wire
+
+
+CHART_PAGE = """
+import plotly.graph_objects as go
+import streamlit as st
+from ui.frame.charts import show_chart
+from ui.views.figures import Chart
+
+z = st.session_state.setdefault("z", [[0.25, 0.75], [0.5, 0.5]])
+show_chart(Chart(go.Figure(go.Heatmap(z=z), layout={"title": {"text": "two by two"}}), "A 2 by 2 grid."), "grid")
+"""
+
+
+def test_a_chart_is_sent_as_its_figure_without_the_placeholder_theme_and_changes_under_the_same_key():
+    """The lab's chart element: the figure's numbers reach the page exactly, without the Python-side template
+    (the page puts Streamlit's resolved theme in), under one key per place, so a change redraws the same chart."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui.frame.chart_element import COMPONENT_NAME
+
+    at = AppTest.from_string(CHART_PAGE, default_timeout=60).run()
+
+    def sent():
+        [el] = [e for e in at.get("bidi_component") if e.proto.component_name == COMPONENT_NAME]
+        return el.proto.id, json.loads(el.proto.json)
+
+    first_id, data = sent()
+    figure = json.loads(data["figure"])
+    assert "template" not in figure["layout"] and data["alt"] == "A 2 by 2 grid."
+    assert figure["data"][0]["z"] == [[0.25, 0.75], [0.5, 0.5]]
+    at.session_state["z"] = [[1.0, 0.0], [0.0, 1.0]]
+    at.run()
+    second_id, data = sent()
+    assert second_id == first_id and first_id.endswith("chart_grid")
+    assert json.loads(data["figure"])["data"][0]["z"] == [[1.0, 0.0], [0.0, 1.0]]
