@@ -12,13 +12,15 @@ Python figures carry holds placeholder colours that only that front end replaces
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import plotly.graph_objects as go
 import streamlit as st
 from plotly.io.json import to_json_plotly
 
-JS = (Path(__file__).parent / "chart_element.js").read_text(encoding="utf-8")
+# Every element of a component carries its script, on every run: so the component's script only loads the
+# element's real one (static/chart_element.js), which the browser fetches once and keeps.
+JS = """export default function (component) {
+  import(new URL("app/static/chart_element.js", document.baseURI).href).then((m) => m.default(component));
+}"""
 COMPONENT_NAME = "encoder_lab_chart"
 # Not isolated in a shadow root: the page's own styles (lecture mode's sizes) reach the chart.
 _mount = st.components.v2.component(COMPONENT_NAME, js=JS, isolate_styles=False)
