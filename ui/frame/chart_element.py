@@ -12,15 +12,21 @@ Python figures carry holds placeholder colours that only that front end replaces
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import plotly.graph_objects as go
 import streamlit as st
 from plotly.io.json import to_json_plotly
 
-# Every element of a component carries its script, on every run: so the component's script only loads the
-# element's real one (static/chart_element.js), which the browser fetches once and keeps.
-JS = """export default function (component) {
-  import(new URL("app/static/chart_element.js", document.baseURI).href).then((m) => m.default(component));
-}"""
+
+def _without_comments(js: str) -> str:
+    """The script as the page needs it: every element of a component carries its script, on every run (and a
+    script fetched from the static folder instead would wait for one more request before plotly.js)."""
+    lines = (line.strip() for line in js.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+JS = _without_comments((Path(__file__).parent / "chart_element.js").read_text(encoding="utf-8"))
 COMPONENT_NAME = "encoder_lab_chart"
 # Not isolated in a shadow root: the page's own styles (lecture mode's sizes) reach the chart.
 _mount = st.components.v2.component(COMPONENT_NAME, js=JS, isolate_styles=False)

@@ -1,6 +1,3 @@
-// The lab's chart element (ui/frame/chart_element.py), served from the app's static folder and loaded once
-// per page: the component itself sends only a loader, so the page's reruns do not carry this script.
-//
 // One chart per place on the page, changed in place: Plotly.react with the new figure, never a fresh
 // newPlot for new data. Streamlit calls this function on the first mount and again each time the
 // chart's data changes; the <div> it draws into stays, so plotly only redraws what changed.
