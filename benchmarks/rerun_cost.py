@@ -18,7 +18,7 @@ Per rerun it reports:
 - **bytes**: the sum of the serialized protobuf sizes (`ForwardMsg.ByteSize()`) of every forward message
   the run enqueued (deltas, page info, script finished), i.e. what the server writes to the WebSocket before
   compression, counted before Streamlit's queue coalesces anything;
-- **chart bytes**: of those, the plotly figure JSON specs (`plotly_chart.spec`, in characters);
+- **chart bytes**: of those, the chart elements (the lab's chart element, or `plotly_chart` in an earlier commit);
 - **figures**: plotly charts sent;
 - **calls**: Python function calls in the run (cProfile, in the script's thread), from a second pass on other
   sentences: a count the machine's other load does not move;
@@ -76,9 +76,10 @@ def _counting_enqueue(self, msg) -> None:
         TALLY.bytes += msg.ByteSize()
         if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
             element = msg.delta.new_element
-            if element.WhichOneof("type") == "plotly_chart":
+            kind = element.WhichOneof("type")
+            if kind == "plotly_chart" or (kind == "bidi_component" and element.bidi_component.json):
                 TALLY.figures += 1
-                TALLY.chart_bytes += len(element.plotly_chart.spec)
+                TALLY.chart_bytes += getattr(element, kind).ByteSize()
     _enqueue(self, msg)
 
 

@@ -21,14 +21,21 @@ function loadOnce() {
   return window.__encoderLabCharts;
 }
 
-// Dark when the page's background is: Streamlit gives a component its theme as CSS variables.
+// Dark when the page's background is: Streamlit gives a component its theme as CSS variables. Read at most
+// once a second: reading a computed style makes the browser settle the page's styles first, which on a
+// lesson's large page costs more than the chart's own update.
 function isDark(element) {
+  const now = performance.now();
+  const known = window.__encoderLabDark;
+  if (known && now - known.at < 1000) return known.dark;
   const probe = document.createElement("span");
   probe.style.color = getComputedStyle(element).getPropertyValue("--st-background-color").trim() || "#fff";
   element.appendChild(probe);
   const rgb = (getComputedStyle(probe).color.match(/\d+(\.\d+)?/g) || [255, 255, 255]).map(Number);
   probe.remove();
-  return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 128;
+  const dark = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 128;
+  window.__encoderLabDark = { at: now, dark };
+  return dark;
 }
 
 export default function (component) {
