@@ -13,6 +13,7 @@ against REF on its default one.
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -31,6 +32,9 @@ def checkout(ref: str):
     """A temporary git worktree of ref, removed afterwards."""
     where = Path(tempfile.mkdtemp(prefix="encoder-lab-ref-")) / "app"
     subprocess.run(["git", "worktree", "add", "--detach", "-q", str(where), ref], cwd=ROOT, check=True)
+    bundle = ROOT / "static" / "plotly.min.js"  # what make setup puts beside a commit that loads it
+    if (where / "scripts" / "plotly_bundle.py").exists() and bundle.exists():
+        shutil.copyfile(bundle, where / "static" / "plotly.min.js")
     try:
         yield where
     finally:

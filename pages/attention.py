@@ -89,7 +89,7 @@ enc = tokenizer.encode(text, max_length=cfg.max_positions, truncate=True)
 report_encoding(enc, cfg.max_positions)
 tokens = enc.tokens
 st.caption(f"The model sees {len(tokens)} tokens:")
-st.code(" ".join(tokens), language="text", wrap_lines=True)
+st.text(" ".join(tokens))
 
 seed = seed001_reading()  # tiny (four 3-d vectors), and its number is in a section's takeaway
 

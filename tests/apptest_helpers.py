@@ -13,6 +13,7 @@ from classroom.decks import Deck, TypedStep, ViewStep
 from ui.frame.chart_element import COMPONENT_NAME as CHART_COMPONENT
 from ui.frame.chart_element import PRELOAD_KEY
 from ui.frame.charts import numbers_panel_key
+from ui.frame.link_box import LINK_COMPONENT
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -154,6 +155,16 @@ def sent_charts(at: AppTest) -> list[tuple[str, str, str]]:
 def charts(at: AppTest) -> list[tuple[str, dict, str]]:
     """Every chart on the page as (key without the 'chart_' prefix, decoded figure, text alternative)."""
     return [(key, decode(json.loads(figure)), alt) for key, figure, alt in sent_charts(at)]
+
+
+def sidebar_link(at: AppTest) -> str:
+    """The link in the sidebar's "Share this view" box."""
+    (url,) = [
+        json.loads(el.proto.json)["url"]
+        for el in at.sidebar.get("bidi_component")
+        if el.proto.component_name == LINK_COMPONENT
+    ]
+    return url
 
 
 def figures(at: AppTest) -> dict[str, dict]:

@@ -23,7 +23,7 @@ def received_bytes_during(page, frames: list[int], action) -> int:
 
 
 def sidebar_link(page) -> dict:
-    code = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').first.inner_text()
+    code = page.locator('[data-testid="stSidebar"] [data-testid="labLink"] code').first.inner_text()
     return dict(parse_qsl(urlsplit(code.strip()).query))
 
 

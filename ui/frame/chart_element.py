@@ -26,6 +26,8 @@ def _without_comments(js: str) -> str:
     return "\n".join(line for line in lines if line and not line.startswith("//"))
 
 
+# Without make setup's bundle the page would have no plotly.js to load: Streamlit's own chart element draws then.
+HAS_BUNDLE = (Path(__file__).resolve().parents[2] / "static" / "plotly.min.js").exists()
 JS = _without_comments((Path(__file__).parent / "chart_element.js").read_text(encoding="utf-8"))
 COMPONENT_NAME = "encoder_lab_chart"
 # Not isolated in a shadow root: the page's own styles (lecture mode's sizes) reach the chart.
@@ -34,6 +36,9 @@ _mount = st.components.v2.component(COMPONENT_NAME, js=JS, isolate_styles=False)
 
 def chart_element(fig: go.Figure, key: str, *, config: dict, alt: str) -> None:
     """Draw fig at this place on the page; a later run with the same key changes the same chart."""
+    if not HAS_BUNDLE:
+        st.plotly_chart(fig, key=key, config=config, alt=alt)
+        return
     spec = fig.to_plotly_json()  # the figure's own dicts: read, never edited
     # Without the Python-side template (about 3 kB of placeholder colours): the page puts the theme in.
     layout = {name: value for name, value in spec.get("layout", {}).items() if name != "template"}
@@ -48,4 +53,6 @@ PRELOAD_KEY = "plotly_preload"
 def preload_charts() -> None:
     """An element that draws nothing and has the page fetch plotly.js now: called early in every run, so that a
     first visit downloads and parses plotly.js while the server is still computing the page's first chart."""
+    if not HAS_BUNDLE:
+        return
     _mount(key=PRELOAD_KEY, data=None)

@@ -13,11 +13,11 @@ from encoder_core.lessons import LESSONS
 from ui.views.figures import PHONE_HIDDEN_CELL_FONT
 
 from .chart_element import PRELOAD_KEY
+from .link_box import link_box
 from .state import ALL_SECTIONS, CONTRAST, LECTURE, STEP, current_link
 
 CURRENT_PAGE_KEY = "_current_page"  # the page of the previous run, to tell a move to another lesson
 LANDED_KEY = "_landed_on_page"  # set when this run opened another page: the link's step wins over a tab's state
-LONG_LINK = 300  # characters: past this the link box scrolls instead of growing down the sidebar
 
 # Each lesson's icon in the navigation (a Material Symbols name), by lesson id (encoder_core.lessons.LESSONS).
 LESSON_ICONS = {lesson.id: lesson.icon for lesson in LESSONS}  # declared with the lesson
@@ -202,8 +202,8 @@ def _write_link(slot) -> None:
     url = current_link()
     with slot.container():
         st.markdown("**Share this view**")
-        st.code(url, language=None, wrap_lines=True, height=160 if len(url) > LONG_LINK else "content")
-        st.caption("The copy button is at the top right of the box. The link opens this page as it is now.")
+        link_box(url)
+        st.caption("The link opens this page as it is now.")
 
 
 LINK_SLOT_KEY = "_share_link_slot"  # this run's sidebar slot for the link (presenting_controls)

@@ -403,3 +403,14 @@ def test_a_chart_is_sent_as_its_figure_without_the_placeholder_theme_and_changes
     second_id, data = sent()
     assert second_id == first_id and first_id.endswith("chart_grid")
     assert json.loads(data["figure"])["data"][0]["z"] == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_without_the_bundle_streamlits_own_chart_element_draws(monkeypatch):
+    """A checkout run without make setup has no static/plotly.min.js: its charts still draw, by st.plotly_chart."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr("ui.frame.chart_element.HAS_BUNDLE", False)
+    at = AppTest.from_string(CHART_PAGE, default_timeout=60).run()
+    assert not at.exception and not at.get("bidi_component")
+    [chart] = at.get("plotly_chart")
+    assert json.loads(chart.proto.spec)["data"][0]["z"] == [[0.25, 0.75], [0.5, 0.5]]

@@ -6,7 +6,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from apptest_helpers import all_text, figures, open_linked
+from apptest_helpers import all_text, figures, open_linked, sidebar_link
 from streamlit.testing.v1 import AppTest
 
 FIXTURE_APP = str(Path(__file__).resolve().parents[2] / "fixtures" / "lecture_app.py")
@@ -31,8 +31,7 @@ def step_headings(at: AppTest) -> list[str]:
 
 def shared_link(at: AppTest) -> dict[str, str]:
     """The query of the link in the sidebar's 'Share this view' box."""
-    (code,) = [c.value for c in at.sidebar.code]
-    return dict(parse_qsl(urlsplit(code).query, keep_blank_values=True))
+    return dict(parse_qsl(urlsplit(sidebar_link(at)).query, keep_blank_values=True))
 
 
 def tab_labels(at: AppTest) -> list[str]:

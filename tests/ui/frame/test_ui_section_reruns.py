@@ -6,7 +6,7 @@ check that the page above the section did not run again. The link must be exact 
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
-from apptest_helpers import commit_prediction, figures, open_linked
+from apptest_helpers import commit_prediction, figures, open_linked, sidebar_link
 
 from encoder_core.lessons.attention import compare_masks
 from ui.models import lesson_model
@@ -14,8 +14,7 @@ from ui.models import lesson_model
 
 def shared_link(at) -> dict:
     """The sidebar's "Share this view" link, as a dict of its query parameters."""
-    (code,) = [c.value for c in at.sidebar.code]
-    return dict(parse_qsl(urlsplit(code).query, keep_blank_values=True))
+    return dict(parse_qsl(urlsplit(sidebar_link(at)).query, keep_blank_values=True))
 
 
 def test_the_layer_slider_reruns_only_the_attention_section_and_the_link_follows():
