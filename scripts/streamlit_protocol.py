@@ -88,7 +88,7 @@ class Session:
     def __init__(self, ws, lesson: str, query: str):
         self.ws, self.lesson, self.query = ws, lesson, query
         self.widget_ids: dict[str, tuple[str, str]] = {}  # key -> (widget id, element type)
-        self.code_texts: list[str] = []  # every code block of the last run (the token strip is one)
+        self.plain_texts: list[str] = []  # every code block and plain text of the last run (the token strip)
         self.exceptions: list[str] = []  # the messages of any exception the last run showed
         self.elements: list = []  # every element the last run drew (a radio's options, a page's own html)
         self.fragment_of: dict[str, str] = {}  # key -> the fragment (a section) that drew the widget; "": the page
@@ -119,7 +119,7 @@ class Session:
         for state in states:  # a button's trigger is sent once, as a browser resets it after the click
             if state.WhichOneof("value") == "trigger_value":
                 self.values.pop(state.id, None)
-        self.code_texts, self.exceptions, self.elements = [], [], []
+        self.plain_texts, self.exceptions, self.elements = [], [], []
         while True:
             fwd = ForwardMsg.FromString(await self.ws.recv())
             kind = fwd.WhichOneof("type")
@@ -130,7 +130,9 @@ class Session:
                 widget = getattr(element, element.WhichOneof("type") or "", None)
                 widget_id = getattr(widget, "id", "")
                 if element.WhichOneof("type") == "code":
-                    self.code_texts.append(element.code.code_text)
+                    self.plain_texts.append(element.code.code_text)
+                if element.WhichOneof("type") == "text":
+                    self.plain_texts.append(element.text.body)
                 if element.WhichOneof("type") == "exception":
                     self.exceptions.append(f"{element.exception.type}: {element.exception.message}")
                 if widget_id and widget_id not in self.values and (state := shown_value(element)) is not None:

@@ -47,7 +47,9 @@ at.switch_page("pages/pieces.py").run()
 out["page_titles"] = [t.value for t in at.title]
 out["page_exception"] = [e.value for e in at.exception]
 charts = [e for e in at.get("bidi_component") if e.proto.component_name == "encoder_lab_chart"]
-out["page_charts"] = sum("chart_" in e.proto.id for e in charts)  # not the element that only fetches plotly.js
+# Drawn by the chart element, or by st.plotly_chart where the copy has no static/plotly.min.js; not counting
+# the element that only fetches plotly.js.
+out["page_charts"] = sum("chart_" in e.proto.id for e in charts) + len(at.get("plotly_chart"))
 try:  # AppTest switches only to a page the navigation registered
     at.switch_page("pages/orphan.py")
     out["orphan_refused"] = False

@@ -24,7 +24,7 @@ async def typed_sentence_is_drawn(url: str) -> tuple[str, list[str]]:
         while not states[0].id.endswith(f"-{text_key}"):
             states = change(session, r)
         assert await session.run(states)
-        return states[0].string_value, session.code_texts
+        return states[0].string_value, session.plain_texts
 
 
 def test_a_typed_sentence_reruns_the_lesson_on_it(app_url):
