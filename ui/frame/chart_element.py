@@ -51,8 +51,9 @@ PRELOAD_KEY = "plotly_preload"
 
 
 def preload_charts() -> None:
-    """An element that draws nothing and has the page fetch plotly.js now: called early in every run, so that a
-    first visit downloads and parses plotly.js while the server is still computing the page's first chart."""
+    """An element that draws nothing and has the page ask for plotly.js with the page's first elements rather than
+    with its first chart (the sidebar's first element). It gains little on a first visit: Streamlit draws the
+    page's elements only once all of their script chunks have arrived, and this one with them."""
     if not HAS_BUNDLE:
         return
     _mount(key=PRELOAD_KEY, data=None)
