@@ -56,6 +56,17 @@ def chart_data(page, index: int = 0) -> list[dict]:
     )
 
 
+FIND_TRACE = """name => [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')]
+    .findIndex(el => (el.data || []).some(t => t.name === name))"""
+
+
+def wait_chart_with_trace(page, name: str, timeout_ms: int = 60_000) -> list[dict]:
+    """The traces of the first chart holding a trace of this name, once one is drawn. Charts draw in any
+    order, and one being replaced still holds its old data: its index alone does not say which it is."""
+    page.wait_for_function(f"name => ({FIND_TRACE})(name) >= 0", arg=name, timeout=timeout_ms)
+    return chart_data(page, page.evaluate(FIND_TRACE, name))
+
+
 def wait_chart_change(page, before, index: int = 0, timeout_s: float = 20.0):
     """Poll until the index-th chart's data differs from `before`; return the new data."""
     deadline = time.time() + timeout_s

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .driver import assert_no_exception, chart_data, wait_charts, wait_idle
+from .driver import assert_no_exception, wait_chart_with_trace, wait_charts, wait_idle
 from .room_processes import lecturer_and_phone_processes
 
 LOAD_MS = 90_000
@@ -200,7 +200,7 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
         lambda: lecturer.get_by_text(f"The answer: {letter}"),
     )
     wait_charts(lecturer, 3)  # the shift, and the lesson's two heatmaps
-    shift = chart_data(lecturer, 0)
+    shift = wait_chart_with_trace(lecturer, "vote 2 (3 votes)")
     assert [t["name"] for t in shift] == ["vote 1 (3 votes)", "vote 2 (3 votes)"]
     assert [t["text"][right] for t in shift] == ["1 (33%)", "2 (67%)"]
     assert_no_exception(lecturer)
