@@ -1,13 +1,14 @@
 """Where a first visit spends its time, from the page's own clock, with the server cold and warm.
 
-    .venv/bin/python -m benchmarks.first_visit [--visits 5] [--warm-up] [--before REF] [lesson ...]
+    .venv/bin/python -m benchmarks.first_visit [--visits 5] [--warm-up] [--nginx] [--before REF] [lesson ...]
 
 For each lesson: one visit to a freshly started server (its models not loaded yet: "cold"), then
 `--visits` first visits from new browser profiles (nothing cached) to the now warm server, then
 as many reloads of one tab (the app's scripts cached). With --warm-up, the server is first warmed
 as `make run` warms it (scripts/warm_up.py: every page run once over the protocol), and the first
-visit meets a server that has just started and been warmed, instead of a cold one. Every time is read in the page, in ms
-from the start of navigation (performance.now()):
+visit meets a server that has just started and been warmed, instead of a cold one. With --nginx, every
+visit goes through nginx in front of the server, configured by the checkout's own deploy/nginx.conf, as in
+a hall. Every time is read in the page, in ms from the start of navigation (performance.now()):
 
   html      the page's HTML has arrived
   socket    the app has booted: it opens its WebSocket to the server
@@ -34,6 +35,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from benchmarks.side_by_side import checkout
+from scripts.scale_out import nginx_in_front
 from scripts.warm_up import warm_up
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, serving
 
@@ -87,12 +89,13 @@ def row(name: str, visits: list[dict]) -> str:
 def measure(browser, root: Path, name: str, lesson: str, args, sizes: set) -> None:
     """One lesson of one checkout: a first visit to a new server, then warm first visits and reloads."""
     t0 = time.perf_counter()
-    with serving(root) as base:
+    with serving(root) as server, ExitStack() as proxy:
+        base = proxy.enter_context(nginx_in_front([int(server.rsplit(":", 1)[1])], root))[0] if args.nginx else server
         started = time.perf_counter() - t0
         first_state = "server cold"
         if args.warm_up:
             w0 = time.perf_counter()
-            assert all(r.ok for r in warm_up(int(base.rsplit(":", 1)[1]))), "a page failed in the warm-up"
+            assert all(r.ok for r in warm_up(int(server.rsplit(":", 1)[1]))), "a page failed in the warm-up"
             first_state = f"server just warmed (warm-up {time.perf_counter() - w0:.1f} s)"
         firsts, reloads = [], []
         for i in range(args.visits + 1):  # the first one meets a cold (or just warmed) server
@@ -115,6 +118,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--visits", type=int, default=5)
     ap.add_argument("--warm-up", action="store_true", help="warm the server as `make run` does first")
+    ap.add_argument("--nginx", action="store_true", help="visit through nginx (deploy/nginx.conf), as in a hall")
     ap.add_argument("--before", help="also measure this commit, from a temporary checkout")
     ap.add_argument("lessons", nargs="*", default=["attention", "padding", "masking"])
     args = ap.parse_intermixed_args()

@@ -9,6 +9,7 @@ tests/browser/test_scale_out.py runs the same thing in the test suite.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -31,10 +32,15 @@ from tests.browser.driver import assert_no_exception, chart_data, wait_chart_cha
 FAIL_TIMEOUT = "3s"
 
 
-def render_config(prefix: Path, port: int, upstreams: list[int | str], host: str = "127.0.0.1") -> Path:
+def render_config(
+    prefix: Path, port: int, upstreams: list[int | str], host: str = "127.0.0.1", root: Path = ROOT
+) -> Path:
     """deploy/nginx.conf for these upstreams (a loopback port, or "host:port" of a process on another box),
-    listening on host:port (loopback by default; a hall's proxy listens on 0.0.0.0)."""
-    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    listening on host:port (loopback by default; a hall's proxy listens on 0.0.0.0). root: the checkout whose
+    deploy/ and static/ are used (another one, for side-by-side benchmarks)."""
+    text = (root / "deploy" / "nginx.conf").read_text()
+    streamlit_static = Path(importlib.util.find_spec("streamlit").origin).parent / "static"
+    text = text.replace("{{STREAMLIT_STATIC}}", str(streamlit_static)).replace("{{APP_STATIC}}", str(root / "static"))
     addresses = [f"127.0.0.1:{u}" if isinstance(u, int) else u for u in upstreams]
     upstreams = "\n        ".join(f"server {a} max_fails=1 fail_timeout={FAIL_TIMEOUT};" for a in addresses)
     # nginx started as root runs its workers as `nobody`: they must reach the prefix to buffer
@@ -42,6 +48,8 @@ def render_config(prefix: Path, port: int, upstreams: list[int | str], host: str
     prefix.chmod(0o755)
     conf = prefix / "nginx.conf"
     conf.write_text(text.replace("{{UPSTREAMS}}", upstreams).replace("{{LISTEN}}", f"{host}:{port}"))
+    if (root / "deploy" / "static_files.conf").exists():
+        shutil.copy(root / "deploy" / "static_files.conf", prefix)
     (prefix / "tmp").mkdir()
     return conf
 
@@ -101,6 +109,7 @@ class ScaleOutRun:
     seconds: float  # open the lesson, type, see the chart change
     served: dict[str, int]  # requests per upstream, from nginx's access log
     nginx_problems: list[str]  # error.log lines at level error or worse
+    files: dict[str, list[str]]  # static files asked for, by who sent them (files_sent)
 
     @property
     def affinity_kept(self) -> bool:
@@ -113,13 +122,14 @@ def app_port(app: subprocess.Popen) -> int:
 
 
 @contextmanager
-def nginx_in_front(upstreams: list[int | str]):
-    """nginx on a free loopback port in front of these upstreams: yields (its URL, its prefix folder)."""
+def nginx_in_front(upstreams: list[int | str], root: Path = ROOT):
+    """nginx on a free loopback port in front of these upstreams: yields (its URL, its prefix folder).
+    root: the checkout whose deploy/nginx.conf is used."""
     prefix = Path(tempfile.mkdtemp(prefix="encoder-lab-nginx-"))
     proxy_port = free_port()
     proxy = None
     try:
-        conf = render_config(prefix, proxy_port, upstreams)
+        conf = render_config(prefix, proxy_port, upstreams, root=root)
         proxy = subprocess.Popen([NGINX, "-p", str(prefix), "-c", str(conf)])
         wait_port(proxy_port)
         yield f"http://127.0.0.1:{proxy_port}", prefix
@@ -149,11 +159,22 @@ def behind_nginx(n_apps: int = 2, env: dict | None = None, root: Path = ROOT):
 
 
 def served_and_problems(prefix: Path) -> tuple[dict[str, int], list[str]]:
-    """Requests per upstream (from nginx's access log), and error.log lines at level error or worse."""
+    """Requests per upstream (from nginx's access log; not the files nginx sent itself), and error.log lines
+    at level error or worse."""
     log = (prefix / "access.log").read_text()
-    served = dict(Counter(re.findall(r"upstream=(\S+)", log)))
+    served = dict(Counter(u for u in re.findall(r"upstream=(\S+)", log) if u != "-"))
     problems = [ln for ln in nginx_errors(prefix).splitlines() if re.search(r"\[(error|crit|alert|emerg)\]", ln)]
     return served, problems
+
+
+def files_sent(prefix: Path) -> dict[str, list[str]]:
+    """The paths of the static files asked for (Streamlit's /static/, the lab's /app/static/), by who sent
+    them: "nginx" (from disk) or "app" (an app process), from nginx's access log."""
+    log = (prefix / "access.log").read_text()
+    sent: dict[str, list[str]] = {"nginx": [], "app": []}
+    for path, upstream in re.findall(r'"GET (/(?:app/)?static/\S+) [^"]*" \d+ upstream=(\S+)', log):
+        sent["nginx" if upstream == "-" else "app"].append(path)
+    return sent
 
 
 def run_scale_out(browser=None) -> ScaleOutRun:
@@ -166,7 +187,8 @@ def run_scale_out(browser=None) -> ScaleOutRun:
             raise RuntimeError(f"session through nginx failed; nginx error.log:\n{nginx_errors(prefix)}") from err
         elapsed = time.perf_counter() - t0
         served, problems = served_and_problems(prefix)
-        return ScaleOutRun([app_port(a) for a in apps], int(url.rsplit(":", 1)[1]), elapsed, served, problems)
+        ports = [app_port(a) for a in apps]
+        return ScaleOutRun(ports, int(url.rsplit(":", 1)[1]), elapsed, served, problems, files_sent(prefix))
 
 
 def main() -> int:
@@ -178,6 +200,7 @@ def main() -> int:
     print(f"session through the proxy: opened, typed, chart updated in {run.seconds:.1f} s")
     print("requests per upstream:", run.served)
     print("nginx errors:", run.nginx_problems or "none")
+    print(f"static files sent by nginx: {len(run.files['nginx'])}, by an app process: {len(run.files['app'])}")
     print("session affinity:", "kept (one upstream served the whole session)" if run.affinity_kept else "BROKEN")
     return 0 if run.affinity_kept and not run.nginx_problems else 1
 
