@@ -47,6 +47,11 @@ BROWSER_GROUPS = {
 }  # every other file, group b: lecture hall 127, lecture screens 90, lessons 82, predictions 67, inside 44, ...
 
 
+# Modules whose module-scoped fixture is costly (many AppTest runs, fine-tuning runs) run in one worker, so
+# the fixture is built once: handed out test by test, each worker built it again (45 s and 30 s a time).
+MODULES_KEPT_TOGETHER = ("tests/ui/views/test_figure_audit.py", "tests/scripts/test_figures.py")
+
+
 def browser_group(nodeid: str) -> str | None:
     """The group of browser tests a test id belongs to, or None for a test of the rest of the suite."""
     if not nodeid.startswith("tests/browser/"):
@@ -60,14 +65,15 @@ if importlib.util.find_spec("xdist") is not None:
     def pytest_xdist_make_scheduler(config, log):
         """make test runs two workers (pytest -n 2), one a core, since each runs torch on one thread. Each group
         of browser tests goes to one of them, in order (a group shares one app server, and some tests time what
-        it does); the rest of the suite is handed out test by test to whichever worker is free. (pytest-xdist's
-        own --dist loadgroup would do this from a marker, but under pytest 9 its marker no longer reaches the
-        scheduler.)"""
+        it does); so does each of MODULES_KEPT_TOGETHER. The rest of the suite is handed out test by test to
+        whichever worker is free. (pytest-xdist's own --dist loadgroup would do this from a marker, but under
+        pytest 9 its marker no longer reaches the scheduler.)"""
         from xdist.scheduler import LoadScopeScheduling
 
         class BrowserTestsTogether(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
-                return browser_group(nodeid) or nodeid
+                module = nodeid.split("::", 1)[0]
+                return browser_group(nodeid) or (module if module in MODULES_KEPT_TOGETHER else nodeid)
 
         return BrowserTestsTogether(config, log)
 
