@@ -7,9 +7,14 @@ from __future__ import annotations
 import json
 import re
 import time
+from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import update
+
+from classroom.schema import rounds
 from classroom.store import DATABASE_URL_VAR, RoomStore
 from tests.apptest_helpers import NAVIGATION_DECK
+from ui.room.phone import WARN_LAST_S as PHONE_WARNING_S
 
 from .conftest import serving
 from .driver import assert_no_exception, wait_charts, wait_idle, wait_settled
@@ -95,6 +100,17 @@ def options_of(page, selector: str) -> list[str]:
     """The options a question shows, without their letter: phones' buttons or the lecturer's lines."""
     texts = page.locator(selector).all_inner_texts()
     return [re.sub(r"^[A-F]\s+", "", t.replace("✓", "")).strip() for t in texts]
+
+
+def deadline_in(url: str, code: str, seconds: float) -> None:
+    """Move the room's timed vote's deadline to `seconds` from now (the store closes it then, as at 30 s)."""
+    with RoomStore(url).engine.begin() as conn:
+        moved = conn.execute(
+            update(rounds)
+            .where(rounds.c.room_code == code, rounds.c.closes_at.is_not(None))
+            .values(closes_at=datetime.now(UTC) + timedelta(seconds=seconds))
+        ).rowcount
+    assert moved == 1, f"{moved} timed votes open in room {code}"
 
 
 def lecturer_options(page) -> list[str]:
@@ -227,7 +243,9 @@ def present_to_a_room(browser, app_url: str, url: str, deck_file, deck_id: str, 
     presenter.get_by_role("button", name="Previous").click()
     on_step(projector, 2, path="room")
 
-    # The timer: phones are told it is closing, then vote 1 closes by itself.
+    # The timer: phones are told it is closing, then vote 1 closes by itself. Its last seconds are what this
+    # checks, so the deadline is brought forward to them rather than waited for.
+    deadline_in(url, code, seconds=PHONE_WARNING_S - 1)
     phones[2].get_by_text(re.compile(r"Vote 1 is closing in \d+ s")).wait_for(timeout=LOAD_MS)
     for phone in phones:
         phone.get_by_text("Talk it over with your neighbour").wait_for(timeout=LOAD_MS)

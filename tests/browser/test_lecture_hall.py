@@ -1,4 +1,5 @@
-"""Lecture mode read from the back of a hall: at 1920x1080, every step of every lesson.
+"""Lecture mode read from the back of a hall: at 1920x1080, every step of every lesson, each reached by Next
+(which also puts the step in the address, for a link to it).
 
 Measured in the rendered page, not assumed from the figures' settings: every piece of chart text
 (cell numbers, ticks, titles, legends, colour bars) and every text in the main column (captions,
@@ -10,6 +11,8 @@ artifacts/screenshots/lecture-hall/ for a person to look at.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -80,6 +83,7 @@ def test_every_lecture_step_reads_from_the_back_of_the_hall(browser, app_url, sc
         if step:  # Next, as a lecturer moves on (links to a step are tested in test_lecture_screens)
             page.locator(NEXT_KEY_CLASS).get_by_role("button").click()
             wait_for_step(page, step + 1)
+            page.wait_for_url(re.compile(rf"[?&]step={step}(&|$)"), timeout=LOAD_MS)  # a link to this step
         assert_no_exception(page)
         asks = page.get_by_role("button", name=SKIP).count() > 0
         problems += measured(page, f"{lesson} step {step + 1}" + (", asking" if asks else ""))
