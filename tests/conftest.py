@@ -84,17 +84,16 @@ _wait_for_apptest_runs_without_polling()
 # The browser tests in two groups of about equal length (seconds, one quiet run), each run in order by one
 # worker with its own app server and chromium (two at once keep the machine's two cores about 83% busy, mostly
 # in chromium: docs/testing.md); the rest of the suite fills in after.
-# These files are group a; every other browser test is group b (lecture hall 127 s, lecture screens 90,
-# lessons 82, predictions 67, inside 44, ...).
+# These files are group a (497 s in one run of the whole suite); every other browser test is group b (515 s:
+# lecture hall 124, learner record 78, lessons 69, predictions 61, lecture screens 56, memory 41, ...).
 BROWSER_GROUP_A = frozenset(
     {
-        "test_predictions_thought_browser.py",  # 152 s
-        "test_deck_browser.py",  # 83
-        "test_room_rounds_browser.py",  # 80
-        "test_learner_record_browser.py",  # 58
-        "test_room_browser.py",  # 39
-        "test_phone_browser.py",  # 36
-        "test_hall_load.py",  # 30
+        "test_predictions_thought_browser.py",  # 188 s
+        "test_room_rounds_browser.py",  # 102
+        "test_deck_browser.py",  # 76
+        "test_room_browser.py",  # 50
+        "test_phone_browser.py",  # 46
+        "test_hall_load.py",  # 35
     }
 )
 
