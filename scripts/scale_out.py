@@ -48,7 +48,7 @@ def render_config(
     prefix.chmod(0o755)
     conf = prefix / "nginx.conf"
     conf.write_text(text.replace("{{UPSTREAMS}}", upstreams).replace("{{LISTEN}}", f"{host}:{port}"))
-    if (root / "deploy" / "static_files.conf").exists():
+    if (root / "deploy" / "static_files.conf").exists():  # an older checkout (benchmarks' --before) has none
         shutil.copy(root / "deploy" / "static_files.conf", prefix)
     (prefix / "tmp").mkdir()
     return conf

