@@ -9,7 +9,7 @@ shots=artifacts/screenshots
 .venv/bin/python -m pytest -q -p no:cacheprovider \
   "tests/browser/test_lessons_browser.py::test_lesson_default_state_screenshot" \
   "tests/browser/test_lecture_hall.py::test_every_lecture_step_reads_from_the_back_of_the_hall[chromium-attention]" \
-  "tests/browser/test_room_rounds_browser.py::test_a_lecturer_and_three_phones_run_a_whole_round" \
+  "tests/browser/test_room_rounds_browser.py::test_a_lecturer_and_three_phones_run_a_whole_round_across_two_processes" \
   "tests/browser/test_deck_browser.py::test_a_deck_presented_to_a_room_from_the_projector_and_the_presenter_view"
 for lesson in $(.venv/bin/python -c "from encoder_core.lessons import LESSON_IDS; print(*LESSON_IDS)"); do
   cp "$shots/$lesson.png" "docs/screenshots/$lesson.png"

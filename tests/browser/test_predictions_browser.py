@@ -1,19 +1,15 @@
-"""Predict, then see, in a real browser: every lesson asks at least twice before it shows, the answers
-are not in the page until the student commits, and a student can do it all from the keyboard, on a
-390-pixel phone and in lecture mode. Screenshots go to artifacts/screenshots/predictions/."""
+"""Predict, then see, in a real browser: a student can do it all from the keyboard, on a 390-pixel phone and
+in lecture mode. (That every lesson asks at least twice and shows no answer before a commit is
+test_predictions_thought_browser.py's.) Screenshots go to artifacts/screenshots/predictions/."""
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import expect
 
-from encoder_core.lessons import LESSON_IDS
-
-from .driver import assert_no_exception, wait_idle, wait_settled
+from .driver import assert_no_exception, wait_settled
 
 LOAD_MS = 90_000
 PREDICT = "[class*='st-key-predict-']"
-REVEAL = "[class*='st-key-reveal-']"
 PHONE = {"width": 390, "height": 844}
 
 
@@ -22,30 +18,6 @@ def open_all_sections(page, app_url: str, lesson: str, query: str = "all=1") -> 
     page.locator(PREDICT).first.wait_for(timeout=LOAD_MS)
     wait_settled(page, LOAD_MS)
     assert_no_exception(page)
-
-
-@pytest.mark.parametrize("lesson", LESSON_IDS)
-def test_every_lesson_asks_twice_and_sends_no_answer_before_a_commit(browser, app_url, screenshots_dir, lesson):
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    open_all_sections(page, app_url, lesson)
-    asked = page.locator(PREDICT).count()
-    assert page.locator(REVEAL).count() == 0  # not hidden: not there
-    first = page.locator(PREDICT).first
-    first.scroll_into_view_if_needed()
-    out = screenshots_dir / "predictions"
-    out.mkdir(exist_ok=True)
-    page.screenshot(path=str(out / f"{lesson}-asking.png"))
-    page.get_by_role("button", name="Skip: just show me").first.click()
-    page.locator(REVEAL).first.wait_for(timeout=LOAD_MS)
-    wait_idle(page, LOAD_MS)
-    assert_no_exception(page)
-    assert page.locator(REVEAL).count() == 1
-    # A lesson may hold its later questions back until the first is answered (padding's pad count gates the
-    # rest): count again once it is.
-    asked = max(asked, page.locator(PREDICT).count())
-    assert asked >= 2, f"{lesson} asks {asked} prediction(s)"
-    context.close()
 
 
 def test_a_student_predicts_with_the_keyboard_alone(browser, app_url):
@@ -81,6 +53,7 @@ def test_on_a_phone_the_question_fits_and_in_a_lecture_it_is_large(browser, app_
     page = context.new_page()
     open_all_sections(page, app_url, "attention", "")
     page.locator(".st-key-predict-attention-rows").scroll_into_view_if_needed()
+    (screenshots_dir / "predictions").mkdir(exist_ok=True)
     page.screenshot(path=str(screenshots_dir / "predictions" / "attention-phone.png"))
     wide = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert wide <= 0, f"the page scrolls sideways by {wide} px on a phone"

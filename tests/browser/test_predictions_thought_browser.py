@@ -1,7 +1,9 @@
-"""Predictions a student has to think about, in a real browser: every lesson's predictions committed on
-two different sentences, with the model's value in no part of the page before each commit, and the
-options in an order that changes between visits. (What counts as each prediction's own evidence, table
-cell by table cell, is checked in the lessons' AppTests; here the browser sees what a student sees.)"""
+"""Predictions a student has to think about, in a real browser: every lesson asks at least twice on each of
+two different sentences; its predictions are committed (and one skipped: "just show me"), with the model's
+value in no part of the page before each commit; and the options come in an order that changes between
+visits. Screenshots of each lesson asking go to artifacts/screenshots/predictions/. (What counts as each
+prediction's own evidence, table cell by table cell, is checked in the lessons' AppTests; here the browser
+sees what a student sees.)"""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from .driver import assert_no_exception, wait_idle, wait_settled
 
 LOAD_MS = 90_000
 OPEN = "[class*='st-key-predict-']:has(button:has-text('Commit my prediction'))"
+REVEAL = "[class*='st-key-reveal-']"
 TWO_SENTENCES = SENTENCES[:2]
 # "the model's value is 22.6", "the model's 22.6": a number's answer, in the verdict after the commit.
 MODELS_VALUE = re.compile(r"model's (?:value is )?(-?[\d,]*\.?\d+)")
@@ -90,19 +93,47 @@ def commit_every_prediction(page, limit: int = 12) -> list[str]:
     return done
 
 
+def skip_first(page) -> str:
+    """Skip the first open prediction ("just show me"): its reveal, and no other, comes; return its key."""
+    wait_settled(page, LOAD_MS)
+    key = key_of(page.locator(OPEN).first.get_attribute("class"))
+    question = page.locator(f".st-key-predict-{key}")
+    question.scroll_into_view_if_needed()
+    question.get_by_role("button", name="Skip: just show me").click()
+    page.locator(f".st-key-reveal-{key}").wait_for(timeout=LOAD_MS)
+    wait_idle(page, LOAD_MS)
+    assert_no_exception(page)
+    assert page.locator(REVEAL).count() == 1, f"{key}: skipping it revealed more than its own answer"
+    return key
+
+
 @pytest.mark.parametrize("lesson", LESSON_IDS)
-def test_each_lessons_predictions_are_committed_on_two_sentences_with_no_answer_shown_before(browser, app_url, lesson):
-    name, committed = SENTENCE_PARAMS[lesson], []
-    for sentence in TWO_SENTENCES:
+def test_each_lessons_predictions_are_committed_on_two_sentences_with_no_answer_shown_before(
+    browser, app_url, screenshots_dir, lesson
+):
+    """On the first sentence every prediction is committed; on the second the first one is skipped and the
+    rest committed. Each visit asks at least twice."""
+    name, asked = SENTENCE_PARAMS[lesson], []
+    for first_visit, sentence in zip((True, False), TWO_SENTENCES, strict=True):
         sentence = inside_sentence(sentence) if lesson == "inside" else sentence
         context = browser.new_context(viewport={"width": 1440, "height": 900})
         page = context.new_page()
         page.goto(f"{app_url}/{lesson}?{urlencode({'all': '1', name: sentence})}", timeout=LOAD_MS)
         page.locator(OPEN).first.wait_for(timeout=LOAD_MS)
         assert_no_exception(page)
-        committed.append(commit_every_prediction(page))
+        if first_visit:
+            wait_settled(page, LOAD_MS)
+            assert page.locator(REVEAL).count() == 0  # before a commit no answer is on the page, hidden or not
+            page.locator(OPEN).first.scroll_into_view_if_needed()
+            out = screenshots_dir / "predictions"
+            out.mkdir(exist_ok=True)
+            page.screenshot(path=str(out / f"{lesson}-asking.png"))
+            keys = commit_every_prediction(page)
+        else:
+            keys = [skip_first(page), *commit_every_prediction(page)]
+        asked.append(keys)
         context.close()
-    assert all(len(keys) >= 2 for keys in committed), committed
+    assert all(len(keys) >= 2 for keys in asked), asked
 
 
 def option_orders(browser, app_url: str, lesson: str) -> tuple[tuple[str, ...], ...]:

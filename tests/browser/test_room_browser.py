@@ -1,7 +1,7 @@
 """A class room's self-paced quiz in real browsers: a lecturer opens a room, three students (three browser
 contexts, so three browser ids) answer its first question at /quiz?room=, and the lecturer's chart shows
-their answers without a reload, redrawn by the page's own timer. Then the same across two app processes
-sharing PostgreSQL: the lecturer through nginx on one process, the students on the other."""
+their answers without a reload, redrawn by the page's own timer. The lecturer and the students are on two app
+processes sharing PostgreSQL, as in a hall."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def drawn_counts(page) -> list[int] | None:
     return [int(t.split(" ")[0]) for t in data[0]["text"]]
 
 
-def run_room(browser, lecturer_url: str, student_url: str, screenshot: Path | None = None) -> None:
+def run_room(browser, lecturer_url: str, student_url: str, screenshot: Path) -> None:
     """Open a room at lecturer_url, answer at student_url (right, wrong, wrong), see 1 and 2 on the chart."""
     seed = first_choice_quiz()
     question = question_for(None, seed, 0)
@@ -92,7 +92,7 @@ def run_room(browser, lecturer_url: str, student_url: str, screenshot: Path | No
     assert "key" not in student_link
 
     for i, option in enumerate((right, wrong, wrong)):
-        phone = screenshot.with_name("room_student_phone.png") if screenshot and i == 0 else None
+        phone = screenshot.with_name("room_student_phone.png") if i == 0 else None
         answer_first_question(browser, student_url, code, option, again=i == 0, screenshot=phone)
 
     # no reload, no click: the fragment's timer redraws the chart
@@ -106,20 +106,17 @@ def run_room(browser, lecturer_url: str, student_url: str, screenshot: Path | No
     metrics = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
     assert metrics[:2] == ["3", "3"]
     assert_no_exception(page)
-    if screenshot:
-        page.screenshot(path=str(screenshot))
+    page.screenshot(path=str(screenshot))
     page.reload()  # the lecturer's view survives a reload (the key is kept in this browser, not the link)
     show_quiz_results(page)
     assert "key=" not in page.url
     lecturer.close()
 
 
-def test_students_answers_appear_on_the_lecturers_chart_without_a_reload(browser, app_url, screenshots_dir):
-    run_room(browser, app_url, app_url, screenshots_dir / "room_lecturer.png")
-
-
 @pytest.mark.slow
-def test_two_processes_behind_nginx_share_the_room_through_postgresql(browser):
+def test_students_answers_appear_on_the_lecturers_chart_across_two_processes_without_a_reload(browser, screenshots_dir):
+    """The lecturer through nginx on one process, the students on the other, sharing PostgreSQL as a hall's
+    processes do (the lecturer's whole session stays on its process)."""
     with lecturer_and_phone_processes(browser) as (proxy_url, student_url, lecturer_stayed):
-        run_room(browser, proxy_url, student_url)
-        assert lecturer_stayed()  # the lecturer's whole session stayed on its process
+        run_room(browser, proxy_url, student_url, screenshots_dir / "room_lecturer.png")
+        assert lecturer_stayed()

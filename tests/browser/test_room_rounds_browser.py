@@ -4,7 +4,8 @@ count only on the screen and the distribution on the presenter view, the suggest
 only, the phones' options and own vote 1 during the discussion, vote 2, the reveal with the shift and the
 model's chart (also in lecture mode at 1920 x 1080), the transfer question, the export, a cancelled
 question and the closed room. The QR code and the room code are measured during the round at both sizes.
-Screenshots of each stage go to artifacts/screenshots/room-rounds/."""
+The lecturer and the phones are on two app processes sharing PostgreSQL, as in a hall. Screenshots of each
+stage go to artifacts/screenshots/room-rounds/."""
 
 from __future__ import annotations
 
@@ -109,13 +110,12 @@ def phone_layout(phone) -> dict:
     )
 
 
-def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = None) -> None:
-    """The whole round: the lecturer at lecturer_url, the phones at phone_url. With shots, screenshots of
-    each stage are saved there and the reveal is checked in lecture mode too."""
+def run_round(browser, lecturer_url: str, phone_url: str, shots: Path) -> None:
+    """The whole round: the lecturer at lecturer_url, the phones at phone_url; a screenshot of each stage in
+    shots."""
 
     def shot(page, name: str) -> None:
-        if shots:
-            page.screenshot(path=str(shots / name), full_page=True)
+        page.screenshot(path=str(shots / name), full_page=True)
 
     app_url = lecturer_url
     lecturer_context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
@@ -207,8 +207,7 @@ def run_round(browser, lecturer_url: str, phone_url: str, shots: Path | None = N
     shot(lecturer, "lecturer_reveal.png")
     phones[2].get_by_text(f"The answer: {letter}").wait_for(timeout=60_000)
     shot(phones[2], "phone_reveal.png")
-    if shots:
-        lecture_mode_reveal(lecturer_context, app_url, code, shots, letter)
+    lecture_mode_reveal(lecturer_context, app_url, code, shots, letter)
 
     press(
         lecturer,
@@ -271,16 +270,13 @@ def lecture_mode_reveal(context, app_url: str, code: str, shots: Path, letter: s
     hall.close()
 
 
-def test_a_lecturer_and_three_phones_run_a_whole_round(browser, app_url, screenshots_dir):
+@pytest.mark.slow
+def test_a_lecturer_and_three_phones_run_a_whole_round_across_two_processes(browser, screenshots_dir):
+    """As a hall runs it: the lecturer through nginx (one process), the phones straight to the other process,
+    so the round, its phases and its votes live in PostgreSQL, not in either process. (The same room on one
+    process and SQLite, as make run serves a laptop, is driven in a browser by the deck's test.)"""
     shots = screenshots_dir / "room-rounds"
     shots.mkdir(exist_ok=True)
-    run_round(browser, app_url, app_url, shots)
-
-
-@pytest.mark.slow
-def test_a_round_across_two_processes_behind_nginx_on_postgresql(browser):
-    """The lecturer through nginx (one process), the phones straight to the other process: the round,
-    its phases and its votes live in PostgreSQL, not in either process."""
     with lecturer_and_phone_processes(browser) as (proxy_url, phone_url, lecturer_stayed):
-        run_round(browser, proxy_url, phone_url)
+        run_round(browser, proxy_url, phone_url, shots)
         assert lecturer_stayed()
