@@ -80,16 +80,16 @@ _wait_for_apptest_runs_without_polling()
 # The browser tests in two groups of about equal length, each run in order by one
 # worker with its own app server and chromium (two at once keep the machine's two cores about 83% busy, mostly
 # in chromium: docs/testing.md); the rest of the suite fills in after.
-# These files are group a (497 s in one run of the whole suite); every other browser test is group b (515 s:
-# lecture hall 124, learner record 78, lessons 69, predictions 61, lecture screens 56, memory 41, ...).
+# These files are group a (400 s in one run of the whole suite); every other browser test is group b (407 s:
+# lecture hall 121, lessons 71, lecture screens 57, learner record 47, looking inside 37, memory 29, ...).
 BROWSER_GROUP_A = frozenset(
     {
-        "test_predictions_thought_browser.py",  # 188 s
-        "test_room_rounds_browser.py",  # 102
-        "test_deck_browser.py",  # 76
-        "test_room_browser.py",  # 50
-        "test_phone_browser.py",  # 46
-        "test_hall_load.py",  # 35
+        "test_predictions_thought_browser.py",  # 173 s
+        "test_deck_browser.py",  # 68
+        "test_room_rounds_browser.py",  # 57
+        "test_phone_browser.py",  # 37
+        "test_room_browser.py",  # 35
+        "test_hall_load.py",  # 30
     }
 )
 
