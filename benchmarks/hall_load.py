@@ -1,7 +1,7 @@
 """How many students can one app process serve? A lecture hall simulated over Streamlit's own protocol.
 
     .venv/bin/python -m benchmarks.hall_load [--students 10 20 40] [--lesson attention | all] [--seconds 60]
-        [--processes 2] [--boxes 2]
+        [--processes 2] [--boxes 2] [--room-phones 200]
 
 No browser: each simulated student opens a WebSocket to the server's `/_stcore/stream`, asks for
 a lesson with a `BackMsg` (its protobuf message, as Streamlit's front end sends it), reads the
@@ -11,6 +11,11 @@ or moves a slider. For each change it records the time from sending the `BackMsg
 `script_finished` message for that run, which is when the server has sent everything the change
 redraws. A browser would add its own drawing time on top; that cost is the student's laptop's,
 not the server's, and is measured by `benchmarks.browser`.
+
+With --room-phones N, each level also runs a class-room vote through the same app processes (on PostgreSQL
+behind nginx with --processes 2, on a SQLite file with one): N phones join the room's page while the students
+work, then each taps within a 10 s window, as `benchmarks.room_votes` does, and the level reports tap -> recorded
+beside the students' figures, with any vote lost.
 
 Bounded: loopback addresses only, at most 300 students and 600 seconds per load level, and every
 student stops by itself at the end of its level.
@@ -32,9 +37,11 @@ from urllib.parse import urlparse
 import websockets
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks.browser import pct, rss_mb
+from benchmarks.browser import cpu_seconds, pct, rss_mb
 from benchmarks.lesson_inputs import SENTENCE_BOXES, random_sentence
+from benchmarks.room_votes import MAX_PHONES, QUESTION, Crowd, Phone, counted, phone
 from benchmarks.side_by_side import checkout
+from classroom.store import DATABASE_URL_VAR, RoomStore
 from scripts.streamlit_protocol import Session, connect
 from tests.browser.conftest import ROOT, free_port, start_server, wait_healthy
 
@@ -110,10 +117,31 @@ async def level(url: str, lesson: str, n: int, seconds: float, think_s: float) -
     return await asyncio.gather(*(student(url, lesson, i, until, think_s) for i in range(n)))
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+VOTE_WINDOW_S = 10.0
+
+
+async def level_and_vote(
+    url: str, lesson: str, n: int, seconds: float, think_s: float, code: str, round_id: int, phones: int
+) -> tuple[list[Student], list[Phone], float]:
+    """A level of students and, at the same time, a room's vote of `phones` phones; the last item is when the
+    vote's window opened (every phone joined), in seconds from the level's start."""
+    crowd, start = Crowd(phones), time.perf_counter()
+    students, voted = await asyncio.gather(
+        level(url, lesson, n, seconds, think_s),
+        asyncio.gather(*(phone(url, code, round_id, i, VOTE_WINDOW_S, crowd) for i in range(phones))),
+    )
+    return students, voted, crowd.start - start
+
+
+def room_database(stack: ExitStack, processes: int) -> str:
+    """The class room's database for a level with a vote: PostgreSQL behind nginx, a SQLite file for one process."""
+    if processes > 1:
+        from tests.room_postgres import postgres_server
+
+        return stack.enter_context(postgres_server())
+    import tempfile
+
+    return f"sqlite:///{Path(stack.enter_context(tempfile.TemporaryDirectory())) / 'rooms.sqlite3'}"
 
 
 @contextmanager
@@ -166,7 +194,10 @@ def main() -> None:
         "--boxes", type=int, default=0, help="simulated boxes, --processes each, box i pinned to CPU i, one nginx"
     )
     ap.add_argument("--before", metavar="REF", help="also REF's app (a temporary checkout), lesson by lesson")
+    ap.add_argument("--room-phones", type=int, default=0, help="also a class-room vote of this many phones, each level")
     args = ap.parse_args()
+    if not 0 <= args.room_phones <= MAX_PHONES:
+        raise SystemExit(f"at most {MAX_PHONES} phones")
     if max(args.students) > MAX_STUDENTS or args.seconds > MAX_SECONDS or not 1 <= args.processes <= 4:
         raise SystemExit(f"at most {MAX_STUDENTS} students, {MAX_SECONDS} s per level and 4 processes")
     if args.boxes > 4:
@@ -183,10 +214,18 @@ def main() -> None:
 
 
 def run_lesson(args, lesson: str, root: Path = ROOT, suffix: str = "") -> None:
-    with app_processes(args.processes, args.boxes, root) as (url, apps):
+    with ExitStack() as stack:
+        store = None
+        if args.room_phones:
+            database = room_database(stack, args.processes)
+            store = RoomStore(database)
+        env = {DATABASE_URL_VAR: database} if store else None
+        url, apps = stack.enter_context(app_processes(args.processes, args.boxes, root, env))
         if urlparse(url).hostname not in LOOPBACK:
             raise SystemExit("this load generator only targets a server on this machine (loopback)")
         asyncio.run(level(url, lesson, 2, 5.0, 1.0))  # warm up: models loaded, caches filled
+        if store:  # and the room's page
+            asyncio.run(vote_level(args, store, url, lesson, 0, 2, 1.0))
         rss_idle = sum(rss_mb(a.pid) for a in apps)
         where = (
             f"{args.boxes} box(es) of {args.processes} process(es), box i on CPU i"
@@ -198,9 +237,14 @@ def run_lesson(args, lesson: str, root: Path = ROOT, suffix: str = "") -> None:
             "| students | changes | change -> rerun finished p50 | p95 | first page p50 | errors | server CPU | RSS |"
         )
         print("|---|---|---|---|---|---|---|---|")
+        votes = []
         for n in args.students:
             cpu0, own0, t0 = sum(cpu_seconds(a.pid) for a in apps), time.process_time(), time.perf_counter()
-            students = asyncio.run(level(url, lesson, n, args.seconds, args.think))
+            if store:
+                students, vote = asyncio.run(vote_level(args, store, url, lesson, n, args.room_phones, args.seconds))
+                votes.append((n, vote))
+            else:
+                students = asyncio.run(level(url, lesson, n, args.seconds, args.think))
             elapsed = time.perf_counter() - t0
             cpu = (sum(cpu_seconds(a.pid) for a in apps) - cpu0) / elapsed
             own = (time.process_time() - own0) / elapsed  # the simulated students share the same 2 cores
@@ -214,6 +258,29 @@ def run_lesson(args, lesson: str, root: Path = ROOT, suffix: str = "") -> None:
             row = [n, len(times), p50, p95, first, errors, f"{cpu:.0%} (students {own:.0%})", f"{rss:.0f} MB"]
             print("| " + " | ".join(str(x) for x in row) + " |")
         print(f"\nRSS before the levels: {rss_idle:.0f} MB (sessions closed at the end of each level are freed lazily)")
+        if votes:
+            print_votes(args.room_phones, votes)
+
+
+def print_votes(phones: int, votes: list[tuple[int, tuple]]) -> None:
+    print(f"\nThe room's vote in the same levels: {phones} phones, each tapping within {VOTE_WINDOW_S:g} s")
+    print("| students | window opened | taps | tap -> recorded p50 | p95 | max | errors | lost | counted twice |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n, row in votes:
+        print("| " + " | ".join(str(x) for x in (n, *row)) + " |")
+
+
+async def vote_level(args, store: RoomStore, url: str, lesson: str, n: int, phones: int, seconds: float):
+    """A level of n students with a new round voted on by `phones` phones: (the students, the vote's row)."""
+    room, _ = store.open_room(1)
+    rnd = store.open_round(room.code, QUESTION)
+    students, voted, opened = await level_and_vote(url, lesson, n, seconds, args.think, room.code, rnd.id, phones)
+    taps = [t for p in voted for t in p.taps]
+    held = counted(voted, store.tallies(rnd))
+    ms = [f"{pct(taps, q) * 1000:.0f} ms" if taps else "-" for q in (0.5, 0.95)]
+    longest = f"{max(taps) * 1000:.0f} ms" if taps else "-"
+    errors = sum(p.errors for p in voted)
+    return students, (f"{opened:.1f} s in", len(taps), *ms, longest, errors, held["lost"], held["counted twice"])
 
 
 if __name__ == "__main__":

@@ -41,8 +41,8 @@ import websockets
 from sqlalchemy import func, select
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks.browser import pct
-from benchmarks.hall_load import LOOPBACK, app_processes, cpu_seconds
+from benchmarks.browser import cpu_seconds, pct
+from benchmarks.hall_load import LOOPBACK, app_processes
 from benchmarks.room_votes import Crowd, crowd_arguments
 from classroom.schema import learner_events
 from classroom.store import DATABASE_URL_VAR, RoomStore

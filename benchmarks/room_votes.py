@@ -15,6 +15,9 @@ Afterwards the room's count is read from the database and compared with what the
 votes lost (a phone whose tap was answered but whose vote is missing or holds an older option),
 counted twice (more votes than phones), and p95 of tap -> recorded.
 
+With one process it also prints what the server's CPU spends on one phone: its first page of the room, and
+each 2-second look after that (20 phones, 10 looks each, no taps), from the process's CPU time in /proc.
+
 With --processes 2, two app processes run behind nginx (deploy/nginx.conf) and share a throwaway
 PostgreSQL server; with 1, one process and a SQLite file. Loopback only; at most 300 phones.
 """
@@ -36,7 +39,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from benchmarks.browser import pct
+from benchmarks.browser import cpu_seconds, pct
 from classroom.questions import typed
 from classroom.store import DATABASE_URL_VAR, RoomStore
 from scripts.streamlit_protocol import connect
@@ -89,6 +92,30 @@ class PhoneSession:
                     ForwardMsg.FINISHED_SUCCESSFULLY,
                     ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
                 )
+
+
+async def looks_only(url: str, code: str, phones: int, looks: int) -> None:
+    """Phones that open the room's page and then only look (the fragment's timed reruns), as fast as answered."""
+
+    async def one(i: int) -> None:
+        async with connect(urlparse(url).netloc, open_timeout=120, from_address=f"127.0.{1 + i % 250}.4") as ws:
+            session = PhoneSession(ws, f"room={code}")
+            await session.run()
+            for _ in range(looks):
+                await session.run([], session.fragment)
+
+    await asyncio.gather(*(one(i) for i in range(phones)))
+
+
+def phone_cpu_ms(url: str, code: str, pid: int, phones: int = 20, looks: int = 10) -> tuple[float, float]:
+    """The server's CPU, in ms, for one phone's first page of the room and for each of its later looks."""
+    before = cpu_seconds(pid)
+    asyncio.run(looks_only(url, code, phones, 0))
+    first = (cpu_seconds(pid) - before) / phones
+    before = cpu_seconds(pid)
+    asyncio.run(looks_only(url, code, phones, looks))
+    look = ((cpu_seconds(pid) - before) / phones - first) / looks
+    return first * 1000, look * 1000
 
 
 def tap_state(session: PhoneSession, round_id: int, option: int) -> list[WidgetState]:
@@ -206,6 +233,9 @@ def main() -> None:
         room, _ = store.open_room(1)
         rnd = store.open_round(room.code, QUESTION)
         asyncio.run(room_vote(url, room.code, rnd.id, 2, 1.0))  # warm up: the page's imports and models loaded
+        if args.processes == 1:
+            first, look = phone_cpu_ms(url, room.code, server.pid)
+            print(f"server CPU for one phone: {first:.1f} ms its first page, {look:.1f} ms each look after that")
         store.advance(room.code, rnd.id, "vote1", "between")
         rnd = store.open_round(room.code, QUESTION)
         t0 = time.perf_counter()
