@@ -215,16 +215,15 @@ def main() -> None:
 
 def run_lesson(args, lesson: str, root: Path = ROOT, suffix: str = "") -> None:
     with ExitStack() as stack:
-        store = None
+        store, env = None, None
         if args.room_phones:
             database = room_database(stack, args.processes)
-            store = RoomStore(database)
-        env = {DATABASE_URL_VAR: database} if store else None
+            store, env = RoomStore(database), {DATABASE_URL_VAR: database}
         url, apps = stack.enter_context(app_processes(args.processes, args.boxes, root, env))
         if urlparse(url).hostname not in LOOPBACK:
             raise SystemExit("this load generator only targets a server on this machine (loopback)")
         asyncio.run(level(url, lesson, 2, 5.0, 1.0))  # warm up: models loaded, caches filled
-        if store:  # and the room's page
+        if store is not None:  # and the room's page
             asyncio.run(vote_level(args, store, url, lesson, 0, 2, 1.0))
         rss_idle = sum(rss_mb(a.pid) for a in apps)
         where = (
@@ -240,7 +239,7 @@ def run_lesson(args, lesson: str, root: Path = ROOT, suffix: str = "") -> None:
         votes = []
         for n in args.students:
             cpu0, own0, t0 = sum(cpu_seconds(a.pid) for a in apps), time.process_time(), time.perf_counter()
-            if store:
+            if store is not None:
                 students, vote = asyncio.run(vote_level(args, store, url, lesson, n, args.room_phones, args.seconds))
                 votes.append((n, vote))
             else:
