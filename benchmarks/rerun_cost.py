@@ -39,6 +39,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import streamlit.testing.v1.app_test as app_test
 import streamlit.testing.v1.local_script_runner as local_script_runner
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
@@ -86,9 +87,11 @@ def _counting_enqueue(self, msg) -> None:
 ForwardMsgQueue.enqueue = _counting_enqueue
 
 # AppTest gives every run a new ScriptCache, so each run compiles app.py and the page again (3-4 ms); a server
-# compiles each script once. One cache for every run here, as in a server.
+# compiles each script once. One cache for every run here, as in a server: both the runner's (app.py) and the
+# one AppTest hands its pages manager (the page itself).
 _SCRIPT_CACHE = local_script_runner.ScriptCache()
 local_script_runner.ScriptCache = lambda: _SCRIPT_CACHE
+app_test.ScriptCache = lambda: _SCRIPT_CACHE
 
 # The script runs in AppTest's own thread, and cProfile sees one thread: a profiler set here is enabled there.
 PROFILER: list[cProfile.Profile] = []
