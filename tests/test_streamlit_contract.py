@@ -57,9 +57,12 @@ PRIVATE = {
     "streamlit.proto.WidgetStates_pb2.WidgetState().double_array_value": "scripts/streamlit_protocol.py",
     "streamlit.proto.WidgetStates_pb2.WidgetState().string_value": "scripts/streamlit_protocol.py",
     "streamlit.proto.WidgetStates_pb2.WidgetState().trigger_value": "benchmarks/room_votes.py",
-    # benchmarks/rerun_cost.py counts what a rerun sends and profiles the script's own thread
+    # benchmarks/rerun_cost.py counts what a rerun sends, profiles the script's own thread, and gives the runner
+    # and AppTest's pages manager one script cache (each script compiled once, as in a server)
     "streamlit.testing.v1.local_script_runner": "benchmarks/rerun_cost.py",
     "streamlit.testing.v1.local_script_runner.ScriptCache": "benchmarks/rerun_cost.py",
+    "streamlit.testing.v1.app_test": "benchmarks/rerun_cost.py",
+    "streamlit.testing.v1.app_test.ScriptCache": "benchmarks/rerun_cost.py",
     "streamlit.runtime.forward_msg_queue.ForwardMsgQueue": "benchmarks/rerun_cost.py",
     "streamlit.runtime.forward_msg_queue.ForwardMsgQueue.enqueue": "benchmarks/rerun_cost.py",
     "streamlit.runtime.scriptrunner.script_runner.ScriptRunner": "benchmarks/rerun_cost.py",
