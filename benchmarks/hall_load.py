@@ -224,7 +224,7 @@ def run_lesson(args, lesson: str, root: Path = ROOT, suffix: str = "") -> None:
             raise SystemExit("this load generator only targets a server on this machine (loopback)")
         asyncio.run(level(url, lesson, 2, 5.0, 1.0))  # warm up: models loaded, caches filled
         if store is not None:  # and the room's page
-            asyncio.run(vote_level(args, store, url, lesson, 0, 2, 1.0))
+            asyncio.run(vote_level(store, url, lesson, 0, 2, 1.0, args.think))
         rss_idle = sum(rss_mb(a.pid) for a in apps)
         where = (
             f"{args.boxes} box(es) of {args.processes} process(es), box i on CPU i"
@@ -240,7 +240,8 @@ def run_lesson(args, lesson: str, root: Path = ROOT, suffix: str = "") -> None:
         for n in args.students:
             cpu0, own0, t0 = sum(cpu_seconds(a.pid) for a in apps), time.process_time(), time.perf_counter()
             if store is not None:
-                students, vote = asyncio.run(vote_level(args, store, url, lesson, n, args.room_phones, args.seconds))
+                level_run = vote_level(store, url, lesson, n, args.room_phones, args.seconds, args.think)
+                students, vote = asyncio.run(level_run)
                 votes.append((n, vote))
             else:
                 students = asyncio.run(level(url, lesson, n, args.seconds, args.think))
@@ -269,11 +270,11 @@ def print_votes(phones: int, votes: list[tuple[int, tuple]]) -> None:
         print("| " + " | ".join(str(x) for x in (n, *row)) + " |")
 
 
-async def vote_level(args, store: RoomStore, url: str, lesson: str, n: int, phones: int, seconds: float):
+async def vote_level(store: RoomStore, url: str, lesson: str, n: int, phones: int, seconds: float, think_s: float):
     """A level of n students with a new round voted on by `phones` phones: (the students, the vote's row)."""
     room, _ = store.open_room(1)
     rnd = store.open_round(room.code, QUESTION)
-    students, voted, opened = await level_and_vote(url, lesson, n, seconds, args.think, room.code, rnd.id, phones)
+    students, voted, opened = await level_and_vote(url, lesson, n, seconds, think_s, room.code, rnd.id, phones)
     taps = [t for p in voted for t in p.taps]
     held = counted(voted, store.tallies(rnd))
     ms = [f"{pct(taps, q) * 1000:.0f} ms" if taps else "-" for q in (0.5, 0.95)]

@@ -62,18 +62,27 @@ def key_of(classes: str) -> str:
     return next(c for c in classes.split() if c.startswith("st-key-predict-")).removeprefix("st-key-predict-")
 
 
+def first_open(page):
+    """(key, question) of the first prediction still open once the page has settled, scrolled into view; None
+    when none is open. The question is held by its key, so a redraw of the page cannot swap in another one."""
+    wait_settled(page, LOAD_MS)
+    questions = page.locator(OPEN)
+    if questions.count() == 0:
+        return None
+    key = key_of(questions.first.get_attribute("class"))
+    question = page.locator(f".st-key-predict-{key}")
+    question.scroll_into_view_if_needed()
+    return key, question
+
+
 def commit_every_prediction(page, limit: int = 12) -> list[str]:
     """Commit each open prediction in turn (a reveal may open another); return their keys."""
     done = []
     for _ in range(limit):
-        wait_settled(page, LOAD_MS)
-        questions = page.locator(OPEN)
-        if questions.count() == 0:
+        found = first_open(page)
+        if found is None:
             break
-        # held by its key, so a redraw of the page cannot swap in another question between two reads
-        key = key_of(questions.first.get_attribute("class"))
-        question = page.locator(f".st-key-predict-{key}")
-        question.scroll_into_view_if_needed()
+        key, question = found
         answer(question)
         before = page_evidence(page)
         assert page.locator(f".st-key-reveal-{key}").count() == 0, f"{key}: its reveal is on the page before the commit"
@@ -95,10 +104,7 @@ def commit_every_prediction(page, limit: int = 12) -> list[str]:
 
 def skip_first(page) -> str:
     """Skip the first open prediction ("just show me"): its reveal, and no other, comes; return its key."""
-    wait_settled(page, LOAD_MS)
-    key = key_of(page.locator(OPEN).first.get_attribute("class"))
-    question = page.locator(f".st-key-predict-{key}")
-    question.scroll_into_view_if_needed()
+    key, question = first_open(page)
     question.get_by_role("button", name="Skip: just show me").click()
     page.locator(f".st-key-reveal-{key}").wait_for(timeout=LOAD_MS)
     wait_idle(page, LOAD_MS)
